@@ -1,0 +1,82 @@
+/**
+ * The read models as folds over the log: `evolve(state, event) => state`.
+ *
+ * Folds are deterministic and free of I/O, time and randomness: the same log
+ * always yields the same state, live or in an audit replay. For speed at
+ * millions of events they update the state they are handed and return it:
+ * the caller owns the state and hands it over (see src/read-model.ts, which
+ * applies each event synchronously so no request sees half a change).
+ */
+import {
+  isDomainEventType,
+  type ApiKeyEvent, type ContextEvent, type DomainEvent, type KeyringEvent, type PromptEvent,
+  type RuleEvent, type SecretEvent, type StoredEvent,
+} from '../src/events';
+import type { RecordedEvent } from '../src/store/port';
+import { evolveApiKeys, initialApiKeys, type ApiKeysState } from './api-keys';
+import { evolveContexts, type ContextsState } from './contexts';
+import { evolvePrompts, type PromptsState } from './prompts';
+import { evolveRules, type RulesState } from './rules';
+import { evolveVault, initialVault, type VaultState } from './secrets';
+
+export type * from './records';
+export type { ApiKeysState } from './api-keys';
+export type { VaultState } from './secrets';
+
+export interface CatalogState {
+  /** Position of the last event applied; undefined before the first. */
+  position: bigint | undefined;
+  readonly rules: RulesState;
+  readonly contexts: ContextsState;
+  readonly prompts: PromptsState;
+  readonly vault: VaultState;
+  readonly apiKeys: ApiKeysState;
+}
+
+export function initialState(): CatalogState {
+  return {
+    position: undefined,
+    rules: new Map(),
+    contexts: new Map(),
+    prompts: new Map(),
+    vault: initialVault(),
+    apiKeys: initialApiKeys(),
+  };
+}
+
+/** Applies one event from the log. Unknown event types only advance the position. */
+export function evolve(state: CatalogState, recorded: RecordedEvent): CatalogState {
+  state.position = recorded.position;
+  if (!isDomainEventType(recorded.type)) return state;
+  const event = recorded as unknown as StoredEvent<DomainEvent>;
+  switch (event.type) {
+    case 'RuleCreated':
+    case 'RuleUpdated':
+    case 'RuleDeleted':
+      evolveRules(state.rules, event as StoredEvent<RuleEvent>);
+      return state;
+    case 'ContextCreated':
+    case 'ContextUpdated':
+    case 'ContextDeleted':
+      evolveContexts(state.contexts, event as StoredEvent<ContextEvent>);
+      return state;
+    case 'PromptCreated':
+    case 'PromptVersionAdded':
+    case 'PromptUpdated':
+    case 'PromptDeleted':
+      evolvePrompts(state.prompts, event as StoredEvent<PromptEvent>);
+      return state;
+    case 'SecretCreated':
+    case 'SecretUpdated':
+    case 'SecretRewrapped':
+    case 'SecretDeleted':
+    case 'MasterKeyEnrolled':
+    case 'MasterKeyRotated':
+      evolveVault(state.vault, event as StoredEvent<SecretEvent | KeyringEvent>);
+      return state;
+    case 'ApiKeyCreated':
+    case 'ApiKeyRevoked':
+      evolveApiKeys(state.apiKeys, event as StoredEvent<ApiKeyEvent>);
+      return state;
+  }
+}

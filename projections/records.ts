@@ -1,0 +1,62 @@
+/** The read-model records the projections build, one per resource. */
+import type {
+  ContextBody, EntityType, PromptAttributes, RuleBody, Scope, SealedCanary, SealedValue,
+} from '../src/events';
+import type { CompiledPrompt } from '../src/prompts/template';
+
+/** Who and when of a resource, and where its stream stands. */
+export interface Provenance {
+  readonly created_by: string;
+  readonly created_at: string;
+  readonly updated_at: string;
+  /** Revision of the resource's stream after its last event. */
+  readonly revision: bigint;
+  /** Global position of its last event. */
+  readonly position: bigint;
+}
+
+export type RuleRecord = { readonly id: string } & RuleBody & Provenance;
+export type ContextRecord = { readonly id: string } & ContextBody & Provenance;
+
+export interface PromptVersion {
+  readonly version: string;
+  readonly template: string;
+  /** Compiled once here, at projection time; undefined if the template does not compile. */
+  readonly compiled: CompiledPrompt | undefined;
+  readonly created_by: string;
+  readonly created_at: string;
+}
+
+export type PromptRecord = { readonly id: string } & PromptAttributes & Provenance & {
+  /** Ascending by semantic version; the last is the latest. */
+  readonly versions: readonly PromptVersion[];
+};
+
+export interface SecretRecord extends Provenance {
+  readonly id: string;
+  readonly key: string;
+  readonly tags: readonly string[];
+  /** Bumped by every update. */
+  readonly version: number;
+  /** The version the current value was sealed for (its AEAD binding). */
+  readonly value_version: number;
+  readonly sealed: SealedValue;
+}
+
+export interface ApiKeyRecord {
+  readonly id: string;
+  readonly name: string;
+  readonly scopes: readonly Scope[];
+  readonly secret_tags: readonly string[];
+  readonly key_hash: string;
+  readonly created_by: string;
+  readonly created_at: string;
+  readonly revision: bigint;
+}
+
+export interface KeyringState {
+  /** The canary of the current master key; undefined before enrolment. */
+  readonly canary: SealedCanary | undefined;
+}
+
+export type EntityKey = `${EntityType}:${string}`;

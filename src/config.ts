@@ -1,0 +1,167 @@
+/**
+ * Configuration: the only module that reads `process.env`. Defaults live in
+ * one object, every value is validated at start-up, and the result is frozen.
+ * A bad value throws a `ConfigError` naming the variable.
+ */
+import { createHash } from 'node:crypto';
+
+export interface Limits {
+  /** Request body, bytes (413 above). */
+  readonly maxBodyBytes: number;
+  /** Members of `fields` in one evaluate request. */
+  readonly maxFields: number;
+  /** Characters of one field key. */
+  readonly maxFieldKeyLength: number;
+  /** Characters of one string field value. */
+  readonly maxFieldValueLength: number;
+  /** Characters of one regex pattern in a rule. */
+  readonly maxRegexLength: number;
+}
+
+export interface Config {
+  readonly port: number;
+  readonly host: string;
+  readonly dataDir: string;
+  /** `sqlite:<path>` or an EventStoreDB connection string. */
+  readonly eventStore: string;
+  /** Base64 master key from the environment, if given. */
+  readonly masterKey: string | undefined;
+  /** Base64 target key for `cli rotate-master-key` when keys come from the environment. */
+  readonly newMasterKey: string | undefined;
+  /** SHA-256 (hex) of RULEVAULT_ADMIN_KEY; the key itself is not kept. */
+  readonly adminKeyHash: string | undefined;
+  /** Allowed browser origins, exact `scheme://host[:port]`. */
+  readonly corsOrigins: readonly string[];
+  readonly publicUrl: string | undefined;
+  readonly limits: Limits;
+  /** Milliseconds a graceful shutdown waits for in-flight requests. */
+  readonly shutdownGraceMs: number;
+}
+
+export const DEFAULTS = {
+  port: 3000,
+  host: '127.0.0.1',
+  dataDir: './data',
+  limits: {
+    maxBodyBytes: 1024 * 1024, // 1 MiB
+    maxFields: 256,
+    maxFieldKeyLength: 256,
+    maxFieldValueLength: 64 * 1024, // 64 KiB of characters
+    maxRegexLength: 1000,
+  },
+  shutdownGraceMs: 10_000,
+} as const;
+
+export class ConfigError extends Error {
+  override readonly name = 'ConfigError';
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`);
+  }
+}
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+export function loadConfig(env: Env = process.env): Config {
+  const dataDir = nonEmpty(env, 'RULEVAULT_DATA_DIR') ?? DEFAULTS.dataDir;
+  const publicUrl = nonEmpty(env, 'RULEVAULT_PUBLIC_URL');
+  const corsOrigins = [
+    ...originList(env, 'RULEVAULT_ALLOWED_CORS_ORIGINS'),
+    ...originList(env, 'RULEVAULT_ALLOWED_ORIGINS'),
+  ];
+  if (publicUrl !== undefined) corsOrigins.push(publicOrigin(publicUrl));
+  const adminKey = nonEmpty(env, 'RULEVAULT_ADMIN_KEY');
+  if (adminKey !== undefined && adminKey.length < 32) {
+    throw new ConfigError('RULEVAULT_ADMIN_KEY', 'must be at least 32 characters (use 256 random bits, e.g. `openssl rand -base64 32`)');
+  }
+  const config: Config = {
+    port: integer(env, 'PORT', DEFAULTS.port, 0, 65535),
+    host: nonEmpty(env, 'HOST') ?? DEFAULTS.host,
+    dataDir,
+    eventStore: eventStore(env, dataDir),
+    masterKey: nonEmpty(env, 'RULEVAULT_MASTER_KEY'),
+    newMasterKey: nonEmpty(env, 'RULEVAULT_NEW_MASTER_KEY'),
+    adminKeyHash: adminKey === undefined ? undefined : sha256Hex(adminKey),
+    corsOrigins: Object.freeze([...new Set(corsOrigins)]),
+    publicUrl,
+    limits: Object.freeze({
+      maxBodyBytes: integer(env, 'RULEVAULT_MAX_BODY_BYTES', DEFAULTS.limits.maxBodyBytes, 1024, 64 * 1024 * 1024),
+      maxFields: integer(env, 'RULEVAULT_MAX_FIELDS', DEFAULTS.limits.maxFields, 1, 100_000),
+      maxFieldKeyLength: integer(env, 'RULEVAULT_MAX_FIELD_KEY_LENGTH', DEFAULTS.limits.maxFieldKeyLength, 1, 65_536),
+      maxFieldValueLength: integer(env, 'RULEVAULT_MAX_FIELD_VALUE_LENGTH', DEFAULTS.limits.maxFieldValueLength, 1, 16 * 1024 * 1024),
+      maxRegexLength: integer(env, 'RULEVAULT_MAX_REGEX_LENGTH', DEFAULTS.limits.maxRegexLength, 1, 100_000),
+    }),
+    shutdownGraceMs: integer(env, 'RULEVAULT_SHUTDOWN_GRACE_MS', DEFAULTS.shutdownGraceMs, 0, 600_000),
+  };
+  return Object.freeze(config);
+}
+
+export function sha256Hex(text: string): string {
+  return createHash('sha256').update(text, 'utf8').digest('hex');
+}
+
+function nonEmpty(env: Env, name: string): string | undefined {
+  const value = env[name]?.trim();
+  return value === undefined || value === '' ? undefined : value;
+}
+
+function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const text = nonEmpty(env, name);
+  if (text === undefined) return fallback;
+  if (!/^[0-9]+$/.test(text)) throw new ConfigError(name, `must be a whole number, got "${text}"`);
+  const value = Number(text);
+  if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
+  return value;
+}
+
+function eventStore(env: Env, dataDir: string): string {
+  const value = nonEmpty(env, 'RULEVAULT_EVENTSTORE') ?? `sqlite:${dataDir.replace(/\/+$/, '')}/events.db`;
+  if (value.startsWith('sqlite:')) {
+    if (value.length === 'sqlite:'.length) throw new ConfigError('RULEVAULT_EVENTSTORE', 'sqlite: needs a file path, e.g. sqlite:./data/events.db');
+    return value;
+  }
+  if (/^(esdb|esdb\+discover|kurrentdb|kurrentdb\+discover|kurrent|kurrent\+discover):\/\/.+/.test(value)) return value;
+  throw new ConfigError(
+    'RULEVAULT_EVENTSTORE',
+    'must be sqlite:<path> or an EventStoreDB connection string (esdb://host:2113?tls=false)',
+  );
+}
+
+/** A comma-separated list of complete origins; `*` or anything else refuses start-up. */
+function originList(env: Env, name: string): string[] {
+  const text = nonEmpty(env, name);
+  if (text === undefined) return [];
+  return text
+    .split(',')
+    .map((entry) => entry.trim())
+    .filter((entry) => entry !== '')
+    .map((entry) => {
+      if (entry === '*') throw new ConfigError(name, '"*" is not allowed: list each origin (https://app.example.com)');
+      const origin = parseOrigin(entry);
+      if (origin !== entry) {
+        throw new ConfigError(
+          name,
+          `"${entry}" is not a complete origin: write scheme://host[:port] with no path or trailing slash${origin ? ` (did you mean ${origin}?)` : ''}`,
+        );
+      }
+      return origin;
+    });
+}
+
+function publicOrigin(url: string): string {
+  const origin = parseOrigin(url);
+  if (origin === undefined) throw new ConfigError('RULEVAULT_PUBLIC_URL', `"${url}" is not an http(s) URL`);
+  return origin;
+}
+
+function parseOrigin(text: string): string | undefined {
+  try {
+    const url = new URL(text);
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+    return url.origin;
+  } catch {
+    return undefined;
+  }
+}

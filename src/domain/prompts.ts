@@ -1,0 +1,102 @@
+/** Prompt commands: a prompt is a named series of template versions. Pure. */
+import { badRequest, conflict, notFound } from '../errors';
+import type { PromptAttributes, PromptEvent } from '../events';
+import type { PromptRecord } from '../../projections';
+import { compareVersions, nextMinor, parseVersion } from '../prompts/semver';
+import { compilePromptTemplate } from '../prompts/template';
+import {
+  INPUT_LIMITS, has, optional, readEnum, readMetaProperties, readString, readTags, requireObject,
+} from './input';
+
+const STATUSES = ['ACTIVE', 'INACTIVE'] as const;
+export const FIRST_VERSION = '1.0.0';
+
+export interface PromptCreateInput extends PromptAttributes {
+  readonly template: string;
+  readonly version: string;
+}
+
+export interface PromptVersionInput {
+  readonly template: string;
+  readonly version: string | undefined;
+}
+
+export type PromptPatch = Partial<PromptAttributes>;
+
+export function parsePromptCreate(body: unknown): PromptCreateInput {
+  const input = requireObject(body, 'body');
+  for (const member of ['name', 'prompt']) if (!has(input, member)) throw badRequest(`${member} is required`);
+  return {
+    name: readString(input.name, 'name', { maxLength: INPUT_LIMITS.nameLength }),
+    template: readTemplate(input.prompt),
+    version: optional(input, 'version', readVersion) ?? FIRST_VERSION,
+    tags: optional(input, 'tags', readTags) ?? [],
+    meta_properties: optional(input, 'meta_properties', readMetaProperties) ?? {},
+    status: optional(input, 'status', (v, p) => readEnum(v, p, STATUSES)) ?? 'ACTIVE',
+  };
+}
+
+export function parsePromptVersion(body: unknown): PromptVersionInput {
+  const input = requireObject(body, 'body');
+  if (!has(input, 'prompt')) throw badRequest('prompt is required');
+  return { template: readTemplate(input.prompt), version: optional(input, 'version', readVersion) };
+}
+
+export function parsePromptPatch(body: unknown): PromptPatch {
+  const input = requireObject(body, 'body');
+  const patch: { -readonly [K in keyof PromptAttributes]?: PromptAttributes[K] } = {};
+  if (has(input, 'name')) patch.name = readString(input.name, 'name', { maxLength: INPUT_LIMITS.nameLength });
+  if (has(input, 'tags')) patch.tags = readTags(input.tags, 'tags');
+  if (has(input, 'meta_properties')) patch.meta_properties = readMetaProperties(input.meta_properties, 'meta_properties');
+  if (has(input, 'status')) patch.status = readEnum(input.status, 'status', STATUSES);
+  for (const member of ['prompt', 'version']) {
+    if (has(input, member)) throw badRequest(`${member} cannot be patched: add a version with POST /api/prompts/:id/versions`);
+  }
+  return patch;
+}
+
+export function decideCreatePrompt(id: string, input: PromptCreateInput): PromptEvent[] {
+  const { template, version, ...attributes } = input;
+  return [{ type: 'PromptCreated', data: { id, version, template, ...attributes } }];
+}
+
+export function decideAddPromptVersion(id: string, current: PromptRecord | undefined, input: PromptVersionInput): PromptEvent[] {
+  if (current === undefined) throw notFound('prompt', id);
+  const latest = current.versions[current.versions.length - 1]!.version;
+  const version = input.version ?? nextMinor(latest);
+  if (compareVersions(version, latest) <= 0) {
+    throw conflict(`version ${version} must be greater than the latest version ${latest}`);
+  }
+  return [{ type: 'PromptVersionAdded', data: { id, version, template: input.template } }];
+}
+
+export function decideUpdatePrompt(
+  id: string,
+  current: PromptRecord | undefined,
+  patch: PromptPatch,
+  expectedRevision: bigint | undefined,
+): PromptEvent[] {
+  if (current === undefined) throw notFound('prompt', id);
+  if (expectedRevision !== undefined && expectedRevision !== current.revision) {
+    throw conflict(`prompt ${id} is at revision ${current.revision}, not ${expectedRevision}`);
+  }
+  return [{ type: 'PromptUpdated', data: { id, changes: patch } }];
+}
+
+export function decideDeletePrompt(id: string, current: PromptRecord | undefined): PromptEvent[] {
+  if (current === undefined) throw notFound('prompt', id);
+  return [{ type: 'PromptDeleted', data: { id } }];
+}
+
+function readTemplate(value: unknown): string {
+  const template = readString(value, 'prompt', { allowEmpty: true });
+  const compiled = compilePromptTemplate(template);
+  if (!compiled.ok) throw badRequest(`prompt is not a valid Handlebars template: ${compiled.error}`);
+  return template;
+}
+
+function readVersion(value: unknown, path: string): string {
+  const text = readString(value, path, { maxLength: 64 });
+  if (parseVersion(text) === undefined) throw badRequest(`${path} must be MAJOR.MINOR.PATCH, e.g. 1.2.0`);
+  return text;
+}

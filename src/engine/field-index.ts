@@ -1,0 +1,144 @@
+/**
+ * Per-field index: the request value's typed views for the current evaluation,
+ * and the driver atoms on this field, filed by how they are found: hash maps
+ * for equality and `in`, two lists for booleans, sorted lists for numeric
+ * comparisons, and a residual list scanned one by one.
+ */
+import { Kind, type InputView, type Predicate } from './predicates';
+
+/** A predicate shared by every rule using it, with the groups it drives. */
+export interface Atom {
+  readonly pred: Predicate;
+  readonly slot: FieldSlot;
+  /** Groups for which this atom is a counted driver; the atom is indexed while non-empty. */
+  readonly groups: Group[];
+  /** Rule parts holding this atom (drivers and verify lists). */
+  refs: number;
+  /** Regex results are remembered per evaluation: many rules share a pattern. */
+  memoEpoch: number;
+  memo: boolean;
+}
+
+export interface Group {
+  readonly need: number;
+  readonly drivers: readonly Atom[];
+  readonly verify: readonly Atom[];
+  readonly rule: RuleSlot;
+  epoch: number;
+  count: number;
+}
+
+export interface VerifyGroup {
+  readonly operator: 'AND' | 'OR';
+  readonly atoms: readonly Atom[];
+}
+
+export interface RuleSlot {
+  readonly id: string;
+  readonly need: number;
+  readonly verify: readonly VerifyGroup[];
+  epoch: number;
+  count: number;
+}
+
+export interface FieldSlot extends InputView {
+  readonly name: string;
+  /** The evaluation in which this field was last present; present now iff equal to the current one. */
+  epoch: number;
+  refs: number;
+  /** Atoms by input view, so a request value is only converted to the views some atom reads. */
+  textAtoms: number;
+  numAtoms: number;
+  boolAtoms: number;
+  readonly textEq: Map<string, Atom[]>;
+  readonly numEq: Map<number, Atom[]>;
+  readonly boolTrue: Atom[];
+  readonly boolFalse: Atom[];
+  /** gt/gte, ascending threshold: the true ones are a prefix. */
+  readonly above: Atom[];
+  /** lt/lte, descending threshold: the true ones are a prefix. */
+  readonly below: Atom[];
+  /** between, ascending low bound: candidates are a prefix, each checked against its high bound. */
+  readonly between: Atom[];
+  /** starts_with, ends_with, contains, regex and negations: tested one by one. */
+  readonly scan: Atom[];
+}
+
+export function createFieldSlot(name: string): FieldSlot {
+  return {
+    name, epoch: 0, refs: 0, text: '', num: NaN, bool: -1, textAtoms: 0, numAtoms: 0, boolAtoms: 0,
+    textEq: new Map(), numEq: new Map(), boolTrue: [], boolFalse: [],
+    above: [], below: [], between: [], scan: [],
+  };
+}
+
+export type View = 'text' | 'num' | 'bool';
+
+export function viewOf(kind: Kind): View {
+  if (kind <= Kind.REGEX) return 'text';
+  if (kind === Kind.BOOL_EQ) return 'bool';
+  return 'num';
+}
+
+/** Files a driver atom in its slot's structures. */
+export function indexAtom(atom: Atom): void {
+  const { pred, slot } = atom;
+  switch (pred.kind) {
+    case Kind.TEXT_EQ: return addPosting(slot.textEq, pred.text, atom);
+    case Kind.TEXT_IN: for (const t of pred.texts) addPosting(slot.textEq, t, atom); return;
+    case Kind.NUM_EQ: return addPosting(slot.numEq, pred.num, atom);
+    case Kind.NUM_IN: for (const n of pred.nums) addPosting(slot.numEq, n, atom); return;
+    case Kind.BOOL_EQ: (pred.num === 1 ? slot.boolTrue : slot.boolFalse).push(atom); return;
+    case Kind.NUM_GT: case Kind.NUM_GTE: return insertSorted(slot.above, atom, 1);
+    case Kind.NUM_LT: case Kind.NUM_LTE: return insertSorted(slot.below, atom, -1);
+    case Kind.BETWEEN: return insertSorted(slot.between, atom, 1);
+    default: slot.scan.push(atom);
+  }
+}
+
+/** Takes a driver atom out of its slot's structures (the inverse of indexAtom). */
+export function unindexAtom(atom: Atom): void {
+  const { pred, slot } = atom;
+  switch (pred.kind) {
+    case Kind.TEXT_EQ: return removePosting(slot.textEq, pred.text, atom);
+    case Kind.TEXT_IN: for (const t of pred.texts) removePosting(slot.textEq, t, atom); return;
+    case Kind.NUM_EQ: return removePosting(slot.numEq, pred.num, atom);
+    case Kind.NUM_IN: for (const n of pred.nums) removePosting(slot.numEq, n, atom); return;
+    case Kind.BOOL_EQ: return removeItem(pred.num === 1 ? slot.boolTrue : slot.boolFalse, atom);
+    case Kind.NUM_GT: case Kind.NUM_GTE: return removeItem(slot.above, atom);
+    case Kind.NUM_LT: case Kind.NUM_LTE: return removeItem(slot.below, atom);
+    case Kind.BETWEEN: return removeItem(slot.between, atom);
+    default: removeItem(slot.scan, atom);
+  }
+}
+
+function addPosting<K>(map: Map<K, Atom[]>, key: K, atom: Atom): void {
+  const list = map.get(key);
+  if (list === undefined) map.set(key, [atom]);
+  else list.push(atom);
+}
+
+function removePosting<K>(map: Map<K, Atom[]>, key: K, atom: Atom): void {
+  const list = map.get(key);
+  if (list === undefined) return;
+  removeItem(list, atom);
+  if (list.length === 0) map.delete(key);
+}
+
+export function removeItem<T>(list: T[], item: T): void {
+  const i = list.indexOf(item);
+  if (i >= 0) list.splice(i, 1);
+}
+
+/** Binary-search insertion by `pred.num` (direction 1 ascending, -1 descending): O(log n) + one splice. */
+function insertSorted(list: Atom[], atom: Atom, direction: 1 | -1): void {
+  const t = atom.pred.num * direction;
+  let lo = 0;
+  let hi = list.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (list[mid].pred.num * direction <= t) lo = mid + 1;
+    else hi = mid;
+  }
+  list.splice(lo, 0, atom);
+}

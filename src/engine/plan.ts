@@ -1,0 +1,101 @@
+/**
+ * Planning a rule for the index: which predicates are looked up in the field
+ * indexes ("drivers", whose hits are counted) and which are only checked once
+ * a group or rule is a candidate ("verify"). Pure.
+ *
+ * Counting (boolean-expression indexing): a group fires when its driver hit
+ * count reaches `need` (AND: every driver; OR: one), and a rule fires when its
+ * fired driver groups reach its own `need`. A conjunction needs only some of
+ * its members driven, since any false member makes it false: the rest is
+ * verified on the few candidates. A disjunction must have every member driven.
+ */
+import type { ConditionGroup } from '../events/rule-events';
+import type { RuleDefinition } from './types';
+import { Kind, compileCondition, type Predicate } from './predicates';
+
+export interface GroupPlan {
+  readonly operator: 'AND' | 'OR';
+  /** Distinct predicates (duplicates within a group would break counting). */
+  readonly drivers: readonly Predicate[];
+  /** Checked directly once the drivers have all hit (AND groups only). */
+  readonly verify: readonly Predicate[];
+  /** How costly and unselective driving this group is; lower is better. */
+  readonly cost: number;
+}
+
+export interface RulePlan {
+  readonly id: string;
+  readonly operator: 'AND' | 'OR';
+  readonly drivers: readonly GroupPlan[];
+  /** Groups evaluated directly once the driver groups have all fired (AND rules only). */
+  readonly verify: readonly GroupPlan[];
+}
+
+/**
+ * Drive cost by kind: exact hash lookups first (selective, O(1)), then prefix
+ * and suffix checks, booleans (half of all requests), numeric ranges (often
+ * half), substring and regex scans, and negations last (true for almost every
+ * present value). Chosen on bench: engine (10k mixed), where anchoring AND
+ * groups on their equality conditions keeps candidates near the answer size.
+ */
+function kindCost(kind: Kind): number {
+  switch (kind) {
+    case Kind.TEXT_EQ: case Kind.TEXT_IN: case Kind.NUM_EQ: case Kind.NUM_IN: return 0;
+    case Kind.STARTS_WITH: case Kind.ENDS_WITH: return 1;
+    case Kind.BOOL_EQ: return 2;
+    case Kind.NUM_GT: case Kind.NUM_GTE: case Kind.NUM_LT: case Kind.NUM_LTE: case Kind.BETWEEN: return 3;
+    case Kind.CONTAINS: return 4;
+    case Kind.REGEX: return 5;
+    default: return 6;
+  }
+}
+
+/**
+ * The index plan of an active rule, or null when the rule can never match
+ * (no groups, an AND over an impossible group, invalid conditions) or is not
+ * ACTIVE. Never throws on odd input.
+ */
+export function planRule(rule: RuleDefinition): RulePlan | null {
+  if (rule.status !== 'ACTIVE' || !Array.isArray(rule.condition_groups)) return null;
+  const operator = rule.group_operator;
+  if (operator !== 'AND' && operator !== 'OR') return null;
+  const groups: GroupPlan[] = [];
+  for (const group of rule.condition_groups) {
+    const plan = planGroup(group);
+    if (plan !== null) groups.push(plan);
+    else if (operator === 'AND') return null;
+  }
+  if (groups.length === 0) return null;
+  if (operator === 'OR') return { id: rule.id, operator, drivers: groups, verify: [] };
+  const [drivers, verify] = chooseDrivers(groups, (g) => g.cost);
+  return { id: rule.id, operator, drivers, verify };
+}
+
+/** A group's plan, or null when it can never be true. */
+function planGroup(group: ConditionGroup): GroupPlan | null {
+  if (group === null || typeof group !== 'object' || !Array.isArray(group.conditions)) return null;
+  const operator = group.condition_operator;
+  if (operator !== 'AND' && operator !== 'OR') return null;
+  const byKey = new Map<string, Predicate>();
+  for (const condition of group.conditions) {
+    const p = compileCondition(condition);
+    if (p !== null) byKey.set(p.key, p);
+    else if (operator === 'AND') return null;
+  }
+  const predicates = [...byKey.values()];
+  if (predicates.length === 0) return null;
+  if (operator === 'OR') {
+    return { operator, drivers: predicates, verify: [], cost: Math.max(...predicates.map((p) => kindCost(p.kind))) };
+  }
+  const [drivers, verify] = chooseDrivers(predicates, (p) => kindCost(p.kind));
+  return { operator, drivers, verify, cost: kindCost(drivers[0].kind) };
+}
+
+/** For a conjunction: every cost-0 member drives (counted); failing that, the single cheapest one. */
+function chooseDrivers<T>(members: readonly T[], cost: (m: T) => number): [T[], T[]] {
+  const cheap = members.filter((m) => cost(m) === 0);
+  if (cheap.length > 0) return [cheap, members.filter((m) => cost(m) !== 0)];
+  let best = members[0];
+  for (const m of members) if (cost(m) < cost(best)) best = m;
+  return [[best], members.filter((m) => m !== best)];
+}

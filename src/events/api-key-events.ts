@@ -1,0 +1,19 @@
+/** Events of the `apikey-<id>` streams. The key itself never enters the log; its hash does. */
+
+export const SCOPES = ['evaluate', 'secrets:read', 'admin'] as const;
+export type Scope = (typeof SCOPES)[number];
+
+export type ApiKeyEvent =
+  | {
+      readonly type: 'ApiKeyCreated';
+      readonly data: {
+        readonly id: string;
+        readonly name: string;
+        readonly scopes: readonly Scope[];
+        /** When non-empty, the key reads only secrets carrying one of these tags. */
+        readonly secret_tags: readonly string[];
+        /** SHA-256 of the key, hex. */
+        readonly key_hash: string;
+      };
+    }
+  | { readonly type: 'ApiKeyRevoked'; readonly data: { readonly id: string } };

@@ -1,0 +1,61 @@
+/**
+ * Every event RuleVault writes, one discriminated union per stream family.
+ * Where an event is defined: here. Where it is applied: projections/.
+ * Where it is decided: src/domain/.
+ */
+import type { EventMetadata } from '../store/port';
+import type { ApiKeyEvent } from './api-key-events';
+import type { ContextEvent } from './context-events';
+import type { PromptEvent } from './prompt-events';
+import type { RuleEvent } from './rule-events';
+import type { KeyringEvent, SecretEvent } from './secret-events';
+
+export * from './api-key-events';
+export * from './context-events';
+export * from './prompt-events';
+export * from './rule-events';
+export * from './secret-events';
+
+export type DomainEvent = RuleEvent | ContextEvent | PromptEvent | SecretEvent | KeyringEvent | ApiKeyEvent;
+export type DomainEventType = DomainEvent['type'];
+
+/** A domain event as read back from the log. */
+export type StoredEvent<E extends DomainEvent = DomainEvent> = E & {
+  readonly stream: string;
+  readonly revision: bigint;
+  readonly position: bigint;
+  readonly metadata: EventMetadata;
+};
+
+/** Current schema version of each event type's data (metadata.schema). */
+export const SCHEMA_VERSION = 1;
+
+export const STREAM_PREFIXES = ['rule-', 'context-', 'prompt-', 'secret-', 'apikey-', 'vault-keyring'] as const;
+export const KEYRING_STREAM = 'vault-keyring';
+
+export const streams = {
+  rule: (id: string) => `rule-${id}`,
+  context: (id: string) => `context-${id}`,
+  prompt: (id: string) => `prompt-${id}`,
+  secret: (id: string) => `secret-${id}`,
+  apiKey: (id: string) => `apikey-${id}`,
+} as const;
+
+const KNOWN_TYPES: ReadonlySet<string> = new Set<DomainEventType>([
+  'RuleCreated', 'RuleUpdated', 'RuleDeleted',
+  'ContextCreated', 'ContextUpdated', 'ContextDeleted',
+  'PromptCreated', 'PromptVersionAdded', 'PromptUpdated', 'PromptDeleted',
+  'SecretCreated', 'SecretUpdated', 'SecretRewrapped', 'SecretDeleted',
+  'MasterKeyEnrolled', 'MasterKeyRotated',
+  'ApiKeyCreated', 'ApiKeyRevoked',
+]);
+
+/** True for streams RuleVault owns (a shared EventStoreDB may hold others). */
+export function isOwnStream(stream: string): boolean {
+  return STREAM_PREFIXES.some((prefix) => stream.startsWith(prefix));
+}
+
+/** Narrows a recorded event to a domain event; unknown types are skipped by projections. */
+export function isDomainEventType(type: string): type is DomainEventType {
+  return KNOWN_TYPES.has(type);
+}

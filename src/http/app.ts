@@ -1,0 +1,84 @@
+/**
+ * Builds the HTTP application (it does not listen: main.ts does). Routes
+ * parse, authorize, call one service function and map errors.
+ */
+import { randomUUID } from 'node:crypto';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { AppError } from '../errors';
+import { ADMIN_SURFACE, PUBLIC_SURFACE, createOriginPolicy } from './cors';
+import type { HttpDeps } from './deps';
+import { toErrorAnswer } from './errors';
+import { auditRouter } from './routes/audit';
+import { contextsRouter } from './routes/contexts';
+import { promptsRouter } from './routes/prompts';
+import { publicRouter } from './routes/public';
+import { rulesRouter } from './routes/rules';
+import { vaultAdminRouter } from './routes/vault-admin';
+
+const PUBLIC_PATHS = new Set(['/api/rule-engine/evaluate', '/api/vault/get-secrets']);
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function createApp(deps: HttpDeps): express.Express {
+  const { config, readModel } = deps;
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('etag', false);
+
+  // Accept the caller's request id when it is sane, otherwise mint one; echo it back.
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const given = req.get('x-request-id');
+    res.locals.requestId = given !== undefined && REQUEST_ID.test(given) ? given : randomUUID();
+    res.set('X-Request-Id', res.locals.requestId as string);
+    next();
+  });
+
+  app.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  app.get('/readyz', (_req, res) => {
+    const position = readModel.position?.toString() ?? null;
+    if (readModel.caughtUp) res.json({ status: 'ready', position });
+    else res.status(503).json({ err: 'not ready: the read models are catching up with the log', position });
+  });
+
+  const publicPolicy = createOriginPolicy(config.corsOrigins, PUBLIC_SURFACE);
+  const adminPolicy = createOriginPolicy(config.corsOrigins, ADMIN_SURFACE);
+  app.use('/api', (req, res, next) => (PUBLIC_PATHS.has(req.originalUrl.split('?')[0]!) ? publicPolicy : adminPolicy)(req, res, next));
+
+  // Until the log is replayed, answers would be built from a partial rule set: refuse them.
+  app.use('/api', (_req, _res, next) => {
+    next(readModel.caughtUp ? undefined : new AppError('unavailable', 'not ready: the read models are catching up with the log'));
+  });
+
+  // JSON whatever the Content-Type says (SPEC 1): clients send text/plain or none.
+  app.use(express.json({ type: () => true, limit: config.limits.maxBodyBytes, strict: false }));
+
+  app.use(publicRouter(deps));
+  app.use(rulesRouter(deps));
+  app.use(contextsRouter(deps));
+  app.use(promptsRouter(deps));
+  app.use(vaultAdminRouter(deps));
+  app.use(auditRouter(deps));
+
+  app.use((req: Request, _res: Response, next: NextFunction) => {
+    next(new AppError('not_found', `no route for ${req.method} ${req.path}`));
+  });
+  app.use((error: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const answer = toErrorAnswer(error, config.limits.maxBodyBytes);
+    if (answer.unexpected) {
+      deps.logger.error('request failed', {
+        request_id: res.locals.requestId,
+        method: req.method,
+        path: req.path,
+        error: error instanceof Error ? `${error.name}: ${error.message}` : typeof error,
+      });
+    }
+    // get-secrets answers 200 with `err` for anything past the CORS check, parse errors included.
+    if (req.path === '/api/vault/get-secrets') {
+      res.status(200).set('Cache-Control', 'no-store').json({ err: answer.message, res: null });
+      return;
+    }
+    res.status(answer.status).json({ err: answer.message });
+  });
+  return app;
+}

@@ -1,0 +1,42 @@
+/** What the HTTP layer is given by main.ts, and the per-request helpers every route uses. */
+import type { Request, Response } from 'express';
+import { authenticate, authorize, type Principal } from '../auth';
+import type { Config } from '../config';
+import type { Scope } from '../events';
+import type { Logger } from '../log';
+import type { ReadModel } from '../read-model';
+import type { ApiKeyCommands } from '../service/api-key-commands';
+import type { CatalogCommands } from '../service/catalog-commands';
+import type { Actor } from '../service/command-bus';
+import type { Queries } from '../service/queries';
+import type { VaultCommands } from '../service/vault-commands';
+import type { Sealer } from '../vault/seal';
+
+export interface HttpDeps {
+  readonly config: Config;
+  readonly readModel: ReadModel;
+  readonly catalog: CatalogCommands;
+  readonly vault: VaultCommands;
+  readonly apiKeys: ApiKeyCommands;
+  readonly queries: Queries;
+  readonly sealer: Sealer;
+  readonly logger: Logger;
+}
+
+/** Authenticates the caller and checks one scope; throws 401/403 as AppError. */
+export function authorizeRequest(deps: HttpDeps, req: Request, res: Response, scope: Scope): Principal {
+  const principal = authenticate(req.headers.authorization, deps.readModel.state.apiKeys, deps.config.adminKeyHash);
+  res.locals.keyId = principal.id;
+  authorize(principal, scope);
+  return principal;
+}
+
+export function actorOf(principal: Principal, res: Response): Actor {
+  return { id: principal.id, requestId: res.locals.requestId as string };
+}
+
+/** Route parameter as a string (Express 5 types allow arrays for wildcards). */
+export function param(req: Request, name: string): string {
+  const value = req.params[name];
+  return Array.isArray(value) ? value.join('/') : String(value);
+}

@@ -1,0 +1,170 @@
+/**
+ * The composition root: reads the config, opens the store and the vault,
+ * replays the log into the read models, and serves HTTP. `startNode` is what
+ * tests and tools start in-process; running this file starts the service.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { ConfigError, loadConfig, type Config } from './config';
+import { createApp } from './http/app';
+import { createLogger, type Logger } from './log';
+import { createReadModel, type ReadModel } from './read-model';
+import { createApiKeyCommands } from './service/api-key-commands';
+import { createCatalogCommands } from './service/catalog-commands';
+import { createCommandBus, type Runtime } from './service/command-bus';
+import { createQueries } from './service/queries';
+import { createVaultCommands } from './service/vault-commands';
+import { openStore } from './store/open-store';
+import type { EventStore, Subscription } from './store/port';
+import { loadMasterKey } from './vault/master-key';
+import { createSealer, type Sealer } from './vault/seal';
+
+export interface RunningNode {
+  readonly url: string;
+  readonly store: EventStore;
+  readonly readModel: ReadModel;
+  /** Resolves once the log is replayed and start-up checks passed; rejects if they failed. */
+  readonly ready: Promise<void>;
+  /** Stops accepting, finishes in-flight requests, closes the store. */
+  stop(): Promise<void>;
+}
+
+export interface NodeOptions {
+  readonly logger?: Logger;
+  /** Where the first-start admin key is printed, once. */
+  readonly announce?: (text: string) => void;
+  readonly runtime?: Runtime;
+}
+
+const SYSTEM_ACTOR = { id: 'system', requestId: 'startup' };
+
+export async function startNode(config: Config, options: NodeOptions = {}): Promise<RunningNode> {
+  const logger = options.logger ?? createLogger();
+  const announce = options.announce ?? ((text: string) => process.stdout.write(text + '\n'));
+  const runtime = options.runtime ?? { now: () => new Date(), newId: randomUUID };
+  const startedAt = Date.now();
+
+  const master = await loadMasterKey({ envValue: config.masterKey, dataDir: config.dataDir });
+  if (master.source === 'created') {
+    logger.warn('created a new master key: back it up, secrets cannot be opened without it', { path: master.path });
+  }
+  const sealer = await createSealer(master.key);
+  const store = await openStore(config.eventStore);
+
+  const readModel = createReadModel();
+  const bus = createCommandBus(store, readModel, runtime);
+  const catalog = createCatalogCommands({ bus, readModel, runtime, maxRegexLength: config.limits.maxRegexLength });
+  const vault = createVaultCommands({ bus, store, readModel, runtime, sealer });
+  const apiKeys = createApiKeyCommands({ bus, readModel, runtime });
+  const queries = createQueries(store, readModel);
+  const app = createApp({ config, readModel, catalog, vault, apiKeys, queries, sealer, logger });
+
+  const server = await listen(app, config);
+  const address = server.address() as AddressInfo;
+  const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+
+  let subscription: Subscription | undefined;
+  const ready = new Promise<void>((resolve, reject) => {
+    subscription = store.subscribe(undefined, {
+      onEvent: (event) => readModel.apply(event),
+      onCaughtUp: () => {
+        bootstrap().then(resolve, reject);
+      },
+      onError: (error) => {
+        logger.error('log subscription stopped', { error: error.message });
+        reject(error);
+      },
+    });
+  });
+
+  /** Checks that need the whole log: the master key, unfinished erasures, an admin key. */
+  async function bootstrap(): Promise<void> {
+    const keyStatus = await vault.verifyOrEnrollMasterKey(SYSTEM_ACTOR);
+    const erased = await vault.eraseDeletedSecrets();
+    if (config.adminKeyHash === undefined && !apiKeys.hasAdminKey()) {
+      const created = await apiKeys.createApiKey({ name: 'bootstrap admin', scopes: ['admin'] }, SYSTEM_ACTOR);
+      announce(`RuleVault created an admin API key (id ${created.id}). It is shown only this once:\n\n  ${created.key}\n`);
+    }
+    readModel.markCaughtUp();
+    logger.info('ready', {
+      url,
+      store: store.description,
+      position: readModel.position?.toString() ?? null,
+      master_key: { id: sealer.masterKeyId, source: master.source, check: keyStatus },
+      erased_secrets: erased,
+      startup_ms: Date.now() - startedAt,
+    });
+  }
+
+  let stopping: Promise<void> | undefined;
+  function stop(): Promise<void> {
+    stopping ??= (async () => {
+      await closeServer(server, config.shutdownGraceMs);
+      await subscription?.close();
+      await store.close();
+      sealer.dispose();
+    })();
+    return stopping;
+  }
+  ready.catch(() => undefined);
+  return { url, store, readModel, ready, stop };
+}
+
+function listen(app: ReturnType<typeof createApp>, config: Config): Promise<Server> {
+  return new Promise((resolve, reject) => {
+    const server = app.listen(config.port, config.host);
+    server.once('listening', () => resolve(server));
+    server.once('error', reject);
+    // Slow clients are cut off: headers within 10 s, the whole request within 30 s.
+    server.headersTimeout = 10_000;
+    server.requestTimeout = 30_000;
+    server.keepAliveTimeout = 5_000;
+  });
+}
+
+/** Stops accepting, lets in-flight requests finish for up to `graceMs`, then drops the rest. */
+function closeServer(server: Server, graceMs: number): Promise<void> {
+  return new Promise((resolve) => {
+    const force = setTimeout(() => server.closeAllConnections(), graceMs);
+    force.unref();
+    server.close(() => {
+      clearTimeout(force);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
+}
+
+async function main(): Promise<void> {
+  let config: Config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      process.stderr.write(`RuleVault cannot start: ${error.message}\n`);
+      process.exit(1);
+    }
+    throw error;
+  }
+  const logger = createLogger();
+  let node: RunningNode;
+  try {
+    node = await startNode(config, { logger });
+    await node.ready;
+  } catch (error) {
+    process.stderr.write(`RuleVault cannot start: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  }
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.once(signal, () => {
+      logger.info('shutting down', { signal });
+      node.stop().then(
+        () => process.exit(0),
+        () => process.exit(1),
+      );
+    });
+  }
+}
+
+if (require.main === module) void main();

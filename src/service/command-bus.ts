@@ -1,0 +1,89 @@
+/**
+ * Turns decided events into appended, applied facts: adds metadata, appends
+ * with optimistic concurrency, then waits until this node's read model has
+ * applied the write, so the response is only sent once the write is visible
+ * (read-your-writes on the node that wrote).
+ */
+import { AppError } from '../errors';
+import { SCHEMA_VERSION, type DomainEvent } from '../events';
+import type { ReadModel } from '../read-model';
+import {
+  ConcurrencyError, StoreUnavailableError, StreamDeletedError,
+  type AppendResult, type EventStore, type ExpectedRevision, type Json, type NewEvent,
+} from '../store/port';
+
+/** Who asked, and which request; travels into every event's metadata. */
+export interface Actor {
+  readonly id: string;
+  readonly requestId: string;
+}
+
+export interface Runtime {
+  now(): Date;
+  newId(): string;
+}
+
+export interface CommandBus {
+  append(stream: string, expected: ExpectedRevision, events: readonly DomainEvent[], actor: Actor): Promise<AppendResult>;
+  /**
+   * Runs `attempt` (read model -> decide -> append); when another writer moved
+   * the stream on and the caller gave no If-Match, waits for the read model to
+   * catch up and decides again.
+   */
+  withRetry<T>(ifMatch: bigint | undefined, attempt: () => Promise<T>): Promise<T>;
+}
+
+const MAX_ATTEMPTS = 3;
+
+export function createCommandBus(store: EventStore, readModel: ReadModel, runtime: Runtime): CommandBus {
+  return {
+    async append(stream, expected, events, actor) {
+      const at = runtime.now().toISOString();
+      const records: NewEvent[] = events.map((event) => ({
+        type: event.type,
+        data: event.data as unknown as { [key: string]: Json },
+        metadata: { actor: actor.id, at, request_id: actor.requestId, schema: SCHEMA_VERSION },
+      }));
+      const result = await appendMapped(store, stream, records, expected);
+      await readModel.waitFor(result.position);
+      return result;
+    },
+    async withRetry(ifMatch, attempt) {
+      for (let n = 1; ; n++) {
+        try {
+          return await attempt();
+        } catch (error) {
+          if (!(error instanceof StaleWriteError) || ifMatch !== undefined || n >= MAX_ATTEMPTS) throw toAppError(error);
+          const head = await store.headPosition();
+          if (head !== undefined) await readModel.waitFor(head);
+        }
+      }
+    },
+  };
+}
+
+/** An append lost an optimistic-concurrency race; mapped to 409 unless retried. */
+class StaleWriteError extends Error {
+  constructor(override readonly cause: ConcurrencyError) {
+    super(cause.message);
+  }
+}
+
+async function appendMapped(store: EventStore, stream: string, events: NewEvent[], expected: ExpectedRevision) {
+  try {
+    return await store.append(stream, events, expected);
+  } catch (error) {
+    if (error instanceof ConcurrencyError) throw new StaleWriteError(error);
+    throw toAppError(error);
+  }
+}
+
+function toAppError(error: unknown): unknown {
+  if (error instanceof StaleWriteError) {
+    const actual = error.cause.actual === undefined ? 'deleted' : `at revision ${error.cause.actual}`;
+    return new AppError('conflict', `the resource was changed concurrently (now ${actual}); read it again and retry`);
+  }
+  if (error instanceof StreamDeletedError) return new AppError('not_found', 'the resource has been deleted');
+  if (error instanceof StoreUnavailableError) return new AppError('unavailable', 'the event store is unavailable; retry later');
+  return error;
+}

@@ -1,0 +1,158 @@
+/**
+ * POST /api/rule-engine/evaluate, minus HTTP: reading the request (SPEC 1.1)
+ * and answering it from the read model. Never touches the store.
+ */
+import type { CatalogState, ContextRecord, PromptRecord, RuleRecord } from '../../projections';
+import type { Limits } from '../config';
+import { badRequest } from '../errors';
+import { ENTITY_TYPES, type EntityType } from '../events';
+import type { Engine, FieldValue, Fields } from '../engine/types';
+import { parseVersion } from '../prompts/semver';
+import { isPlainObject } from '../domain/input';
+import { contextView } from './views';
+
+export interface EvaluateRequest {
+  readonly entityType: EntityType;
+  readonly fields: Fields;
+  readonly includeEntityData: boolean;
+  readonly variables: Readonly<Record<string, unknown>>;
+  readonly version: string | undefined;
+  readonly shouldCompile: boolean;
+}
+
+export interface EvaluateResponse {
+  matchingRuleIds: string[];
+  entities: { rule_id: string; entity_type: EntityType; entity_id: string }[];
+  entity_data?: { [key: string]: unknown };
+}
+
+type FieldLimits = Pick<Limits, 'maxFields' | 'maxFieldKeyLength' | 'maxFieldValueLength'>;
+
+export function parseEvaluateRequest(body: unknown, limits: FieldLimits): EvaluateRequest {
+  if (!isPlainObject(body)) throw badRequest('request body must be a JSON object');
+  const allowed = ENTITY_TYPES.join(', ');
+  if (body.entity_type === undefined) throw badRequest(`entity_type is required: one of ${allowed}`);
+  if (typeof body.entity_type !== 'string' || !(ENTITY_TYPES as readonly string[]).includes(body.entity_type)) {
+    throw badRequest(`entity_type must be one of ${allowed}`);
+  }
+  const includeEntityData = body.include_entity_data ?? false;
+  if (typeof includeEntityData !== 'boolean') throw badRequest('include_entity_data must be a boolean');
+  const inputs = body.entity_inputs ?? {};
+  if (!isPlainObject(inputs)) throw badRequest('entity_inputs must be an object');
+  const variables = inputs.variables ?? {};
+  if (!isPlainObject(variables)) throw badRequest('entity_inputs.variables must be an object');
+  const version = inputs.version;
+  if (version !== undefined && (typeof version !== 'string' || parseVersion(version) === undefined)) {
+    throw badRequest('entity_inputs.version must be a version string like 1.2.0');
+  }
+  const shouldCompile = inputs.shouldCompile ?? true;
+  if (typeof shouldCompile !== 'boolean') throw badRequest('entity_inputs.shouldCompile must be a boolean');
+  return {
+    entityType: body.entity_type as EntityType,
+    fields: readFields(body.fields, limits),
+    includeEntityData,
+    variables,
+    version,
+    shouldCompile,
+  };
+}
+
+function readFields(value: unknown, limits: FieldLimits): Fields {
+  if (value === undefined) throw badRequest('fields is required: an object of field names to values');
+  if (!isPlainObject(value)) throw badRequest('fields must be an object of field names to values (not null or an array)');
+  const keys = Object.keys(value);
+  if (keys.length > limits.maxFields) {
+    throw badRequest(`fields has ${keys.length} members; the limit is ${limits.maxFields}`);
+  }
+  for (const key of keys) {
+    if (key.length > limits.maxFieldKeyLength) {
+      throw badRequest(`field name ${JSON.stringify(key.slice(0, 64))}... is longer than the limit of ${limits.maxFieldKeyLength} characters`);
+    }
+    const item: unknown = value[key];
+    if (typeof item === 'string') {
+      if (item.length > limits.maxFieldValueLength) {
+        throw badRequest(`fields.${key} is longer than the limit of ${limits.maxFieldValueLength} characters`);
+      }
+    } else if (typeof item !== 'number' && typeof item !== 'boolean') {
+      throw badRequest(`fields.${key} must be a string, number or boolean`);
+    }
+  }
+  return value as { [field: string]: FieldValue };
+}
+
+export function evaluate(state: CatalogState, engine: Engine, request: EvaluateRequest): EvaluateResponse {
+  const matchingRuleIds = engine.evaluate(request.fields);
+  const entities: EvaluateResponse['entities'] = [];
+  for (const ruleId of matchingRuleIds) {
+    for (const entityId of linkedIds(state.rules.get(ruleId), request.entityType)) {
+      if (isLive(state, request.entityType, entityId)) {
+        entities.push({ rule_id: ruleId, entity_type: request.entityType, entity_id: entityId });
+      }
+    }
+  }
+  const response: EvaluateResponse = { matchingRuleIds, entities };
+  if (request.includeEntityData) response.entity_data = entityData(state, request, entities);
+  return response;
+}
+
+const linkCache = new WeakMap<RuleRecord, Map<EntityType, string[]>>();
+
+/** The rule's linked ids of one type, sorted; cached per rule record (records are replaced on change). */
+function linkedIds(rule: RuleRecord | undefined, type: EntityType): readonly string[] {
+  if (rule === undefined || rule.entities.length === 0) return [];
+  let byType = linkCache.get(rule);
+  if (byType === undefined) {
+    byType = new Map();
+    for (const link of rule.entities) {
+      const ids = byType.get(link.entity_type) ?? [];
+      ids.push(link.entity_id);
+      byType.set(link.entity_type, ids);
+    }
+    for (const ids of byType.values()) ids.sort();
+    linkCache.set(rule, byType);
+  }
+  return byType.get(type) ?? [];
+}
+
+/** Deleted or INACTIVE contexts and prompts drop out of answers; evaluation ids are opaque. */
+function isLive(state: CatalogState, type: EntityType, id: string): boolean {
+  if (type === 'evaluation') return true;
+  const record: ContextRecord | PromptRecord | undefined = type === 'context' ? state.contexts.get(id) : state.prompts.get(id);
+  return record !== undefined && record.status === 'ACTIVE';
+}
+
+function entityData(state: CatalogState, request: EvaluateRequest, entities: EvaluateResponse['entities']) {
+  const data: { [key: string]: unknown } = {};
+  if (request.entityType === 'evaluation') return data;
+  for (const { entity_id: id } of entities) {
+    const key = `${request.entityType}:${id}`;
+    if (key in data) continue;
+    data[key] = request.entityType === 'context' ? contextView(state.contexts.get(id)!) : promptRecord(state.prompts.get(id)!, request);
+  }
+  return data;
+}
+
+/** The SPEC 1.3 prompt record, or null when the requested version does not exist. */
+function promptRecord(prompt: PromptRecord, request: EvaluateRequest) {
+  const version = request.version === undefined
+    ? prompt.versions[prompt.versions.length - 1]
+    : prompt.versions.find((v) => v.version === request.version);
+  if (version === undefined) return null;
+  const compiled = version.compiled;
+  const rendered = compiled?.render(request.variables);
+  return {
+    id: prompt.id,
+    name: prompt.name,
+    version: version.version,
+    prompt: version.template,
+    compiled_prompt: request.shouldCompile && rendered !== undefined ? rendered.text : version.template,
+    variables: compiled?.variables ?? [],
+    missing_variables: rendered?.missing ?? [],
+    tags: prompt.tags,
+    meta_properties: prompt.meta_properties,
+    status: prompt.status,
+    created_by: prompt.created_by,
+    created_at: prompt.created_at,
+    updated_at: prompt.updated_at,
+  };
+}

@@ -1,0 +1,116 @@
+/**
+ * Secret writes and the keyring. Values are sealed here, before a decision is
+ * made, so no plaintext reaches an event. Secret writes on this node run one
+ * at a time so the unique-key check and the append cannot interleave.
+ */
+import {
+  decideCreateSecret, decideDeleteSecret, decideUpdateSecret, parseSecretCreate, parseSecretPatch,
+} from '../domain/secrets';
+import { KEYRING_STREAM, streams } from '../events';
+import type { ReadModel } from '../read-model';
+import { StreamDeletedError, type EventStore } from '../store/port';
+import type { Sealer } from '../vault/seal';
+import type { Actor, CommandBus, Runtime } from './command-bus';
+import { secretView } from './views';
+
+export interface VaultDeps {
+  readonly bus: CommandBus;
+  readonly store: EventStore;
+  readonly readModel: ReadModel;
+  readonly runtime: Runtime;
+  readonly sealer: Sealer;
+}
+
+export class MasterKeyMismatchError extends Error {
+  override readonly name = 'MasterKeyMismatchError';
+}
+
+export function createVaultCommands({ bus, store, readModel, runtime, sealer }: VaultDeps) {
+  const vault = readModel.state.vault;
+  let queue: Promise<unknown> = Promise.resolve();
+  /** Runs secret writes of this node one after another. */
+  function serialized<T>(work: () => Promise<T>): Promise<T> {
+    const run = queue.then(work, work);
+    queue = run.catch(() => undefined);
+    return run;
+  }
+
+  /** Physically erases a deleted secret's stream; idempotent. */
+  async function erase(id: string): Promise<void> {
+    try {
+      await store.deleteStream(streams.secret(id));
+    } catch (error) {
+      if (!(error instanceof StreamDeletedError)) throw error;
+    }
+    vault.erasurePending.delete(id);
+  }
+
+  return {
+    createSecret(body: unknown, actor: Actor) {
+      const input = parseSecretCreate(body);
+      const id = runtime.newId();
+      return serialized(async () => {
+        await bus.withRetry(undefined, () => {
+          const sealed = sealer.seal(id, 1, input.value);
+          const events = decideCreateSecret(id, input, sealed, vault.idsByKey.get(input.key));
+          return bus.append(streams.secret(id), 'no_stream', events, actor);
+        });
+        return secretView(vault.secrets.get(id)!);
+      });
+    },
+
+    updateSecret(id: string, body: unknown, ifMatch: bigint | undefined, actor: Actor) {
+      const patch = parseSecretPatch(body);
+      return serialized(async () => {
+        await bus.withRetry(ifMatch, () => {
+          const current = vault.secrets.get(id);
+          const version = (current?.version ?? 0) + 1;
+          const sealed = current !== undefined && patch.value !== undefined ? sealer.seal(id, version, patch.value) : undefined;
+          const owner = patch.key === undefined ? undefined : vault.idsByKey.get(patch.key);
+          const events = decideUpdateSecret(id, current, patch, sealed, owner, ifMatch);
+          return bus.append(streams.secret(id), current!.revision, events, actor);
+        });
+        return secretView(vault.secrets.get(id)!);
+      });
+    },
+
+    /** The secret leaves the vault when the event is applied; then its stream is erased. */
+    deleteSecret(id: string, actor: Actor) {
+      return serialized(async () => {
+        await bus.withRetry(undefined, () => {
+          const current = vault.secrets.get(id);
+          return bus.append(streams.secret(id), current?.revision ?? 'any', decideDeleteSecret(id, current), actor);
+        });
+        await erase(id);
+      });
+    },
+
+    /** Finishes erasures interrupted by a crash; run once the read model has caught up. */
+    async eraseDeletedSecrets(): Promise<number> {
+      const pending = [...vault.erasurePending];
+      for (const id of pending) await erase(id);
+      return pending.length;
+    },
+
+    /**
+     * Start-up check of the master key against the keyring's sealed canary;
+     * enrols the key (writes its canary) on first start.
+     */
+    async verifyOrEnrollMasterKey(actor: Actor): Promise<'verified' | 'enrolled'> {
+      const canary = vault.keyring.canary;
+      if (canary !== undefined) {
+        if (!sealer.checkCanary(canary)) {
+          throw new MasterKeyMismatchError(
+            `the master key (id ${sealer.masterKeyId}) is not the key this store's secrets are sealed with (id ${canary.master_key_id}); ` +
+              'set RULEVAULT_MASTER_KEY (or data/master.key) to the right key',
+          );
+        }
+        return 'verified';
+      }
+      await bus.append(KEYRING_STREAM, 'no_stream', [{ type: 'MasterKeyEnrolled', data: { canary: sealer.makeCanary() } }], actor);
+      return 'enrolled';
+    },
+  };
+}
+
+export type VaultCommands = ReturnType<typeof createVaultCommands>;

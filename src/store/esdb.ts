@@ -1,0 +1,231 @@
+/**
+ * The EventStoreDB adapter of the event-store port, on @eventstore/db-client.
+ *
+ * - Positions: see esdb-position.ts; revisions and positions stay bigints.
+ * - Only our streams are visible (a shared server holds others, and `$`
+ *   system events): readAll, headPosition and subscribe skip the rest.
+ * - deleteStream tombstones: the events stay in $all until a scavenge
+ *   (AdapterTraits.erasesDeletedStreamsAtOnce is false).
+ * - Every call has a deadline, so an unreachable server fails with
+ *   StoreUnavailableError instead of hanging.
+ */
+import {
+  ANY,
+  BACKWARDS,
+  END,
+  EventStoreDBClient,
+  FORWARDS,
+  NO_STREAM,
+  START,
+  STREAM_EXISTS,
+  streamNameFilter,
+  type AppendExpectedRevision,
+  type ExpectedRevision as ClientExpectedRevision,
+  type Position,
+  type StreamingRead,
+} from '@eventstore/db-client';
+import { STREAM_PREFIXES } from '../events';
+import { isStreamNotFound, mapClientError } from './esdb-errors';
+import { fromResolved, toEventData } from './esdb-events';
+import { comparePositions, decodePosition, encodePosition } from './esdb-position';
+import { startResumingSubscription, type ClientSubscription } from './esdb-subscription';
+import {
+  StoreUnavailableError,
+  StreamDeletedError,
+  type AdapterTraits,
+  type EventStore,
+  type ExpectedRevision,
+  type RecordedEvent,
+  type Subscription,
+} from './port';
+
+export interface EsdbStoreOptions {
+  /** Milliseconds any one call may take before it fails with StoreUnavailableError (default 10 000). */
+  readonly deadlineMs?: number;
+  /** Streams this service owns, by name prefix (default STREAM_PREFIXES). */
+  readonly streamPrefixes?: readonly string[];
+  /** Events per $all read request (default 500). */
+  readonly readBatchSize?: number;
+  /** Backoff between resubscription attempts in milliseconds (default 100, doubling up to 5 000). */
+  readonly resubscribeDelayMs?: { readonly initial: number; readonly max: number };
+  /** Told about each dropped subscription before it is reopened, e.g. to log it. */
+  readonly onResubscribe?: (error: unknown, delayMs: number) => void;
+}
+
+/** Deleted streams stay in $all until a scavenge. */
+export const ESDB_TRAITS: AdapterTraits = { erasesDeletedStreamsAtOnce: false };
+
+/** readAll page size when none is asked for, and the cap (the same as the SQLite adapter's). */
+const DEFAULT_LIMIT = 1000;
+const MAX_LIMIT = 10_000;
+
+/** Connects lazily: the first call opens the gRPC channel. */
+export function createEsdbStore(connectionString: string, options: EsdbStoreOptions = {}): EventStore {
+  const client = EventStoreDBClient.connectionString(connectionString);
+  const deadlineMs = options.deadlineMs ?? 10_000;
+  const prefixes = [...(options.streamPrefixes ?? STREAM_PREFIXES)];
+  const isOwnStream = (stream: string): boolean => prefixes.some((prefix) => stream.startsWith(prefix));
+  const batchSize = options.readBatchSize ?? 500;
+  const subscriptions = new Set<Subscription>();
+  let closed = false;
+
+  /** Runs one client call under the deadline, with the port's errors. */
+  const call = async <T>(what: string, stream: string | undefined, expected: ExpectedRevision | undefined, start: () => Promise<T>, cancel?: () => void): Promise<T> => {
+    if (closed) throw new StoreUnavailableError('the EventStoreDB store is closed');
+    try {
+      return await withDeadline(start(), deadlineMs, what, cancel);
+    } catch (error) {
+      throw mapClientError(error, stream, expected);
+    }
+  };
+
+  /** Reads a whole (bounded) streaming read; the read is cancelled if it outlives the deadline. */
+  const read = <E>(what: string, stream: string | undefined, open: () => StreamingRead<E>): Promise<E[]> => {
+    let reading: StreamingRead<E> | undefined;
+    return call(what, stream, undefined, () => collect((reading = open())), () => void reading?.cancel());
+  };
+
+  /** One raw $all page: every event, ours or not, so the caller can move past foreign ones. */
+  const readAllRaw = (fromPosition: Position | typeof START | typeof END, direction: typeof FORWARDS | typeof BACKWARDS) =>
+    read('readAll', undefined, () => client.readAll({ fromPosition, direction, maxCount: batchSize }));
+
+  return {
+    description: `EventStoreDB ${redactCredentials(connectionString)}`,
+
+    async append(stream, events, expected) {
+      if (events.length === 0) throw new RangeError(`append to ${stream}: no events given`);
+      const data = events.map((event) => toEventData(stream, event));
+      const result = await call('append', stream, expected, () =>
+        client.appendToStream(stream, data, { expectedRevision: toClientExpected(expected), deadline: deadlineMs }),
+      );
+      // What an append response calls its position differs between server
+      // versions; the last event, read back, carries its exact $all position.
+      const [last] = await read('readStream', stream, () =>
+        client.readStream(stream, { fromRevision: result.nextExpectedRevision, maxCount: 1 }),
+      );
+      const position = last?.event?.position;
+      if (position === undefined) throw new StoreUnavailableError(`append to ${stream}: the written event could not be read back`);
+      return { nextRevision: result.nextExpectedRevision, position: encodePosition(position) };
+    },
+
+    async readStream(stream, readOptions = {}) {
+      try {
+        const resolved = await read('readStream', stream, () =>
+          client.readStream(stream, { fromRevision: readOptions.fromRevision ?? START, direction: FORWARDS }),
+        );
+        return resolved.flatMap((event) => fromResolved(event, () => true) ?? []);
+      } catch (error) {
+        // Never written and tombstoned both read as [] in the port.
+        if (isStreamNotFound(error) || error instanceof StreamDeletedError) return [];
+        throw error;
+      }
+    },
+
+    async readAll(readOptions = {}) {
+      const limit = Math.min(Math.max(1, Math.floor(readOptions.limit ?? DEFAULT_LIMIT)), MAX_LIMIT);
+      const page: RecordedEvent[] = [];
+      // Reads include their start position; `floor` is the exclusive bound.
+      let floor = readOptions.after === undefined ? undefined : decodePosition(readOptions.after);
+      for (;;) {
+        const raw = await readAllRaw(floor ?? START, FORWARDS);
+        for (const resolved of raw) {
+          const position = resolved.event?.position;
+          if (position === undefined || (floor !== undefined && comparePositions(position, floor) <= 0)) continue;
+          floor = position;
+          const event = fromResolved(resolved, isOwnStream);
+          if (event) page.push(event);
+          if (page.length === limit) return page;
+        }
+        if (raw.length < batchSize) return page;
+      }
+    },
+
+    subscribe(after, handlers) {
+      if (closed) throw new StoreUnavailableError('the EventStoreDB store is closed');
+      const subscription = startResumingSubscription(after, handlers, {
+        open: (from) =>
+          client.subscribeToAll({ fromPosition: from ?? START, filter: streamNameFilter({ prefixes }) }) as unknown as ClientSubscription,
+        isOwnStream,
+        initialDelayMs: options.resubscribeDelayMs?.initial ?? 100,
+        maxDelayMs: options.resubscribeDelayMs?.max ?? 5_000,
+        onResubscribe: options.onResubscribe,
+      });
+      subscriptions.add(subscription);
+      return {
+        async close() {
+          subscriptions.delete(subscription);
+          await subscription.close();
+        },
+      };
+    },
+
+    async deleteStream(stream, expected = 'any') {
+      await call('tombstoneStream', stream, expected, () =>
+        // The client's type leaves out stream_exists, but its tombstone request carries it like append's does.
+        client.tombstoneStream(stream, { expectedRevision: toClientExpected(expected) as ClientExpectedRevision, deadline: deadlineMs }),
+      );
+    },
+
+    async headPosition() {
+      let from: Position | typeof END = END;
+      for (;;) {
+        const raw = await readAllRaw(from, BACKWARDS);
+        for (const resolved of raw) {
+          const event = fromResolved(resolved, isOwnStream);
+          if (event) return event.position;
+        }
+        const oldest = raw[raw.length - 1]?.event?.position;
+        if (raw.length < batchSize || oldest === undefined) return undefined;
+        from = oldest;
+      }
+    },
+
+    async close() {
+      if (closed) return;
+      await Promise.all([...subscriptions].map((subscription) => subscription.close()));
+      subscriptions.clear();
+      closed = true;
+      await client.dispose();
+    },
+  };
+}
+
+/** The connection string for logs: `user:password@` removed. */
+export function redactCredentials(connectionString: string): string {
+  return connectionString.replace(/^([a-z+]+:\/\/)[^@/?]*@/i, '$1');
+}
+
+function toClientExpected(expected: ExpectedRevision): AppendExpectedRevision {
+  switch (expected) {
+    case 'no_stream':
+      return NO_STREAM;
+    case 'stream_exists':
+      return STREAM_EXISTS;
+    case 'any':
+      return ANY;
+    default:
+      return expected;
+  }
+}
+
+async function collect<E>(reading: AsyncIterable<E>): Promise<E[]> {
+  const items: E[] = [];
+  for await (const item of reading) items.push(item);
+  return items;
+}
+
+/** Rejects with StoreUnavailableError after `ms`; the timer never keeps the process alive past the call. */
+async function withDeadline<T>(work: Promise<T>, ms: number, what: string, cancel?: () => void): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      cancel?.();
+      reject(new StoreUnavailableError(`EventStoreDB ${what} timed out after ${ms} ms`));
+    }, ms);
+  });
+  try {
+    return await Promise.race([work, expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}

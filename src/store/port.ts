@@ -1,0 +1,150 @@
+/**
+ * The event-store port: the one interface every adapter (embedded SQLite,
+ * EventStoreDB) implements, with EventStoreDB semantics so adapters drop in.
+ *
+ * - Stream revisions start at 0 and count the events of one stream.
+ * - Positions are global, strictly increasing along the log, and opaque:
+ *   they may have gaps. "After p" is always exclusive of p.
+ * - Revisions and positions are bigints inside the process; they are turned
+ *   into decimal strings at every JSON boundary (see `toJsonPosition`).
+ */
+
+/** A JSON value: what event data and metadata may hold. Never a bigint. */
+export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
+
+/** Who, when and why of an event; travels beside the data, never inside it. */
+export interface EventMetadata {
+  /** API key id, `cli`, `system` or `env-admin`. */
+  readonly actor: string;
+  /** ISO 8601 UTC time the command was decided. */
+  readonly at: string;
+  readonly request_id: string;
+  /** Schema version of this event type's data. */
+  readonly schema: number;
+}
+
+export interface NewEvent {
+  /** Optional unique id; an adapter generates one when absent. */
+  readonly id?: string;
+  readonly type: string;
+  readonly data: { readonly [key: string]: Json };
+  readonly metadata: EventMetadata;
+}
+
+export interface RecordedEvent {
+  readonly id: string;
+  readonly stream: string;
+  readonly type: string;
+  readonly revision: bigint;
+  readonly position: bigint;
+  readonly data: { readonly [key: string]: Json };
+  readonly metadata: EventMetadata;
+}
+
+/**
+ * Optimistic concurrency for an append: the stream must not exist, must
+ * exist, may be in any state, or must be exactly at this revision.
+ */
+export type ExpectedRevision = 'no_stream' | 'stream_exists' | 'any' | bigint;
+
+export interface AppendResult {
+  /** Revision of the last event written. */
+  readonly nextRevision: bigint;
+  /** Global position of the last event written. */
+  readonly position: bigint;
+}
+
+export interface ReadAllOptions {
+  /** Exclusive lower bound; absent means from the start of the log. */
+  readonly after?: bigint;
+  /** Page size; adapters cap it. */
+  readonly limit?: number;
+}
+
+export interface SubscriptionHandlers {
+  /** Called once per event in log order; awaited when it returns a promise. */
+  onEvent(event: RecordedEvent): void | Promise<void>;
+  /**
+   * Called once when the subscription has delivered everything that was in
+   * the log when it started (then again never); live events follow.
+   */
+  onCaughtUp?(): void;
+  /** The subscription stopped on an error; it delivers nothing more. */
+  onError?(error: Error): void;
+}
+
+export interface Subscription {
+  close(): Promise<void>;
+}
+
+export interface EventStore {
+  /** Human-readable name of the backing store for logs (never credentials). */
+  readonly description: string;
+  /**
+   * Appends events to one stream atomically. Throws `ConcurrencyError` when
+   * `expected` does not hold, `StreamDeletedError` when the stream was deleted.
+   * Resolves only once the events are durable.
+   */
+  append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  /** All events of one stream from `fromRevision` (inclusive). [] when it does not exist. */
+  readStream(stream: string, options?: { readonly fromRevision?: bigint }): Promise<RecordedEvent[]>;
+  /** One page of the whole log in position order, after `options.after`. */
+  readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
+  /** Catch-up subscription to the whole log after `after` (exclusive), then live. */
+  subscribe(after: bigint | undefined, handlers: SubscriptionHandlers): Subscription;
+  /**
+   * Deletes a stream for good (EventStoreDB: tombstone). Later reads answer
+   * [] for it and appends throw `StreamDeletedError`. See the adapter options
+   * for when the events leave the physical log.
+   */
+  deleteStream(stream: string, expected?: ExpectedRevision): Promise<void>;
+  /** Position of the newest event in the log, undefined when empty. */
+  headPosition(): Promise<bigint | undefined>;
+  close(): Promise<void>;
+}
+
+/** Facts about an adapter that the shared contract suite needs to know. */
+export interface AdapterTraits {
+  /**
+   * True when a deleted stream's events leave `readAll` at once (SQLite).
+   * EventStoreDB keeps them in `$all` until a scavenge.
+   */
+  readonly erasesDeletedStreamsAtOnce: boolean;
+}
+
+export class ConcurrencyError extends Error {
+  override readonly name = 'ConcurrencyError';
+  constructor(
+    readonly stream: string,
+    readonly expected: ExpectedRevision,
+    /** Current revision, undefined when the stream does not exist. */
+    readonly actual: bigint | undefined,
+  ) {
+    super(`stream ${stream}: expected revision ${String(expected)}, actual ${actual === undefined ? 'no stream' : String(actual)}`);
+  }
+}
+
+export class StreamDeletedError extends Error {
+  override readonly name = 'StreamDeletedError';
+  constructor(readonly stream: string) {
+    super(`stream ${stream} is deleted`);
+  }
+}
+
+/** The store could not be reached or failed; the operation may be retried. */
+export class StoreUnavailableError extends Error {
+  override readonly name = 'StoreUnavailableError';
+  constructor(message: string, override readonly cause?: unknown) {
+    super(message);
+  }
+}
+
+/** Positions and revisions leave the process as decimal strings. */
+export function toJsonPosition(value: bigint): string {
+  return value.toString(10);
+}
+
+/** Parses a decimal position from a query string or body; undefined when malformed. */
+export function parseJsonPosition(text: string): bigint | undefined {
+  return /^(0|[1-9][0-9]{0,19})$/.test(text) ? BigInt(text) : undefined;
+}

@@ -1,0 +1,42 @@
+/** The embedded event store's connection settings and tables. */
+import type Database from 'better-sqlite3';
+
+/**
+ * Applies the connection pragmas and creates the tables when missing.
+ *
+ * - WAL: readers (subscriptions, an operator CLI) never block the writer.
+ * - synchronous=FULL: every commit fsyncs the WAL, so an acknowledged append
+ *   survives not only `kill -9` (NORMAL would too: the WAL write is already
+ *   in the OS page cache) but also power loss and kernel panics, which is what
+ *   the port's "durable when the promise resolves" means for an audit log.
+ *   Cost: single-event appends measured ~450/s with FULL against ~5,700/s with
+ *   NORMAL on the 2-core dev VM (store report); ample for configuration
+ *   writes, and not worth weakening the audit log's guarantee.
+ * - secure_delete=ON: deleted rows are overwritten with zeros, so an erased
+ *   secret's sealed value does not linger in free pages.
+ * - busy_timeout: another process holding the write lock makes us wait, not fail.
+ */
+export function prepareDatabase(db: Database.Database): void {
+  db.pragma('journal_mode = WAL');
+  db.pragma('synchronous = FULL');
+  db.pragma('secure_delete = ON');
+  db.pragma('busy_timeout = 5000');
+  db.exec(`
+    CREATE TABLE IF NOT EXISTS events (
+      position INTEGER PRIMARY KEY AUTOINCREMENT,
+      stream   TEXT    NOT NULL,
+      revision INTEGER NOT NULL,
+      id       TEXT    NOT NULL,
+      type     TEXT    NOT NULL,
+      data     TEXT    NOT NULL,
+      metadata TEXT    NOT NULL,
+      UNIQUE (stream, revision)
+    );
+    -- One row per stream ever written: its last revision, or deleted = 1 for good.
+    CREATE TABLE IF NOT EXISTS streams (
+      stream   TEXT    PRIMARY KEY,
+      revision INTEGER,
+      deleted  INTEGER NOT NULL DEFAULT 0
+    ) WITHOUT ROWID;
+  `);
+}

@@ -1,0 +1,89 @@
+/** Catch-up-then-live subscriptions over a log that can be read page by page. */
+import type { RecordedEvent, SubscriptionHandlers } from './port';
+
+/** What a subscription needs from the store: synchronous reads. */
+export interface PagedLog {
+  /** The next page of the log after `after` (exclusive), in position order. */
+  readPage(after: bigint | undefined): RecordedEvent[];
+  headPosition(): bigint | undefined;
+}
+
+export interface LogFollower {
+  /** Tells the follower the log may have grown. */
+  wake(): void;
+  /** Stops delivery: no `onEvent` call starts after this returns. */
+  stop(): void;
+}
+
+/**
+ * Starts following `log` after `after`. A single cursor drives both the
+ * catch-up and the live phase, so nothing is lost or repeated at the seam:
+ * the phase only decides when `onCaughtUp` fires (once the head as of the
+ * start has been delivered). `onStopped` runs once when delivery ends for any
+ * reason, so the store can forget the follower.
+ */
+export function followLog(log: PagedLog, after: bigint | undefined, handlers: SubscriptionHandlers, onStopped: () => void): LogFollower {
+  // Read synchronously so that "what was in the log when it started" is exact.
+  const head = log.headPosition();
+  let stopped = false;
+  let woken = false;
+  let sleeper: (() => void) | undefined;
+
+  const stop = (): void => {
+    if (stopped) return;
+    stopped = true;
+    sleeper?.();
+    onStopped();
+  };
+  const sleep = (): Promise<void> =>
+    new Promise((resolve) => {
+      sleeper = resolve;
+    });
+
+  const run = async (): Promise<void> => {
+    // Deliver nothing before subscribe() has returned its handle to the caller.
+    await Promise.resolve();
+    let cursor = after;
+    let caughtUp = false;
+    const reached = (): boolean => head === undefined || (cursor !== undefined && cursor >= head);
+    const signalCaughtUp = (): void => {
+      caughtUp = true;
+      handlers.onCaughtUp?.();
+    };
+    if (reached()) signalCaughtUp();
+    while (!stopped) {
+      woken = false;
+      const page = log.readPage(cursor);
+      for (const event of page) {
+        if (stopped) return;
+        await handlers.onEvent(event);
+        cursor = event.position;
+        if (!caughtUp && reached()) signalCaughtUp();
+      }
+      if (stopped) return;
+      if (page.length > 0) {
+        // Let I/O run between pages: a long catch-up must not starve the server.
+        await new Promise((resolve) => setImmediate(resolve));
+        continue;
+      }
+      // The rest of the history was erased (deleted streams): nothing more to wait for.
+      if (!caughtUp) signalCaughtUp();
+      if (!woken) await sleep();
+      sleeper = undefined;
+    }
+  };
+
+  run().then(stop, (error: unknown) => {
+    if (stopped) return;
+    stop();
+    handlers.onError?.(error instanceof Error ? error : new Error(String(error)));
+  });
+
+  return {
+    wake() {
+      woken = true;
+      sleeper?.();
+    },
+    stop,
+  };
+}

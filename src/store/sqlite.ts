@@ -1,0 +1,273 @@
+/**
+ * The embedded event store: one SQLite file through better-sqlite3.
+ *
+ * better-sqlite3 is synchronous, so every method does its work before its
+ * promise settles; "resolved" therefore means "committed" (and, with
+ * synchronous=FULL, fsynced).
+ */
+import { randomUUID } from 'node:crypto';
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Database from 'better-sqlite3';
+import {
+  ConcurrencyError,
+  StoreUnavailableError,
+  StreamDeletedError,
+  type AppendResult,
+  type EventMetadata,
+  type EventStore,
+  type ExpectedRevision,
+  type NewEvent,
+  type ReadAllOptions,
+  type RecordedEvent,
+  type Subscription,
+  type SubscriptionHandlers,
+} from './port';
+import { prepareDatabase } from './sqlite-schema';
+import { followLog, type LogFollower } from './sqlite-subscription';
+
+export interface SqliteStoreOptions {
+  /** How often subscriptions look for appends by other processes, in ms (default 50). */
+  readonly pollIntervalMs?: number;
+}
+
+const defaultPageSize = 1000;
+const maxPageSize = 10_000;
+
+/** An events row as an array: position, stream, revision, id, type, data, metadata. */
+type EventRow = readonly [bigint, string, bigint, string, string, string, string];
+
+interface StreamRow {
+  readonly revision: bigint | null;
+  readonly deleted: bigint;
+}
+
+/** True when a stream at `current` (undefined: absent) satisfies `expected`. */
+export function expectationHolds(expected: ExpectedRevision, current: bigint | undefined): boolean {
+  switch (expected) {
+    case 'any':
+      return true;
+    case 'no_stream':
+      return current === undefined;
+    case 'stream_exists':
+      return current !== undefined;
+    default:
+      return current === expected;
+  }
+}
+
+/** Clamps a requested page size to 1..10000, 1000 when absent. */
+export function pageSize(limit: number | undefined): number {
+  if (limit === undefined || !Number.isFinite(limit)) return defaultPageSize;
+  return Math.min(maxPageSize, Math.max(1, Math.floor(limit)));
+}
+
+/**
+ * Opens (creating folder and file when needed) the event store at `path`.
+ * Appends by other processes on the same file reach this store's
+ * subscriptions within about `pollIntervalMs`; appends through this store
+ * reach them at once.
+ */
+export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): EventStore {
+  const pollIntervalMs = options.pollIntervalMs ?? 50;
+  mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path, { timeout: 5000 });
+  try {
+    db.defaultSafeIntegers(true);
+    prepareDatabase(db);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+
+  const statements = {
+    stream: db.prepare<[string], StreamRow>('SELECT revision, deleted FROM streams WHERE stream = ?'),
+    insert: db.prepare<[string, bigint, string, string, string, string], unknown>(
+      'INSERT INTO events (stream, revision, id, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)',
+    ),
+    setRevision: db.prepare<[string, bigint], unknown>(
+      'INSERT INTO streams (stream, revision) VALUES (?, ?) ON CONFLICT (stream) DO UPDATE SET revision = excluded.revision',
+    ),
+    markDeleted: db.prepare<[string], unknown>(
+      'INSERT INTO streams (stream, revision, deleted) VALUES (?, NULL, 1) ON CONFLICT (stream) DO UPDATE SET revision = NULL, deleted = 1',
+    ),
+    eraseStream: db.prepare<[string], unknown>('DELETE FROM events WHERE stream = ?'),
+    // Rows as arrays: building a keyed object per row halved readAll's rate
+    // (1M-event readAll benchmark in the store report: ~85k vs ~190k rows/s).
+    readStream: db
+      .prepare<[string, bigint], EventRow>(
+        'SELECT position, stream, revision, id, type, data, metadata FROM events WHERE stream = ? AND revision >= ? ORDER BY revision',
+      )
+      .raw(),
+    readAll: db
+      .prepare<[bigint, number], EventRow>(
+        'SELECT position, stream, revision, id, type, data, metadata FROM events WHERE position > ? ORDER BY position LIMIT ?',
+      )
+      .raw(),
+    head: db.prepare<[], bigint | null>('SELECT max(position) FROM events').pluck(),
+    dataVersion: db.prepare<[], bigint>('PRAGMA data_version').pluck(),
+  };
+
+  /** The stream's current revision; throws when it was deleted. */
+  const currentRevision = (stream: string): bigint | undefined => {
+    const row = statements.stream.get(stream);
+    if (row === undefined) return undefined;
+    if (row.deleted !== 0n) throw new StreamDeletedError(stream);
+    return row.revision ?? undefined;
+  };
+
+  // Checked and written in one IMMEDIATE transaction: the write lock is taken
+  // before the revision is read, so two processes cannot both pass the check.
+  // UNIQUE (stream, revision) backs this up should that ever be broken.
+  const appendTx = db.transaction((stream: string, events: readonly NewEvent[], expected: ExpectedRevision): AppendResult => {
+    const current = currentRevision(stream);
+    if (!expectationHolds(expected, current)) throw new ConcurrencyError(stream, expected, current);
+    let revision = current ?? -1n;
+    let position = 0n;
+    for (const event of events) {
+      revision += 1n;
+      const result = statements.insert.run(
+        stream,
+        revision,
+        event.id ?? randomUUID(),
+        event.type,
+        JSON.stringify(event.data),
+        JSON.stringify(event.metadata),
+      );
+      position = BigInt(result.lastInsertRowid);
+    }
+    statements.setRevision.run(stream, revision);
+    return { nextRevision: revision, position };
+  });
+
+  const deleteTx = db.transaction((stream: string, expected: ExpectedRevision): void => {
+    const current = currentRevision(stream);
+    if (!expectationHolds(expected, current)) throw new ConcurrencyError(stream, expected, current);
+    statements.eraseStream.run(stream);
+    statements.markDeleted.run(stream);
+  });
+
+  const followers = new Set<LogFollower>();
+  let pollTimer: NodeJS.Timeout | undefined;
+  let seenVersion = 0n;
+  let closed = false;
+
+  const stopPolling = (): void => {
+    clearTimeout(pollTimer);
+    pollTimer = undefined;
+  };
+  const wakeAll = (): void => {
+    for (const follower of followers) follower.wake();
+  };
+  // PRAGMA data_version changes only when another connection commits, so a
+  // poll costs one tiny query and never rereads the log for nothing.
+  const poll = (): void => {
+    pollTimer = undefined;
+    if (closed || followers.size === 0) return;
+    try {
+      const version = statements.dataVersion.get()!;
+      if (version !== seenVersion) {
+        seenVersion = version;
+        wakeAll();
+      }
+    } catch {
+      // The next read by a follower reports the failure through onError.
+      wakeAll();
+    }
+    pollTimer = setTimeout(poll, pollIntervalMs);
+  };
+
+  const readPage = (after: bigint | undefined, limit: number): RecordedEvent[] =>
+    statements.readAll.all(after ?? 0n, limit).map(toRecordedEvent);
+  const headPosition = (): bigint | undefined => statements.head.get() ?? undefined;
+
+  return {
+    description: `sqlite:${path}`,
+
+    async append(stream, events, expected) {
+      if (events.length === 0) throw new RangeError(`append to ${stream}: no events given`);
+      const result = guard(() => appendTx.immediate(stream, events, expected));
+      wakeAll();
+      return result;
+    },
+
+    async readStream(stream, options = {}) {
+      return guard(() => statements.readStream.all(stream, options.fromRevision ?? 0n).map(toRecordedEvent));
+    },
+
+    async readAll(options: ReadAllOptions = {}) {
+      return guard(() => readPage(options.after, pageSize(options.limit)));
+    },
+
+    subscribe(after: bigint | undefined, handlers: SubscriptionHandlers): Subscription {
+      if (closed) throw new StoreUnavailableError('the event store is closed');
+      const follower = followLog(
+        { readPage: (cursor) => readPage(cursor, defaultPageSize), headPosition },
+        after,
+        handlers,
+        () => {
+          followers.delete(follower);
+          if (followers.size === 0) stopPolling();
+        },
+      );
+      followers.add(follower);
+      if (pollTimer === undefined) {
+        seenVersion = statements.dataVersion.get()!;
+        pollTimer = setTimeout(poll, pollIntervalMs);
+      }
+      return {
+        async close() {
+          follower.stop();
+        },
+      };
+    },
+
+    async deleteStream(stream, expected = 'any') {
+      guard(() => deleteTx.immediate(stream, expected));
+      // secure_delete zeroed the rows in the pages, but the WAL still holds
+      // the frames that first wrote them: copy everything into the main file
+      // and truncate the WAL so that no copy of the events survives.
+      const [checkpoint] = guard(() => db.pragma('wal_checkpoint(TRUNCATE)') as { busy: bigint }[]);
+      if (checkpoint === undefined || checkpoint.busy !== 0n) {
+        throw new StoreUnavailableError(`stream ${stream} is deleted, but a reader kept the WAL from being checkpointed: its events stay in the WAL until the next checkpoint`);
+      }
+    },
+
+    async headPosition() {
+      return guard(headPosition);
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const follower of [...followers]) follower.stop();
+      stopPolling();
+      db.close();
+    },
+  };
+}
+
+function toRecordedEvent([position, stream, revision, id, type, data, metadata]: EventRow): RecordedEvent {
+  return {
+    id,
+    stream,
+    type,
+    revision,
+    position,
+    data: JSON.parse(data) as RecordedEvent['data'],
+    metadata: JSON.parse(metadata) as EventMetadata,
+  };
+}
+
+/** Driver failures (busy, I/O, closed connection) become `StoreUnavailableError`. */
+function guard<T>(work: () => T): T {
+  try {
+    return work();
+  } catch (error) {
+    if (error instanceof Database.SqliteError) throw new StoreUnavailableError(`sqlite: ${error.message}`, error);
+    if (error instanceof TypeError && /database connection is not open/.test(error.message)) {
+      throw new StoreUnavailableError('the event store is closed', error);
+    }
+    throw error;
+  }
+}

@@ -1,0 +1,206 @@
+import t from 'tap';
+import { randomUUID } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { NewEvent, RecordedEvent } from '../../src/store/port';
+import { StoreUnavailableError } from '../../src/store/port';
+import { expectationHolds, openSqliteStore, pageSize } from '../../src/store/sqlite';
+import { runStoreContract } from './contract';
+
+async function tempDir(): Promise<string> {
+  return mkdtemp(join(tmpdir(), 'rulevault-sqlite-'));
+}
+
+function event(type: string, data: NewEvent['data'] = {}): NewEvent {
+  return { type, data, metadata: { actor: 'system', at: '2026-11-22T00:00:00.000Z', request_id: 'sqlite-test', schema: 1 } };
+}
+
+runStoreContract(t, 'sqlite', async () => {
+  const dir = await tempDir();
+  const store = openSqliteStore(join(dir, 'events.db'));
+  return {
+    store,
+    traits: { erasesDeletedStreamsAtOnce: true },
+    async cleanup() {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+});
+
+t.test('expectationHolds', async (t) => {
+  t.ok(expectationHolds('any', undefined));
+  t.ok(expectationHolds('any', 3n));
+  t.ok(expectationHolds('no_stream', undefined));
+  t.notOk(expectationHolds('no_stream', 0n));
+  t.ok(expectationHolds('stream_exists', 0n));
+  t.notOk(expectationHolds('stream_exists', undefined));
+  t.ok(expectationHolds(2n, 2n));
+  t.notOk(expectationHolds(2n, 1n));
+  t.notOk(expectationHolds(0n, undefined));
+});
+
+t.test('pageSize defaults to 1000 and caps at 10000', async (t) => {
+  t.equal(pageSize(undefined), 1000);
+  t.equal(pageSize(5), 5);
+  t.equal(pageSize(50_000), 10_000);
+  t.equal(pageSize(0), 1);
+  t.equal(pageSize(Number.NaN), 1000);
+});
+
+t.test('readAll caps a page at 10000 events', async (t) => {
+  const dir = await tempDir();
+  const store = openSqliteStore(join(dir, 'events.db'));
+  t.teardown(async () => {
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  for (let i = 0; i < 12; i++) {
+    await store.append(`bulk-${i}`, Array.from({ length: 1000 }, (_, n) => event('Bulk', { n })), 'no_stream');
+  }
+  t.equal((await store.readAll({ limit: 1_000_000 })).length, 10_000);
+  t.equal((await store.readAll()).length, 1000);
+});
+
+t.test('creates the folder and file; an empty log has no head', async (t) => {
+  const dir = await tempDir();
+  const path = join(dir, 'nested', 'deeper', 'events.db');
+  const store = openSqliteStore(path);
+  t.teardown(async () => {
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  t.ok(existsSync(path));
+  t.equal(await store.headPosition(), undefined);
+  t.same(await store.readAll(), []);
+  t.match(store.description, /^sqlite:/);
+});
+
+t.test('reopening after close keeps everything', async (t) => {
+  const dir = await tempDir();
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const path = join(dir, 'events.db');
+  const first = openSqliteStore(path);
+  await first.append('rule-1', [event('RuleCreated', { name: 'ä' }), event('RuleUpdated')], 'no_stream');
+  await first.append('rule-2', [event('RuleCreated')], 'no_stream');
+  await first.append('secret-1', [event('SecretStored')], 'no_stream');
+  await first.deleteStream('secret-1');
+  const before = await first.readAll();
+  await first.close();
+  await first.close();
+
+  const second = openSqliteStore(path);
+  t.teardown(() => second.close());
+  t.same(await second.readAll(), before, 'the same events at the same positions');
+  t.equal((await second.append('rule-1', [event('RuleUpdated')], 1n)).nextRevision, 2n, 'revisions continue');
+  await t.rejects(second.append('secret-1', [event('SecretStored')], 'any'), { name: 'StreamDeletedError' }, 'deletion is remembered');
+  const head = await second.headPosition();
+  t.ok(head !== undefined && head > before[before.length - 1]!.position, 'positions continue');
+});
+
+t.test('a closed store ends its subscriptions and refuses work', async (t) => {
+  const dir = await tempDir();
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const store = openSqliteStore(join(dir, 'events.db'));
+  const delivered: RecordedEvent[] = [];
+  let caughtUp!: () => void;
+  const ready = new Promise<void>((resolve) => (caughtUp = resolve));
+  store.subscribe(undefined, { onEvent: (e) => void delivered.push(e), onCaughtUp: () => caughtUp() });
+  await ready;
+  await store.close();
+  await t.rejects(store.append('x', [event('Made')], 'any'), StoreUnavailableError);
+  await t.rejects(store.readAll(), StoreUnavailableError);
+  t.throws(() => store.subscribe(undefined, { onEvent: () => undefined }), StoreUnavailableError);
+  t.same(delivered, []);
+  // tap ends this process only if close() left no timers or handles behind.
+});
+
+t.test('a second connection on the same file: its appends reach subscriptions by polling', async (t) => {
+  const dir = await tempDir();
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const path = join(dir, 'events.db');
+  const service = openSqliteStore(path, { pollIntervalMs: 10 });
+  const operator = openSqliteStore(path);
+  t.teardown(async () => {
+    await operator.close();
+    await service.close();
+  });
+  await service.append('rule-a', [event('RuleCreated')], 'no_stream');
+  const delivered: RecordedEvent[] = [];
+  let notify = (): void => undefined;
+  const subscription = service.subscribe(undefined, {
+    onEvent(e) {
+      delivered.push(e);
+      notify();
+    },
+  });
+  t.teardown(() => subscription.close());
+  const deliveredCount = (n: number): Promise<void> =>
+    new Promise((resolve) => {
+      notify = () => delivered.length >= n && resolve();
+      notify();
+    });
+  await deliveredCount(1);
+  await operator.append('rule-b', [event('RuleCreated', { by: 'cli' })], 'no_stream');
+  await operator.append('rule-a', [event('RuleUpdated', { by: 'cli' })], 0n);
+  await deliveredCount(3);
+  t.same(delivered.map((e) => `${e.stream}@${e.revision}`), ['rule-a@0', 'rule-b@0', 'rule-a@1']);
+  await t.rejects(service.append('rule-a', [event('RuleUpdated')], 0n), { name: 'ConcurrencyError', actual: 1n }, 'the service sees the operator revision');
+});
+
+t.test('deleteStream leaves no copy of the events in the database, WAL or shm files', async (t) => {
+  const dir = await tempDir();
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const path = join(dir, 'events.db');
+  const store = openSqliteStore(path);
+  t.teardown(() => store.close());
+  const marker = `SEALED-${randomUUID()}`;
+  const stream = `secret-${randomUUID()}`;
+  await store.append('rule-1', [event('RuleCreated', { name: 'kept-rule' })], 'no_stream');
+  // Big enough to spill into overflow pages as well as small enough to share a page.
+  await store.append(stream, [event('SecretStored', { sealed: marker }), event('SecretRotated', { sealed: marker.repeat(200) })], 'no_stream');
+  await store.append('rule-1', [event('RuleUpdated', { note: 'written after the secret' })], 0n);
+  const rawFiles = async (): Promise<Buffer> =>
+    Buffer.concat(await Promise.all(['', '-wal', '-shm'].map((suffix) => readFile(path + suffix).catch(() => Buffer.alloc(0)))));
+  t.ok((await rawFiles()).includes(marker), 'the marker is on disk before the delete (the scan can see it)');
+
+  await store.deleteStream(stream);
+  t.notOk((await rawFiles()).includes(marker), 'no byte of the marker survives the delete');
+  t.ok((await rawFiles()).includes('kept-rule'), 'other events are still on disk');
+  t.equal((await store.readStream('rule-1')).length, 2);
+});
+
+/** Starts a racing child process; resolves with its stdout lines once it is ready. */
+function startRacer(path: string, stream: string, revision: bigint): Promise<{ go(): void; result: Promise<string> }> {
+  const proc = spawn(process.execPath, [join(__dirname, 'fixtures', 'store-child.js'), 'race', path, stream, String(revision)], {
+    stdio: ['pipe', 'pipe', 'inherit'],
+  });
+  const lines = createInterface({ input: proc.stdout })[Symbol.asyncIterator]();
+  return lines.next().then((ready) => {
+    if (ready.value !== 'ready') throw new Error(`racer said ${String(ready.value)}`);
+    return {
+      go: () => proc.stdin.end('go\n'),
+      result: lines.next().then((line) => String(line.value)),
+    };
+  });
+}
+
+t.test('processes appending at the same expected revision: exactly one wins', async (t) => {
+  const dir = await tempDir();
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const path = join(dir, 'events.db');
+  const store = openSqliteStore(path);
+  t.teardown(() => store.close());
+  await store.append('rule-raced', [event('RuleCreated')], 'no_stream');
+  const racers = await Promise.all(Array.from({ length: 4 }, () => startRacer(path, 'rule-raced', 0n)));
+  for (const racer of racers) racer.go();
+  const results = (await Promise.all(racers.map((racer) => racer.result))).sort();
+  t.same(results, ['lost 1', 'lost 1', 'lost 1', 'won'], 'one winner; the losers learn revision 1');
+  const events = await store.readStream('rule-raced');
+  t.same(events.map((e) => e.revision), [0n, 1n]);
+  t.equal(events[1]?.type, 'Raced');
+});
