@@ -4,6 +4,7 @@
  * A bad value throws a `ConfigError` naming the variable.
  */
 import { createHash } from 'node:crypto';
+import { LOG_LEVELS, type LogLevel } from './log';
 
 export interface Limits {
   /** Request body, bytes (413 above). */
@@ -36,6 +37,12 @@ export interface Config {
   readonly limits: Limits;
   /** Milliseconds a graceful shutdown waits for in-flight requests. */
   readonly shutdownGraceMs: number;
+  /** Milliseconds a client has to send its headers, and its whole request (slow clients are cut off). */
+  readonly headersTimeoutMs: number;
+  readonly requestTimeoutMs: number;
+  readonly logLevel: LogLevel;
+  /** Bearer token that may read /metrics besides admin keys; undefined: admin keys only. */
+  readonly metricsTokenHash: string | undefined;
 }
 
 export const DEFAULTS = {
@@ -50,6 +57,8 @@ export const DEFAULTS = {
     maxRegexLength: 1000,
   },
   shutdownGraceMs: 10_000,
+  headersTimeoutMs: 10_000,
+  requestTimeoutMs: 30_000,
 } as const;
 
 export class ConfigError extends Error {
@@ -72,10 +81,6 @@ export function loadConfig(env: Env = process.env): Config {
     ...originList(env, 'RULEVAULT_ALLOWED_ORIGINS'),
   ];
   if (publicUrl !== undefined) corsOrigins.push(publicOrigin(publicUrl));
-  const adminKey = nonEmpty(env, 'RULEVAULT_ADMIN_KEY');
-  if (adminKey !== undefined && adminKey.length < 32) {
-    throw new ConfigError('RULEVAULT_ADMIN_KEY', 'must be at least 32 characters (use 256 random bits, e.g. `openssl rand -base64 32`)');
-  }
   const config: Config = {
     port: integer(env, 'PORT', DEFAULTS.port, 0, 65535),
     host: nonEmpty(env, 'HOST') ?? DEFAULTS.host,
@@ -83,7 +88,7 @@ export function loadConfig(env: Env = process.env): Config {
     eventStore: eventStore(env, dataDir),
     masterKey: nonEmpty(env, 'RULEVAULT_MASTER_KEY'),
     newMasterKey: nonEmpty(env, 'RULEVAULT_NEW_MASTER_KEY'),
-    adminKeyHash: adminKey === undefined ? undefined : sha256Hex(adminKey),
+    adminKeyHash: optionalSecretHash(env, 'RULEVAULT_ADMIN_KEY'),
     corsOrigins: Object.freeze([...new Set(corsOrigins)]),
     publicUrl,
     limits: Object.freeze({
@@ -94,6 +99,10 @@ export function loadConfig(env: Env = process.env): Config {
       maxRegexLength: integer(env, 'RULEVAULT_MAX_REGEX_LENGTH', DEFAULTS.limits.maxRegexLength, 1, 100_000),
     }),
     shutdownGraceMs: integer(env, 'RULEVAULT_SHUTDOWN_GRACE_MS', DEFAULTS.shutdownGraceMs, 0, 600_000),
+    headersTimeoutMs: integer(env, 'RULEVAULT_HEADERS_TIMEOUT_MS', DEFAULTS.headersTimeoutMs, 100, 600_000),
+    requestTimeoutMs: integer(env, 'RULEVAULT_REQUEST_TIMEOUT_MS', DEFAULTS.requestTimeoutMs, 100, 3_600_000),
+    logLevel: logLevel(env),
+    metricsTokenHash: optionalSecretHash(env, 'RULEVAULT_METRICS_TOKEN'),
   };
   return Object.freeze(config);
 }
@@ -105,6 +114,24 @@ export function sha256Hex(text: string): string {
 function nonEmpty(env: Env, name: string): string | undefined {
   const value = env[name]?.trim();
   return value === undefined || value === '' ? undefined : value;
+}
+
+/** A bearer secret from the environment, kept only as its SHA-256. */
+function optionalSecretHash(env: Env, name: string): string | undefined {
+  const value = nonEmpty(env, name);
+  if (value === undefined) return undefined;
+  if (value.length < 32) {
+    throw new ConfigError(name, 'must be at least 32 characters (use 256 random bits, e.g. `openssl rand -base64 32`)');
+  }
+  return sha256Hex(value);
+}
+
+function logLevel(env: Env): LogLevel {
+  const value = nonEmpty(env, 'LOG_LEVEL') ?? 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(value)) {
+    throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${value}"`);
+  }
+  return value as LogLevel;
 }
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {

@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig, type Config } from './config';
 import { createApp } from './http/app';
 import { createLogger, type Logger } from './log';
+import { createMetrics } from './metrics';
 import { createReadModel, type ReadModel } from './read-model';
 import { createApiKeyCommands } from './service/api-key-commands';
 import { createCatalogCommands } from './service/catalog-commands';
@@ -58,7 +59,8 @@ export async function startNode(config: Config, options: NodeOptions = {}): Prom
   const vault = createVaultCommands({ bus, store, readModel, runtime, sealer });
   const apiKeys = createApiKeyCommands({ bus, readModel, runtime });
   const queries = createQueries(store, readModel);
-  const app = createApp({ config, readModel, catalog, vault, apiKeys, queries, sealer, logger });
+  const metrics = createMetrics(readModel, store);
+  const app = createApp({ config, readModel, catalog, vault, apiKeys, queries, sealer, logger, metrics });
 
   const server = await listen(app, config);
   const address = server.address() as AddressInfo;
@@ -87,6 +89,7 @@ export async function startNode(config: Config, options: NodeOptions = {}): Prom
       announce(`RuleVault created an admin API key (id ${created.id}). It is shown only this once:\n\n  ${created.key}\n`);
     }
     readModel.markCaughtUp();
+    metrics.setReplaySeconds((Date.now() - startedAt) / 1000);
     logger.info('ready', {
       url,
       store: store.description,
@@ -116,9 +119,9 @@ function listen(app: ReturnType<typeof createApp>, config: Config): Promise<Serv
     const server = app.listen(config.port, config.host);
     server.once('listening', () => resolve(server));
     server.once('error', reject);
-    // Slow clients are cut off: headers within 10 s, the whole request within 30 s.
-    server.headersTimeout = 10_000;
-    server.requestTimeout = 30_000;
+    // Slow clients (slow-loris) are cut off.
+    server.headersTimeout = config.headersTimeoutMs;
+    server.requestTimeout = config.requestTimeoutMs;
     server.keepAliveTimeout = 5_000;
   });
 }
@@ -147,7 +150,7 @@ async function main(): Promise<void> {
     }
     throw error;
   }
-  const logger = createLogger();
+  const logger = createLogger(undefined, config.logLevel);
   let node: RunningNode;
   try {
     node = await startNode(config, { logger });

@@ -26,6 +26,9 @@ t.test('bad settings stop start-up naming the variable', async (t) => {
     [{ RULEVAULT_PUBLIC_URL: 'not a url' }, 'RULEVAULT_PUBLIC_URL', /not an http\(s\) URL/],
     [{ RULEVAULT_ADMIN_KEY: 'short' }, 'RULEVAULT_ADMIN_KEY', /at least 32 characters/],
     [{ RULEVAULT_MAX_FIELDS: '0' }, 'RULEVAULT_MAX_FIELDS', /between/],
+    [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL', /must be one of fatal, error, warn, info, debug, trace, silent/],
+    [{ RULEVAULT_METRICS_TOKEN: 'short' }, 'RULEVAULT_METRICS_TOKEN', /at least 32 characters/],
+    [{ RULEVAULT_REQUEST_TIMEOUT_MS: '5' }, 'RULEVAULT_REQUEST_TIMEOUT_MS', /between 100 and/],
   ];
   for (const [env, variable, message] of cases) {
     t.throws(() => loadConfig(env), ConfigError, `${variable} rejected`);

@@ -50,6 +50,8 @@ export interface FieldSlot extends InputView {
   textAtoms: number;
   numAtoms: number;
   boolAtoms: number;
+  /** Values named by equals/in atoms on this field, with how many atoms name each: the selectivity estimate. */
+  readonly named: Map<string | number, number>;
   readonly textEq: Map<string, Atom[]>;
   readonly numEq: Map<number, Atom[]>;
   readonly boolTrue: Atom[];
@@ -66,10 +68,32 @@ export interface FieldSlot extends InputView {
 
 export function createFieldSlot(name: string): FieldSlot {
   return {
-    name, epoch: 0, refs: 0, text: '', num: NaN, bool: -1, textAtoms: 0, numAtoms: 0, boolAtoms: 0,
+    name, epoch: 0, refs: 0, text: '', num: NaN, bool: -1, textAtoms: 0, numAtoms: 0, boolAtoms: 0, named: new Map(),
     textEq: new Map(), numEq: new Map(), boolTrue: [], boolFalse: [],
     above: [], below: [], between: [], scan: [],
   };
+}
+
+/** The values an equals/in predicate names (none for other kinds). */
+export function namedValues(pred: Predicate): Iterable<string | number> {
+  switch (pred.kind) {
+    case Kind.TEXT_EQ: return [pred.text];
+    case Kind.TEXT_IN: return pred.texts;
+    case Kind.NUM_EQ: return [pred.num];
+    case Kind.NUM_IN: return pred.nums;
+    default: return [];
+  }
+}
+
+/**
+ * Estimated share of requests for which an equals/in predicate holds,
+ * assuming requests spread over the values rules name: items / distinct
+ * values named on the field (1 when the field is new to the rule set).
+ */
+export function estimateShare(slot: FieldSlot | undefined, pred: Predicate): number {
+  const items = pred.kind === Kind.TEXT_IN ? pred.texts.size : pred.kind === Kind.NUM_IN ? pred.nums.size : 1;
+  const distinct = slot === undefined ? 0 : slot.named.size;
+  return distinct === 0 ? 1 : Math.min(1, items / distinct);
 }
 
 export type View = 'text' | 'num' | 'bool';

@@ -4,12 +4,15 @@
  */
 import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import { pinoHttp } from 'pino-http';
 import { AppError } from '../errors';
 import { ADMIN_SURFACE, PUBLIC_SURFACE, createOriginPolicy } from './cors';
 import type { HttpDeps } from './deps';
 import { toErrorAnswer } from './errors';
 import { auditRouter } from './routes/audit';
+import { metricsRouter } from './routes/metrics';
 import { contextsRouter } from './routes/contexts';
+import { docsRouter } from './routes/docs';
 import { promptsRouter } from './routes/prompts';
 import { publicRouter } from './routes/public';
 import { rulesRouter } from './routes/rules';
@@ -27,19 +30,42 @@ export function createApp(deps: HttpDeps): express.Express {
   // Accept the caller's request id when it is sane, otherwise mint one; echo it back.
   app.use((req: Request, res: Response, next: NextFunction) => {
     const given = req.get('x-request-id');
-    res.locals.requestId = given !== undefined && REQUEST_ID.test(given) ? given : randomUUID();
-    res.set('X-Request-Id', res.locals.requestId as string);
+    const id = given !== undefined && REQUEST_ID.test(given) ? given : randomUUID();
+    res.locals.requestId = id;
+    (req as { id?: string }).id = id;
+    res.set('X-Request-Id', id);
+    next();
+  });
+
+  // One log line and one metrics observation per request, when it finishes.
+  app.use(pinoHttp({
+    logger: deps.logger.pino,
+    quietReqLogger: true,
+    quietResLogger: true,
+    customSuccessMessage: () => 'request',
+    customErrorMessage: () => 'request failed',
+    customSuccessObject: (req, res, value: { responseTime: number }) => requestLine(req as Request, res as Response, value.responseTime),
+    customErrorObject: (req, res, _error, value: { responseTime: number }) => requestLine(req as Request, res as Response, value.responseTime),
+  }));
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const started = process.hrtime.bigint();
+    res.once('finish', () => {
+      const seconds = Number(process.hrtime.bigint() - started) / 1e9;
+      deps.metrics.observeRequest(req.method, routeOf(req), res.statusCode, seconds);
+    });
     next();
   });
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
+  app.use(metricsRouter(deps));
   app.get('/readyz', (_req, res) => {
     const position = readModel.position?.toString() ?? null;
     if (readModel.caughtUp) res.json({ status: 'ready', position });
     else res.status(503).json({ err: 'not ready: the read models are catching up with the log', position });
   });
+  app.use(docsRouter());
 
   const publicPolicy = createOriginPolicy(config.corsOrigins, PUBLIC_SURFACE);
   const adminPolicy = createOriginPolicy(config.corsOrigins, ADMIN_SURFACE);
@@ -81,4 +107,22 @@ export function createApp(deps: HttpDeps): express.Express {
     res.status(answer.status).json({ err: answer.message });
   });
   return app;
+}
+
+/** The matched route pattern (never the raw path: ids would explode label and log cardinality). */
+function routeOf(req: Request): string {
+  const path = (req.route as { path?: unknown } | undefined)?.path;
+  return typeof path === 'string' ? path : 'unmatched';
+}
+
+/** The fields of a request's log line: never a body, a header or a key, only the key's id. */
+function requestLine(req: Request, res: Response, responseTime: number) {
+  return {
+    request_id: res.locals.requestId,
+    method: req.method,
+    route: routeOf(req),
+    status: res.statusCode,
+    duration_ms: responseTime,
+    key_id: res.locals.keyId ?? null,
+  };
 }

@@ -4,6 +4,7 @@ import { authenticate, authorize, type Principal } from '../auth';
 import type { Config } from '../config';
 import type { Scope } from '../events';
 import type { Logger } from '../log';
+import type { Metrics } from '../metrics';
 import type { ReadModel } from '../read-model';
 import type { ApiKeyCommands } from '../service/api-key-commands';
 import type { CatalogCommands } from '../service/catalog-commands';
@@ -21,6 +22,7 @@ export interface HttpDeps {
   readonly queries: Queries;
   readonly sealer: Sealer;
   readonly logger: Logger;
+  readonly metrics: Metrics;
 }
 
 /** Authenticates the caller and checks one scope; throws 401/403 as AppError. */

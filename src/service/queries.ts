@@ -1,17 +1,19 @@
 /** Admin reads: listings, single records, rule history and the audit log page. */
 import { evolveRules } from '../../projections/rules';
+import { readEventPage } from '../audit/audit-log';
+import { parseEventQuery, type EventQueryText } from '../audit/event-filter';
+import { eventView } from '../audit/event-view';
 import type { RuleRecord } from '../../projections';
 import { badRequest, notFound } from '../errors';
 import { streams, type RuleBody, type RuleEvent, type StoredEvent } from '../events';
 import { parseVersion } from '../prompts/semver';
 import type { ReadModel } from '../read-model';
-import { parseJsonPosition, toJsonPosition, type EventStore, type Json, type RecordedEvent } from '../store/port';
+import type { EventStore, Json } from '../store/port';
 import { apiKeyView, contextAdminView, promptAdminView, ruleView, secretView } from './views';
 
 const RULE_MEMBERS: readonly (keyof RuleBody)[] = [
   'name', 'description', 'status', 'group_operator', 'condition_groups', 'entities',
 ];
-export const AUDIT_PAGE = { default: 100, max: 1000 } as const;
 
 export function createQueries(store: EventStore, readModel: ReadModel) {
   const state = readModel.state;
@@ -60,34 +62,11 @@ export function createQueries(store: EventStore, readModel: ReadModel) {
     listSecrets: () => ({ secrets: [...state.vault.secrets.values()].sort(byId).map(secretView) }),
     listApiKeys: () => ({ api_keys: [...state.apiKeys.byId.values()].sort(byId).map(apiKeyView) }),
 
-    /** A page of the log; secret values appear only sealed, as they are stored. */
-    async auditEvents(query: { after?: string; limit?: string }) {
-      const after = query.after === undefined ? undefined : parseJsonPosition(query.after);
-      if (query.after !== undefined && after === undefined) throw badRequest('after must be a log position (a whole number)');
-      const limit = query.limit === undefined ? AUDIT_PAGE.default : Number(query.limit);
-      if (!Number.isInteger(limit) || limit < 1 || limit > AUDIT_PAGE.max) {
-        throw badRequest(`limit must be a whole number from 1 to ${AUDIT_PAGE.max}`);
-      }
-      const events = await store.readAll({ after, limit });
-      const last = events[events.length - 1];
-      return {
-        events: events.map((e) => ({ stream: e.stream, ...eventView(e) })),
-        next: events.length === limit && last !== undefined ? toJsonPosition(last.position) : null,
-      };
-    },
-  };
-}
-
-function eventView(event: RecordedEvent) {
-  return {
-    type: event.type,
-    revision: toJsonPosition(event.revision),
-    position: toJsonPosition(event.position),
-    actor: event.metadata.actor,
-    at: event.metadata.at,
-    request_id: event.metadata.request_id,
-    data: event.data,
-    metadata: event.metadata,
+    /**
+     * A page of the log, optionally filtered by stream, type, actor and time
+     * (src/audit/event-filter.ts); secret values appear only sealed, as stored.
+     */
+    auditEvents: (query: EventQueryText) => readEventPage(store, parseEventQuery(query)),
   };
 }
 

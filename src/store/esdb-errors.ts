@@ -18,7 +18,7 @@ interface ClientError {
  * Unknown errors pass through unchanged.
  */
 export function mapClientError(error: unknown, stream: string | undefined, expected: ExpectedRevision = 'any'): unknown {
-  if (!(error instanceof Error)) return error;
+  if (!(error instanceof Error) || error instanceof StoreUnavailableError) return error;
   const { type, actualVersion } = error as ClientError;
   if (type === 'wrong-expected-version' && stream !== undefined) {
     return new ConcurrencyError(stream, expected, typeof actualVersion === 'bigint' && actualVersion >= 0n ? actualVersion : undefined);

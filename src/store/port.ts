@@ -83,14 +83,17 @@ export interface EventStore {
   /**
    * Appends events to one stream atomically. Throws `ConcurrencyError` when
    * `expected` does not hold, `StreamDeletedError` when the stream was deleted.
-   * Resolves only once the events are durable.
+   * Resolves only once the events are durable. `events` must not be empty.
    */
   append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
   /** All events of one stream from `fromRevision` (inclusive). [] when it does not exist. */
   readStream(stream: string, options?: { readonly fromRevision?: bigint }): Promise<RecordedEvent[]>;
   /** One page of the whole log in position order, after `options.after`. */
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
-  /** Catch-up subscription to the whole log after `after` (exclusive), then live. */
+  /**
+   * Catch-up subscription to the whole log after `after` (exclusive), then
+   * live. Handlers are never called before `subscribe` returns.
+   */
   subscribe(after: bigint | undefined, handlers: SubscriptionHandlers): Subscription;
   /**
    * Deletes a stream for good (EventStoreDB: tombstone). Later reads answer
@@ -98,7 +101,10 @@ export interface EventStore {
    * for when the events leave the physical log.
    */
   deleteStream(stream: string, expected?: ExpectedRevision): Promise<void>;
-  /** Position of the newest event in the log, undefined when empty. */
+  /**
+   * Position of the newest event in the log, undefined when empty. On a store
+   * that erases deleted streams at once it may move backwards after a delete.
+   */
   headPosition(): Promise<bigint | undefined>;
   close(): Promise<void>;
 }

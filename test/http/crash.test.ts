@@ -5,7 +5,7 @@
 import t from 'tap';
 import { client } from '../support/http';
 import { removeDir, startTestNode, tempDir, testEnv } from '../support/node';
-import { freePort, spawnService } from '../support/process';
+import { exited, freePort, spawnService } from '../support/process';
 
 t.test('kill -9 during writes loses no acknowledged write', async (t) => {
   const dir = tempDir();
@@ -34,7 +34,7 @@ t.test('kill -9 during writes loses no acknowledged write', async (t) => {
     }
   }
   await Promise.all([0, 1, 2, 3].map(writer));
-  await new Promise((resolve) => service.child.once('exit', resolve));
+  await exited(service.child);
   t.ok(acknowledged.length >= 60, `${acknowledged.length} writes acknowledged before the kill`);
 
   const restarted = await startTestNode(env);

@@ -293,3 +293,27 @@ t.test('the stand-in speaks the rest of the protocol the client uses', async (t)
   const next = await client.appendToStream(stream, jsonEvent({ type: 'Keep', data: { n: 3 } }), { expectedRevision: 'no_stream' });
   t.equal(next.nextExpectedRevision, 3n, 'and can be written again, continuing its revisions');
 });
+
+t.test('a slow subscriber holds the server back and still gets every event in order', async (t) => {
+  const standin = await startedStandin(t);
+  const store = createEsdbStore(standin.connectionString);
+  t.teardown(() => store.close());
+  // 1 MB in all: far more than the HTTP/2 flow-control window and the streams' buffers.
+  const padding = 'x'.repeat(1_000);
+  for (let batch = 0; batch < 10; batch++) {
+    await store.append(`apikey-${batch}`, Array.from({ length: 100 }, (_, i) => event('ApiKeyCreated', { n: batch * 100 + i, padding })), 'no_stream');
+  }
+  const seen: number[] = [];
+  const all = condition(() => seen.length === 1_000, 'all 1000 events');
+  const subscription = store.subscribe(undefined, {
+    async onEvent(e) {
+      // Yield to the event loop per event so the gRPC buffers fill and the server must wait for drain.
+      await new Promise((resolve) => setImmediate(resolve));
+      seen.push(e.data['n'] as number);
+      all.poke();
+    },
+  });
+  t.teardown(() => subscription.close());
+  await all.wait();
+  t.same(seen, Array.from({ length: 1_000 }, (_, n) => n));
+});

@@ -4,7 +4,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { loadConfig } from '../../src/config';
-import { silentLogger } from '../../src/log';
+import { silentLogger, type Logger } from '../../src/log';
 import { startNode, type RunningNode } from '../../src/main';
 
 export interface TestNode {
@@ -38,11 +38,11 @@ export function testEnv(dataDir: string, overrides: Record<string, string> = {})
   };
 }
 
-export async function startTestNode(env?: Record<string, string>): Promise<TestNode> {
+export async function startTestNode(env?: Record<string, string>, logger: Logger = silentLogger): Promise<TestNode> {
   const dataDir = env?.RULEVAULT_DATA_DIR ?? tempDir();
   const fullEnv = env ?? testEnv(dataDir);
   const announced: string[] = [];
-  const node = await startNode(loadConfig(fullEnv), { logger: silentLogger, announce: (text) => announced.push(text) });
+  const node = await startNode(loadConfig(fullEnv), { logger, announce: (text) => announced.push(text) });
   await node.ready;
   return {
     url: node.url,

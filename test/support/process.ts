@@ -36,6 +36,12 @@ export async function spawnService(env: Record<string, string>, port: number): P
   throw new Error(`service did not become ready: ${output}`);
 }
 
+/** Resolves with the exit code (null when killed by a signal) once the child has exited, even if it already has. */
+export function exited(child: ChildProcess): Promise<number | null> {
+  if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
+  return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
+}
+
 /** Runs the CLI to completion; resolves with its exit code and output. */
 export function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve) => {

@@ -1,17 +1,67 @@
-/** The audit log, paged by position (scope admin). */
-import { Router } from 'express';
-import { badRequest } from '../../errors';
+/**
+ * The auditor's routes: the filtered log and the live digest (scope admin),
+ * evaluate as of a point (admin), and explain (admin or evaluate).
+ */
+import { Router, type Request, type Response } from 'express';
+import { authenticate, type Principal } from '../../auth';
+import { digestState } from '../../audit/digest';
+import { createAuditService, explainLive, type AuditService } from '../../audit/service';
+import { AppError, badRequest } from '../../errors';
+import { openStore } from '../../store/open-store';
 import { authorizeRequest, type HttpDeps } from '../deps';
 
-export function auditRouter(deps: HttpDeps): Router {
+const EVENT_PARAMS = ['after', 'limit', 'stream', 'type', 'actor', 'from', 'to'] as const;
+
+/**
+ * `deps.audit` is the audit service over the node's own store. Until the
+ * composition root passes it, the router builds one over a second handle on
+ * the configured store, opened at the first audit evaluate.
+ */
+export function auditRouter(deps: HttpDeps & { readonly audit?: AuditService }): Router {
   const router = Router();
+  let fallback: Promise<AuditService> | undefined;
+  const service = (): Promise<AuditService> => {
+    if (deps.audit !== undefined) return Promise.resolve(deps.audit);
+    fallback ??= openStore(deps.config.eventStore).then((store) =>
+      createAuditService({ store, readModel: deps.readModel, limits: deps.config.limits }));
+    return fallback;
+  };
+
   router.get('/api/audit/events', async (req, res) => {
     authorizeRequest(deps, req, res, 'admin');
-    const { after, limit } = req.query;
-    if ((after !== undefined && typeof after !== 'string') || (limit !== undefined && typeof limit !== 'string')) {
-      throw badRequest('after and limit must each be given once');
+    const query: Record<string, string> = {};
+    for (const name of EVENT_PARAMS) {
+      const value = req.query[name];
+      if (value === undefined) continue;
+      if (typeof value !== 'string') throw badRequest(`${name} must be given once`);
+      query[name] = value;
     }
-    res.json(await deps.queries.auditEvents({ after, limit }));
+    res.json(await deps.queries.auditEvents(query));
+  });
+
+  router.get('/api/audit/digest', (req, res) => {
+    authorizeRequest(deps, req, res, 'admin');
+    res.json(digestState(deps.readModel.state));
+  });
+
+  router.post('/api/audit/evaluate', async (req, res) => {
+    authorizeRequest(deps, req, res, 'admin');
+    res.json(await (await service()).evaluateAsOf(req.body));
+  });
+
+  router.post('/api/rule-engine/explain', (req, res) => {
+    authorizeAny(deps, req, res, ['admin', 'evaluate']);
+    res.json(explainLive(deps.readModel, deps.config.limits, req.body));
   });
   return router;
+}
+
+/** Authenticates, then requires one of `scopes` (401/403 as AppError). */
+function authorizeAny(deps: HttpDeps, req: Request, res: Response, scopes: readonly Principal['scopes'][number][]): Principal {
+  const principal = authenticate(req.headers.authorization, deps.readModel.state.apiKeys, deps.config.adminKeyHash);
+  res.locals.keyId = principal.id;
+  if (!scopes.some((scope) => principal.scopes.includes(scope))) {
+    throw new AppError('forbidden', `this API key lacks the ${scopes.join(' or ')} scope`);
+  }
+  return principal;
 }

@@ -1,0 +1,47 @@
+/**
+ * GET /api/audit/events minus HTTP: one page of the log that passes the
+ * filter. A filtered page is filled by reading the store page after page
+ * until `limit` events match or the log ends, so a short page means the end
+ * (`next: null`). Only a request that scans more than `scanBudget` events
+ * stops early, and then says so: `next` is where the scan stopped and
+ * `scan_limit_reached` is true, so a caller continues from there.
+ */
+import { eventView } from './event-view';
+import { toJsonPosition, type EventStore } from '../store/port';
+import { isEmptyFilter, matchesFilter, type EventQuery } from './event-filter';
+
+/** Events one request may scan for a filtered page (about half a second on SQLite). */
+export const SCAN_BUDGET = 100_000;
+const READ_PAGE = 1000;
+
+export interface EventPage {
+  events: (ReturnType<typeof eventView> & { stream: string })[];
+  /** Pass as `after` to continue; null at the end of the log. */
+  next: string | null;
+  /** Present (true) only when the scan budget ran out before `limit` matches. */
+  scan_limit_reached?: true;
+}
+
+/** One page of the (filtered) log; secret values appear only sealed, as stored. */
+export async function readEventPage(store: EventStore, query: EventQuery, scanBudget = SCAN_BUDGET): Promise<EventPage> {
+  const filtered = !isEmptyFilter(query.filter);
+  const events: EventPage['events'] = [];
+  let after = query.after;
+  let scanned = 0;
+  for (;;) {
+    // Unfiltered: exactly the rest of the page; filtered: full store pages.
+    const want = filtered ? READ_PAGE : query.limit - events.length;
+    const page = await store.readAll({ after, limit: want });
+    for (const event of page) {
+      scanned += 1;
+      after = event.position;
+      if (!matchesFilter(query.filter, event)) continue;
+      events.push({ stream: event.stream, ...eventView(event) });
+      if (events.length === query.limit) return { events, next: toJsonPosition(event.position) };
+    }
+    if (page.length < want) return { events, next: null };
+    if (scanned >= scanBudget && after !== undefined) {
+      return { events, next: toJsonPosition(after), scan_limit_reached: true };
+    }
+  }
+}

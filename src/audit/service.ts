@@ -1,0 +1,74 @@
+/**
+ * The auditor's product minus HTTP: the filtered log, evaluate as of any
+ * point, explain, and the digest of the live read models. One function per
+ * route; every input is validated here (400 naming the member).
+ */
+import type { Limits } from '../config';
+import { isPlainObject } from '../domain/input';
+import { badRequest } from '../errors';
+import type { ReadModel } from '../read-model';
+import { evaluate, parseEvaluateRequest, type EvaluateRequest } from '../service/evaluate';
+import { toJsonPosition, type EventStore } from '../store/port';
+import { readEventPage } from './audit-log';
+import { digestState } from './digest';
+import { parseEventQuery, type EventQueryText } from './event-filter';
+import { explainRules } from './explain';
+import { createTimeTravel, parseAsOf, type TimeTravelOptions } from './time-travel';
+
+export interface AuditDeps {
+  readonly store: EventStore;
+  readonly readModel: ReadModel;
+  readonly limits: Pick<Limits, 'maxFields' | 'maxFieldKeyLength' | 'maxFieldValueLength'>;
+  readonly timeTravel?: TimeTravelOptions;
+}
+
+interface ExplainInput {
+  readonly request: EvaluateRequest;
+  readonly field: string | undefined;
+}
+
+function parseExplainInput(body: unknown, limits: AuditDeps['limits']): ExplainInput {
+  const request = parseEvaluateRequest(body, limits);
+  const field = (body as { field?: unknown }).field;
+  if (field !== undefined && typeof field !== 'string') throw badRequest('field must be a string (a field name)');
+  return { request, field };
+}
+
+/** The audit functions over one store and the node's live read model. */
+export function createAuditService({ store, readModel, limits, timeTravel: options }: AuditDeps) {
+  const timeTravel = createTimeTravel(store, options);
+  return {
+    /** A page of the log, filtered; see event-filter.ts and audit-log.ts. */
+    events: (query: EventQueryText) => readEventPage(store, parseEventQuery(query)),
+
+    /** What evaluate answered at `as_of`, optionally with the explanation. */
+    async evaluateAsOf(body: unknown) {
+      const { request, field } = parseExplainInput(body, limits);
+      const asOf = parseAsOf(isPlainObject(body) ? body.as_of : undefined);
+      const explain = (body as { explain?: unknown }).explain ?? false;
+      if (typeof explain !== 'boolean') throw badRequest('explain must be a boolean');
+      const point = await timeTravel.at(asOf);
+      const answer = evaluate(point.state, point.engine, request);
+      return {
+        ...answer,
+        as_of: { position: point.position === undefined ? null : toJsonPosition(point.position), at: point.at ?? null },
+        ...(explain ? { explain: explainRules(point.state.rules, request.fields, field) } : {}),
+      };
+    },
+
+    explain: (body: unknown) => explainLive(readModel, limits, body),
+    digest: () => digestState(readModel.state),
+  };
+}
+
+/** Per-rule, per-condition reasons against the live rules (POST /api/rule-engine/explain). */
+export function explainLive(readModel: ReadModel, limits: AuditDeps['limits'], body: unknown) {
+  const { request, field } = parseExplainInput(body, limits);
+  const state = readModel.state;
+  return {
+    position: state.position === undefined ? null : toJsonPosition(state.position),
+    rules: explainRules(state.rules, request.fields, field),
+  };
+}
+
+export type AuditService = ReturnType<typeof createAuditService>;

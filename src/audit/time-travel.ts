@@ -1,0 +1,209 @@
+/**
+ * The read models as they were at any point of the log, for audit evaluate.
+ *
+ * Design (fast for repeated queries, memory bounded by configuration, not by
+ * the log's length):
+ * 1. A point is a prefix of the log: every event up to a position, or, for a
+ *    time, the longest prefix whose events all have `metadata.at <= time`
+ *    (with a clock that never runs backwards: exactly the events at or
+ *    before that time).
+ * 2. A snapshot is the folded state of a prefix. Folds replace records and
+ *    never mutate them, so a snapshot is a shallow copy of the state's maps:
+ *    O(live resources), sharing every record with its neighbours.
+ * 3. Base checkpoints: while folding, a snapshot is kept every `spacing`
+ *    events of the log; when more than `maxCheckpoints` exist, every other
+ *    one is dropped and the spacing doubles. They stay evenly spread over
+ *    the log, so a query never folds more than about
+ *    events / maxCheckpoints * 2 events.
+ * 4. Points: an LRU of the last `maxPoints` snapshots that answered a query,
+ *    so repeated questions about the same moment read one small page (to see
+ *    that nothing lies between) and fold nothing.
+ * 5. A query starts from the nearest snapshot at or before its point, clones
+ *    it only if there are events to fold, folds forward page by page, and
+ *    evaluates with a scan engine (rule-check.ts) over that state's rules:
+ *    no index to build, conditions compiled once per rule record.
+ *
+ * Caveat: on the embedded store an erased secret's stream leaves the log, so
+ * snapshots taken before an erasure still hold that secret's sealed record.
+ * Audit evaluate reads rules, contexts and prompts only.
+ */
+import { evolve, initialState, type CatalogState } from '../../projections';
+import type { Engine } from '../engine/types';
+import { badRequest } from '../errors';
+import type { EventStore, RecordedEvent } from '../store/port';
+import { createScanEngine } from './rule-check';
+
+export type AsOf =
+  | { readonly kind: 'position'; readonly position: bigint }
+  | { readonly kind: 'time'; readonly at: string };
+
+export interface PointInTime {
+  readonly state: CatalogState;
+  readonly engine: Engine;
+  /** Position of the last event in the prefix; undefined for the empty prefix. */
+  readonly position: bigint | undefined;
+  /** `metadata.at` of that event; undefined for the empty prefix. */
+  readonly at: string | undefined;
+}
+
+export interface TimeTravelOptions {
+  /** Events between base checkpoints at first (it doubles as they thin out). */
+  readonly checkpointEvery?: number;
+  /** Base checkpoints kept at most. */
+  readonly maxCheckpoints?: number;
+  /** Queried points kept, least recently used evicted. */
+  readonly maxPoints?: number;
+  /** Events read per store call while folding. */
+  readonly pageSize?: number;
+}
+
+export interface TimeTravel {
+  at(asOf: AsOf): Promise<PointInTime>;
+  /** Sizes, for tests and the benchmark: how much is held. */
+  stats(): { checkpoints: number; points: number; spacing: number };
+}
+
+interface Snapshot {
+  readonly state: CatalogState;
+  readonly position: bigint | undefined;
+  readonly at: string | undefined;
+  /** Greatest `metadata.at` in the prefix ('' when empty): time queries start below it. */
+  readonly maxAt: string;
+  /** Events in the prefix. */
+  readonly ordinal: number;
+  engine?: Engine;
+}
+
+const DEFAULTS = { checkpointEvery: 1000, maxCheckpoints: 128, maxPoints: 32, pageSize: 1000 } as const;
+/** The first read after a snapshot is small: a repeated or nearby point is usually right there. */
+const FIRST_PAGE = 64;
+
+/**
+ * Parses `as_of`: a log position (a whole number, or its decimal string) or
+ * an ISO 8601 time with a time zone. Throws a 400 naming `as_of`.
+ */
+export function parseAsOf(value: unknown): AsOf {
+  if (typeof value === 'number') {
+    if (Number.isSafeInteger(value) && value >= 0) return { kind: 'position', position: BigInt(value) };
+    throw badRequest('as_of must be a log position (a whole number) or an ISO 8601 time');
+  }
+  if (typeof value !== 'string' || value === '') {
+    throw badRequest('as_of is required: a log position (a whole number) or an ISO 8601 time');
+  }
+  if (/^[0-9]+$/.test(value)) {
+    if (value.length > 20) throw badRequest('as_of is too large for a log position');
+    return { kind: 'position', position: BigInt(value) };
+  }
+  const ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
+  const ms = Date.parse(value);
+  if (!ISO.test(value) || !Number.isFinite(ms)) {
+    throw badRequest('as_of must be a log position (a whole number) or an ISO 8601 time with a zone, like 2026-01-31T12:00:00Z');
+  }
+  return { kind: 'time', at: new Date(ms).toISOString() };
+}
+
+/** A snapshot's own copy of the maps; records are shared (folds replace them, never mutate). */
+function cloneState(state: CatalogState): CatalogState {
+  return {
+    position: state.position,
+    rules: new Map(state.rules),
+    contexts: new Map(state.contexts),
+    prompts: new Map(state.prompts),
+    vault: {
+      secrets: new Map(state.vault.secrets),
+      idsByKey: new Map(state.vault.idsByKey),
+      erasurePending: new Set(state.vault.erasurePending),
+      keyring: state.vault.keyring,
+    },
+    apiKeys: { byId: new Map(state.apiKeys.byId), byHash: new Map(state.apiKeys.byHash) },
+  };
+}
+
+/** Orders snapshots by position, the empty prefix first. */
+function before(a: bigint | undefined, b: bigint | undefined): boolean {
+  if (a === undefined) return b !== undefined;
+  return b !== undefined && a < b;
+}
+
+/** Time travel over `store`; see the header for the design. */
+export function createTimeTravel(store: EventStore, options: TimeTravelOptions = {}): TimeTravel {
+  const maxCheckpoints = Math.max(2, options.maxCheckpoints ?? DEFAULTS.maxCheckpoints);
+  const maxPoints = Math.max(1, options.maxPoints ?? DEFAULTS.maxPoints);
+  const pageSize = options.pageSize ?? DEFAULTS.pageSize;
+  let spacing = Math.max(1, options.checkpointEvery ?? DEFAULTS.checkpointEvery);
+  const empty: Snapshot = { state: initialState(), position: undefined, at: undefined, maxAt: '', ordinal: 0 };
+  /** Base checkpoints by ordinal. */
+  const checkpoints = new Map<number, Snapshot>();
+  /** Queried points by position, in recency order (Map keeps insertion order). */
+  const points = new Map<string, Snapshot>();
+
+  function keepCheckpoint(snapshot: Snapshot): void {
+    checkpoints.set(snapshot.ordinal, snapshot);
+    if (checkpoints.size <= maxCheckpoints) return;
+    spacing *= 2;
+    for (const ordinal of checkpoints.keys()) if (ordinal % spacing !== 0) checkpoints.delete(ordinal);
+  }
+
+  function keepPoint(snapshot: Snapshot): void {
+    const key = String(snapshot.position);
+    points.delete(key);
+    points.set(key, snapshot);
+    if (points.size > maxPoints) points.delete(points.keys().next().value!);
+  }
+
+  /** The latest snapshot whose prefix lies inside the point asked for. */
+  function start(asOf: AsOf): Snapshot {
+    let best = empty;
+    const consider = (s: Snapshot) => {
+      const inside = asOf.kind === 'position' ? s.position === undefined || s.position <= asOf.position : s.maxAt <= asOf.at;
+      if (inside && before(best.position, s.position)) best = s;
+    };
+    for (const s of checkpoints.values()) consider(s);
+    for (const s of points.values()) consider(s);
+    return best;
+  }
+
+  const beyond = (asOf: AsOf, event: RecordedEvent) =>
+    asOf.kind === 'position' ? event.position > asOf.position : event.metadata.at > asOf.at;
+
+  async function fold(from: Snapshot, asOf: AsOf): Promise<Snapshot> {
+    let working: CatalogState | undefined;
+    let { position, at, maxAt, ordinal } = from;
+    let limit = FIRST_PAGE;
+    for (;;) {
+      const page = await store.readAll({ after: position, limit });
+      for (const event of page) {
+        if (beyond(asOf, event)) return finish();
+        working ??= cloneState(from.state);
+        evolve(working, event);
+        position = event.position;
+        at = event.metadata.at;
+        if (at > maxAt) maxAt = at;
+        ordinal += 1;
+        if (ordinal % spacing === 0 && !checkpoints.has(ordinal)) {
+          keepCheckpoint({ state: cloneState(working), position, at, maxAt, ordinal });
+        }
+      }
+      if (page.length < limit) return finish();
+      limit = pageSize;
+    }
+
+    function finish(): Snapshot {
+      if (working === undefined) return from;
+      const snapshot = { state: working, position, at, maxAt, ordinal };
+      keepPoint(snapshot);
+      return snapshot;
+    }
+  }
+
+  return {
+    async at(asOf) {
+      const from = start(asOf);
+      const snapshot = await fold(from, asOf);
+      if (snapshot === from && from !== empty && from.position !== undefined) keepPoint(from);
+      snapshot.engine ??= createScanEngine(snapshot.state.rules);
+      return { state: snapshot.state, engine: snapshot.engine, position: snapshot.position, at: snapshot.at };
+    },
+    stats: () => ({ checkpoints: checkpoints.size, points: points.size, spacing }),
+  };
+}

@@ -1,0 +1,621 @@
+/**
+ * The OpenAPI 3.1 description of every route, as a typed object. Schemas
+ * describe what the code answers (src/service/views.ts and friends), not
+ * what it could answer: response objects forbid unknown members, so the drift
+ * test (test/openapi) fails when an answer gains or loses a member.
+ */
+
+/** The subset of JSON Schema 2020-12 this document uses. */
+export interface SchemaObject {
+  readonly $ref?: string;
+  readonly type?: JsonType | readonly JsonType[];
+  readonly description?: string;
+  readonly format?: string;
+  readonly enum?: readonly (string | null)[];
+  readonly const?: string | null;
+  readonly pattern?: string;
+  readonly minLength?: number;
+  readonly maxLength?: number;
+  readonly minimum?: number;
+  readonly minItems?: number;
+  readonly maxItems?: number;
+  readonly uniqueItems?: boolean;
+  readonly items?: SchemaObject;
+  readonly properties?: { readonly [name: string]: SchemaObject };
+  readonly required?: readonly string[];
+  readonly additionalProperties?: boolean | SchemaObject;
+  readonly propertyNames?: SchemaObject;
+  readonly oneOf?: readonly SchemaObject[];
+  readonly anyOf?: readonly SchemaObject[];
+}
+
+type JsonType = 'object' | 'array' | 'string' | 'number' | 'integer' | 'boolean' | 'null';
+
+export interface MediaType {
+  readonly schema: SchemaObject;
+}
+
+export interface ResponseObject {
+  readonly description: string;
+  readonly content?: { readonly [mediaType: string]: MediaType };
+}
+
+export interface ParameterObject {
+  readonly name: string;
+  readonly in: 'path' | 'query' | 'header';
+  readonly required?: boolean;
+  readonly description?: string;
+  readonly schema: SchemaObject;
+}
+
+export interface OperationObject {
+  readonly operationId: string;
+  readonly summary: string;
+  readonly description?: string;
+  readonly tags: readonly string[];
+  /** `[]` for routes that need no key; absent means the document default (bearer). */
+  readonly security?: readonly { readonly [scheme: string]: readonly string[] }[];
+  readonly parameters?: readonly ParameterObject[];
+  readonly requestBody?: { readonly required: boolean; readonly content: { readonly [mediaType: string]: MediaType } };
+  readonly responses: { readonly [status: string]: ResponseObject };
+}
+
+export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
+export type PathItem = { readonly [M in HttpMethod]?: OperationObject };
+
+export interface OpenApiDocument {
+  readonly openapi: '3.1.0';
+  readonly info: { readonly title: string; readonly version: string; readonly description: string };
+  readonly security: readonly { readonly [scheme: string]: readonly string[] }[];
+  readonly tags: readonly { readonly name: string; readonly description: string }[];
+  readonly paths: { readonly [path: string]: PathItem };
+  readonly components: {
+    readonly securitySchemes: { readonly [name: string]: { readonly type: 'http'; readonly scheme: 'bearer'; readonly description: string } };
+    readonly schemas: { readonly [name: string]: SchemaObject };
+  };
+}
+
+// ---- schema helpers -------------------------------------------------------
+
+const ref = (name: string): SchemaObject => ({ $ref: `#/components/schemas/${name}` });
+const str: SchemaObject = { type: 'string' };
+const strings: SchemaObject = { type: 'array', items: str };
+const nullable = (schema: SchemaObject): SchemaObject => ({ anyOf: [schema, { type: 'null' }] });
+
+/** A closed object: every listed member present (unless `optional`), nothing else. */
+function record(properties: { [name: string]: SchemaObject }, optional: readonly string[] = []): SchemaObject {
+  return {
+    type: 'object',
+    properties,
+    required: Object.keys(properties).filter((name) => !optional.includes(name)),
+    additionalProperties: false,
+  };
+}
+
+/** A request body: unknown members are ignored by the service (SPEC 1), so they are allowed. */
+function input(properties: { [name: string]: SchemaObject }, required: readonly string[] = []): SchemaObject {
+  return { type: 'object', properties, required, additionalProperties: true };
+}
+
+const json = (schema: SchemaObject) => ({ 'application/json': { schema } });
+const answer = (description: string, schema: SchemaObject): ResponseObject => ({ description, content: json(schema) });
+const body = (schema: SchemaObject, required = true) => ({ required, content: json(schema) });
+
+const ERROR_MEANING = {
+  400: 'The request is malformed or breaks a limit; `err` names the member',
+  401: 'No API key, or the key is unknown or revoked',
+  403: 'The key lacks the scope, or the browser Origin is not allowed',
+  404: 'No such resource (or it is deleted)',
+  409: 'The If-Match revision is stale, or the write conflicts (duplicate key, version not greater)',
+  413: 'The request body is larger than RULEVAULT_MAX_BODY_BYTES',
+  503: 'The read models are still catching up with the log',
+} as const;
+type ErrorStatus = keyof typeof ERROR_MEANING;
+
+function errors(...statuses: ErrorStatus[]): { [status: string]: ResponseObject } {
+  return Object.fromEntries(statuses.map((status) => [String(status), answer(ERROR_MEANING[status], ref('Error'))]));
+}
+
+/** Every /api route authenticates, may be refused a browser origin, and waits for readiness. */
+const ADMIN_READ_ERRORS = [401, 403, 503] as const;
+const ADMIN_WRITE_ERRORS = [400, 401, 403, 413, 503] as const;
+
+const idParameter = (what: string): ParameterObject => ({ name: 'id', in: 'path', required: true, description: `the ${what} id`, schema: str });
+const ifMatch: ParameterObject = {
+  name: 'If-Match',
+  in: 'header',
+  description: 'the revision the change is based on (a bare number or a quoted ETag); 409 when the resource moved on',
+  schema: { type: 'string', pattern: '^\\s*(W/)?"?(0|[1-9][0-9]{0,18})"?\\s*$' },
+};
+
+// ---- component schemas ------------------------------------------------------
+
+const STATUS: SchemaObject = { type: 'string', enum: ['ACTIVE', 'INACTIVE'] };
+const LOGICAL: SchemaObject = { type: 'string', enum: ['AND', 'OR'] };
+const ENTITY_TYPE: SchemaObject = { type: 'string', enum: ['context', 'prompt', 'evaluation'] };
+const DATA_TYPE: SchemaObject = { type: 'string', enum: ['string', 'number', 'boolean'] };
+const OPERATOR: SchemaObject = {
+  type: 'string',
+  enum: ['equals', 'not_equals', 'contains', 'not_contains', 'starts_with', 'ends_with', 'regex', 'in', 'not_in', 'gt', 'gte', 'lt', 'lte', 'between'],
+};
+const SCOPE: SchemaObject = { type: 'string', enum: ['evaluate', 'secrets:read', 'admin'] };
+const META: SchemaObject = { type: 'object', description: 'any JSON object; a `__proto__` key stays plain data' };
+
+const provenance = {
+  created_by: ref('Actor'),
+  created_at: ref('Timestamp'),
+  updated_at: ref('Timestamp'),
+  revision: ref('Position'),
+  position: ref('Position'),
+};
+
+const contextMembers = {
+  id: str,
+  name: str,
+  description: str,
+  content: str,
+  tags: strings,
+  meta_properties: META,
+  status: STATUS,
+  created_by: ref('Actor'),
+  created_at: ref('Timestamp'),
+  updated_at: ref('Timestamp'),
+};
+
+const eventMembers = {
+  type: str,
+  revision: ref('Position'),
+  position: ref('Position'),
+  actor: ref('Actor'),
+  at: ref('Timestamp'),
+  request_id: str,
+  data: { type: 'object' },
+  metadata: ref('EventMetadata'),
+} satisfies { [name: string]: SchemaObject };
+
+const ruleInputMembers = {
+  name: { type: 'string', maxLength: 256 },
+  description: str,
+  status: STATUS,
+  group_operator: LOGICAL,
+  condition_groups: {
+    type: 'array',
+    minItems: 1,
+    maxItems: 100,
+    items: input({
+      condition_operator: LOGICAL,
+      conditions: {
+        type: 'array',
+        minItems: 1,
+        maxItems: 100,
+        items: input({
+          field: str,
+          operator: OPERATOR,
+          value: { type: ['string', 'number', 'boolean'], description: 'a number or boolean is stored as its JSON text' },
+          data_type: DATA_TYPE,
+        }, ['field', 'operator', 'value']),
+      },
+    }, ['conditions']),
+  },
+  entities: { type: 'array', items: input({ entity_type: ENTITY_TYPE, entity_id: str }, ['entity_type', 'entity_id']) },
+} satisfies { [name: string]: SchemaObject };
+
+const tagsInput: SchemaObject = { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 128 } };
+
+const schemas: { [name: string]: SchemaObject } = {
+  Error: record({ err: str }),
+  Position: { type: 'string', pattern: '^(0|[1-9][0-9]*)$', description: 'a revision or log position, as a decimal string' },
+  Timestamp: { type: 'string', format: 'date-time', pattern: '^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(\\.\\d+)?Z$' },
+  Actor: { type: 'string', description: 'the API key id that made the change, or `env-admin`, `cli`, `system`' },
+  EventMetadata: {
+    type: 'object',
+    properties: { actor: ref('Actor'), at: ref('Timestamp'), request_id: str, schema: { type: 'integer' } },
+    required: ['actor', 'at', 'request_id'],
+  },
+
+  Health: record({ status: { const: 'ok' } }),
+  Ready: record({ status: { const: 'ready' }, position: nullable(ref('Position')) }),
+  NotReady: record({ err: str, position: nullable(ref('Position')) }),
+
+  EvaluateRequest: input({
+    entity_type: ENTITY_TYPE,
+    fields: {
+      type: 'object',
+      description: 'at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited',
+      additionalProperties: { type: ['string', 'number', 'boolean'] },
+    },
+    include_entity_data: { type: 'boolean' },
+    entity_inputs: input({
+      variables: { type: 'object' },
+      version: { type: 'string', pattern: '^\\d+\\.\\d+\\.\\d+$' },
+      shouldCompile: { type: 'boolean' },
+    }),
+  }, ['entity_type', 'fields']),
+  EntityLink: record({ entity_type: ENTITY_TYPE, entity_id: str }),
+  EvaluateResponse: record({
+    matchingRuleIds: strings,
+    entities: { type: 'array', items: record({ rule_id: str, entity_type: ENTITY_TYPE, entity_id: str }) },
+    entity_data: {
+      type: 'object',
+      description: 'keyed `<entity_type>:<entity_id>`; `{}` for evaluations; null for a prompt version that does not exist',
+      propertyNames: { pattern: '^(context|prompt):' },
+      additionalProperties: { anyOf: [ref('ContextRecord'), ref('PromptRecord'), { type: 'null' }] },
+    },
+  }, ['entity_data']),
+  ContextRecord: record(contextMembers),
+  PromptRecord: record({
+    id: str,
+    name: str,
+    version: str,
+    prompt: str,
+    compiled_prompt: str,
+    variables: strings,
+    missing_variables: strings,
+    tags: strings,
+    meta_properties: META,
+    status: STATUS,
+    created_by: ref('Actor'),
+    created_at: ref('Timestamp'),
+    updated_at: ref('Timestamp'),
+  }),
+
+  GetSecretsRequest: input({ key: str, tags: strings }),
+  GetSecretsAnswer: {
+    oneOf: [
+      record({ err: { type: 'null' }, res: { type: 'object', additionalProperties: str, description: 'secret key to plaintext value' } }),
+      record({ err: str, res: { type: 'null' } }),
+    ],
+  },
+
+  RuleInput: input(ruleInputMembers, ['name', 'condition_groups']),
+  RulePatch: input(ruleInputMembers),
+  Rule: record({
+    id: str,
+    name: str,
+    description: str,
+    status: STATUS,
+    group_operator: LOGICAL,
+    condition_groups: {
+      type: 'array',
+      items: record({
+        condition_operator: LOGICAL,
+        conditions: { type: 'array', items: record({ field: str, operator: OPERATOR, value: str, data_type: DATA_TYPE }) },
+      }),
+    },
+    entities: { type: 'array', items: ref('EntityLink') },
+    ...provenance,
+  }),
+  RuleList: record({ rules: { type: 'array', items: ref('Rule') } }),
+  RuleHistory: record({
+    events: {
+      type: 'array',
+      items: record({
+        ...eventMembers,
+        changes: {
+          type: 'object',
+          description: 'the rule members this event changed',
+          additionalProperties: { type: 'object', properties: { before: {}, after: {} }, required: ['before', 'after'] },
+        },
+      }),
+    },
+  }),
+
+  ContextInput: input({
+    name: { type: 'string', maxLength: 256 }, content: str, description: str, tags: tagsInput, meta_properties: META, status: STATUS,
+  }, ['name', 'content']),
+  ContextPatch: input({
+    name: { type: 'string', maxLength: 256 }, content: str, description: str, tags: tagsInput, meta_properties: META, status: STATUS,
+  }),
+  Context: record({ ...contextMembers, revision: ref('Position'), position: ref('Position') }),
+  ContextList: record({ contexts: { type: 'array', items: ref('Context') } }),
+
+  PromptInput: input({
+    name: { type: 'string', maxLength: 256 },
+    prompt: { type: 'string', description: 'a Handlebars template' },
+    version: { type: 'string', pattern: '^\\d+\\.\\d+\\.\\d+$' },
+    tags: tagsInput,
+    meta_properties: META,
+    status: STATUS,
+  }, ['name', 'prompt']),
+  PromptVersionInput: input({ prompt: str, version: { type: 'string', pattern: '^\\d+\\.\\d+\\.\\d+$' } }, ['prompt']),
+  PromptPatch: input({ name: { type: 'string', maxLength: 256 }, tags: tagsInput, meta_properties: META, status: STATUS }),
+  Prompt: record({
+    id: str,
+    name: str,
+    version: str,
+    prompt: str,
+    variables: strings,
+    tags: strings,
+    meta_properties: META,
+    status: STATUS,
+    versions: { type: 'array', items: record({ version: str, created_by: ref('Actor'), created_at: ref('Timestamp') }) },
+    ...provenance,
+  }),
+  PromptList: record({ prompts: { type: 'array', items: ref('Prompt') } }),
+
+  SecretInput: input({
+    key: { type: 'string', maxLength: 256 },
+    value: { type: 'string', maxLength: 65536 },
+    tags: tagsInput,
+  }, ['key', 'value']),
+  SecretPatch: input({ key: { type: 'string', maxLength: 256 }, value: { type: 'string', maxLength: 65536 }, tags: tagsInput }),
+  Secret: record({ id: str, key: str, tags: strings, version: { type: 'integer', minimum: 1 }, ...provenance }),
+  SecretList: record({ secrets: { type: 'array', items: ref('Secret') } }),
+
+  ApiKeyInput: input({
+    name: { type: 'string', maxLength: 256 },
+    scopes: { type: 'array', minItems: 1, items: SCOPE },
+    secret_tags: tagsInput,
+  }, ['name', 'scopes']),
+  ApiKey: record({ id: str, name: str, scopes: { type: 'array', items: SCOPE }, secret_tags: strings, created_by: ref('Actor'), created_at: ref('Timestamp') }),
+  ApiKeyCreated: record({
+    id: str,
+    name: str,
+    scopes: { type: 'array', items: SCOPE },
+    secret_tags: strings,
+    created_by: ref('Actor'),
+    created_at: ref('Timestamp'),
+    key: { type: 'string', description: 'the API key itself, shown only in this answer' },
+  }),
+  ApiKeyList: record({ api_keys: { type: 'array', items: ref('ApiKey') } }),
+
+  AuditPage: record({
+    events: { type: 'array', items: record({ stream: str, ...eventMembers }) },
+    next: { ...nullable(ref('Position')), description: 'pass as `after` for the next page; null at the end' },
+  }),
+};
+
+// ---- paths --------------------------------------------------------------------
+
+/** The CRUD paths of one admin resource family, which all follow one pattern. */
+function resource(options: {
+  base: string;
+  what: string;
+  tag: string;
+  name: string;
+  plural: string;
+  list: string;
+}): { [path: string]: PathItem } {
+  const { base, what, tag, name, plural, list } = options;
+  return {
+    [base]: {
+      post: {
+        operationId: `create${name}`,
+        summary: `Create a ${what}`,
+        tags: [tag],
+        requestBody: body(ref(`${name}Input`)),
+        responses: { 201: answer(`the ${what}`, ref(name)), ...errors(...ADMIN_WRITE_ERRORS) },
+      },
+      get: {
+        operationId: `list${plural}`,
+        summary: `List the ${what}s`,
+        tags: [tag],
+        responses: { 200: answer(`every live ${what}, by id`, ref(list)), ...errors(...ADMIN_READ_ERRORS) },
+      },
+    },
+    [`${base}/{id}`]: {
+      get: {
+        operationId: `get${name}`,
+        summary: `Read a ${what}`,
+        tags: [tag],
+        parameters: [idParameter(what)],
+        responses: { 200: answer(`the ${what}`, ref(name)), ...errors(...ADMIN_READ_ERRORS, 404) },
+      },
+      patch: {
+        operationId: `update${name}`,
+        summary: `Change a ${what}: any subset of the create members`,
+        tags: [tag],
+        parameters: [idParameter(what), ifMatch],
+        requestBody: body(ref(`${name}Patch`)),
+        responses: { 200: answer(`the ${what}`, ref(name)), ...errors(...ADMIN_WRITE_ERRORS, 404, 409) },
+      },
+      delete: {
+        operationId: `delete${name}`,
+        summary: `Delete a ${what}`,
+        tags: [tag],
+        parameters: [idParameter(what)],
+        responses: { 204: { description: 'deleted' }, ...errors(...ADMIN_READ_ERRORS, 404) },
+      },
+    },
+  };
+}
+
+const NO_KEY: readonly { [scheme: string]: readonly string[] }[] = [];
+
+const rules = resource({ base: '/api/rule-engine/rules', what: 'rule', tag: 'rules', name: 'Rule', plural: 'Rules', list: 'RuleList' });
+const contexts = resource({ base: '/api/contexts', what: 'context', tag: 'contexts', name: 'Context', plural: 'Contexts', list: 'ContextList' });
+const prompts = resource({ base: '/api/prompts', what: 'prompt', tag: 'prompts', name: 'Prompt', plural: 'Prompts', list: 'PromptList' });
+const secrets = resource({ base: '/api/vault/secrets', what: 'secret', tag: 'vault', name: 'Secret', plural: 'Secrets', list: 'SecretList' });
+const promptById = prompts['/api/prompts/{id}']!;
+const secretById = secrets['/api/vault/secrets/{id}']!;
+
+const paths: { [path: string]: PathItem } = {
+  '/healthz': {
+    get: {
+      operationId: 'health',
+      summary: 'Liveness: 200 while the process serves',
+      tags: ['probes'],
+      security: NO_KEY,
+      responses: { 200: answer('serving', ref('Health')) },
+    },
+  },
+  '/readyz': {
+    get: {
+      operationId: 'ready',
+      summary: 'Readiness: 200 once the read models caught up with the log',
+      tags: ['probes'],
+      security: NO_KEY,
+      responses: { 200: answer('ready', ref('Ready')), 503: answer('still replaying the log', ref('NotReady')) },
+    },
+  },
+  '/metrics': {
+    get: {
+      operationId: 'metrics',
+      summary: 'Prometheus metrics (an admin key, or RULEVAULT_METRICS_TOKEN)',
+      tags: ['probes'],
+      responses: {
+        200: { description: 'Prometheus text exposition format', content: { 'text/plain': { schema: str } } },
+        ...errors(401, 403),
+      },
+    },
+  },
+  '/openapi.json': {
+    get: {
+      operationId: 'openapi',
+      summary: 'This document',
+      tags: ['docs'],
+      security: NO_KEY,
+      responses: { 200: answer('the OpenAPI 3.1 document', { type: 'object', required: ['openapi', 'paths'] }) },
+    },
+  },
+  '/docs': {
+    get: {
+      operationId: 'docs',
+      summary: 'Browsable documentation (Swagger UI, served locally)',
+      tags: ['docs'],
+      security: NO_KEY,
+      responses: {
+        200: { description: 'the Swagger UI page', content: { 'text/html': { schema: str } } },
+        301: { description: 'redirect from /docs to /docs/, so the page finds its assets' },
+      },
+    },
+  },
+
+  '/api/rule-engine/evaluate': {
+    post: {
+      operationId: 'evaluate',
+      summary: 'The active rules that match the fields, and the entities they link to (scope evaluate)',
+      description: 'The body is read as JSON whatever the Content-Type says.',
+      tags: ['public'],
+      requestBody: body(ref('EvaluateRequest')),
+      responses: { 200: answer('the matches', ref('EvaluateResponse')), ...errors(400, 401, 403, 413, 503) },
+    },
+  },
+  '/api/vault/get-secrets': {
+    post: {
+      operationId: 'getSecrets',
+      summary: 'Secret values by key and/or tags (scope secrets:read)',
+      description: 'Always 200 past the CORS check, failures included (a missing key, a bad body, not ready): the caller checks `err`.',
+      tags: ['public'],
+      requestBody: body(ref('GetSecretsRequest'), false),
+      responses: {
+        200: answer('`{err: null, res}` or `{err, res: null}`', ref('GetSecretsAnswer')),
+        403: answer('the browser Origin is not allowed (the request is not executed)', ref('Error')),
+      },
+    },
+  },
+
+  ...rules,
+  '/api/rule-engine/rules/{id}/history': {
+    get: {
+      operationId: 'ruleHistory',
+      summary: 'Every event of a rule, with who, when, where in the log, and what changed',
+      tags: ['rules'],
+      parameters: [idParameter('rule')],
+      responses: { 200: answer('the history, oldest first', ref('RuleHistory')), ...errors(...ADMIN_READ_ERRORS, 404) },
+    },
+  },
+  ...contexts,
+  ...prompts,
+  '/api/prompts/{id}': {
+    ...promptById,
+    get: {
+      ...promptById.get!,
+      summary: 'Read a prompt at its latest version, or at `?version=`',
+      parameters: [idParameter('prompt'), { name: 'version', in: 'query', schema: { type: 'string', pattern: '^\\d+\\.\\d+\\.\\d+$' } }],
+      responses: { ...promptById.get!.responses, ...errors(400) },
+    },
+    patch: { ...promptById.patch!, summary: 'Change a prompt\'s name, tags, meta_properties or status (a template changes by adding a version)' },
+  },
+  '/api/prompts/{id}/versions': {
+    post: {
+      operationId: 'addPromptVersion',
+      summary: 'Add a template version; it must be greater than the latest (default: next minor)',
+      tags: ['prompts'],
+      parameters: [idParameter('prompt')],
+      requestBody: body(ref('PromptVersionInput')),
+      responses: { 201: answer('the prompt at its new version', ref('Prompt')), ...errors(...ADMIN_WRITE_ERRORS, 404, 409) },
+    },
+  },
+  '/api/vault/secrets': {
+    ...secrets['/api/vault/secrets'],
+    post: {
+      ...secrets['/api/vault/secrets']!.post!,
+      summary: 'Create a secret; the answer never holds the value',
+      responses: { ...secrets['/api/vault/secrets']!.post!.responses, ...errors(409) },
+    },
+  },
+  // Secrets have no single-record GET: listings are enough and never carry values.
+  '/api/vault/secrets/{id}': { patch: secretById.patch!, delete: secretById.delete! },
+
+  '/api/api-keys': {
+    post: {
+      operationId: 'createApiKey',
+      summary: 'Create an API key; the key itself is shown only in this answer',
+      tags: ['api-keys'],
+      requestBody: body(ref('ApiKeyInput')),
+      responses: { 201: answer('the key record and the key', ref('ApiKeyCreated')), ...errors(...ADMIN_WRITE_ERRORS) },
+    },
+    get: {
+      operationId: 'listApiKeys',
+      summary: 'List the live API keys (never the keys themselves)',
+      tags: ['api-keys'],
+      responses: { 200: answer('every live key, by id', ref('ApiKeyList')), ...errors(...ADMIN_READ_ERRORS) },
+    },
+  },
+  '/api/api-keys/{id}': {
+    delete: {
+      operationId: 'revokeApiKey',
+      summary: 'Revoke an API key, at once',
+      tags: ['api-keys'],
+      parameters: [idParameter('API key')],
+      responses: { 204: { description: 'revoked' }, ...errors(...ADMIN_READ_ERRORS, 404) },
+    },
+  },
+
+  '/api/audit/events': {
+    get: {
+      operationId: 'auditEvents',
+      summary: 'A page of the event log; secret values appear only sealed',
+      tags: ['audit'],
+      parameters: [
+        { name: 'after', in: 'query', description: 'the `next` of the previous page', schema: ref('Position') },
+        { name: 'limit', in: 'query', description: 'events per page, 1 to 1000 (default 100)', schema: { type: 'string', pattern: '^[0-9]+$' } },
+      ],
+      responses: { 200: answer('the page', ref('AuditPage')), ...errors(400, ...ADMIN_READ_ERRORS) },
+    },
+  },
+};
+
+export const openApiDocument: OpenApiDocument = {
+  openapi: '3.1.0',
+  info: {
+    title: 'RuleVault',
+    version: '0.1.0',
+    description: [
+      'Rule evaluation and sealed secrets on an event-sourced log.',
+      'Every body is read as JSON whatever its Content-Type; every error is `{"err": "<message>"}`',
+      '(get-secrets answers 200 with `{err, res}` instead). Any /api route answers 403 to a browser',
+      'Origin that is not allowed, and 503 until the read models have caught up with the log.',
+    ].join(' '),
+  },
+  security: [{ bearer: [] }],
+  tags: [
+    { name: 'public', description: 'evaluate and get-secrets, called by applications' },
+    { name: 'rules', description: 'rules (scope admin)' },
+    { name: 'contexts', description: 'contexts (scope admin)' },
+    { name: 'prompts', description: 'prompts and their versions (scope admin)' },
+    { name: 'vault', description: 'secrets, managed without ever reading values (scope admin)' },
+    { name: 'api-keys', description: 'API keys (scope admin)' },
+    { name: 'audit', description: 'the event log (scope admin)' },
+    { name: 'probes', description: 'health, readiness and metrics' },
+    { name: 'docs', description: 'this document and its browsable form' },
+  ],
+  paths,
+  components: {
+    securitySchemes: {
+      bearer: { type: 'http', scheme: 'bearer', description: 'an API key: `Authorization: Bearer <API_KEY>`' },
+    },
+    schemas,
+  },
+};

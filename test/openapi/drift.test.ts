@@ -1,0 +1,223 @@
+/**
+ * The OpenAPI document against the code: (a) the routes the Express app
+ * serves and the documented operations are the same set; (b) real answers
+ * of a real node, success and failure, match the documented schema for their
+ * path, method and status.
+ */
+import t from 'tap';
+import { openApiDocument, type HttpMethod } from '../../src/http/openapi';
+import { call, type Answer, type RequestOptions } from '../support/http';
+import { removeDir, startTestNode, tempDir, testEnv, type TestNode } from '../support/node';
+import { buildApp } from './build-app';
+import { listRoutes, toOpenApiPath } from './express-routes';
+import { createSchemaCheck } from './schema-check';
+
+const METHODS: readonly HttpMethod[] = ['get', 'post', 'patch', 'delete'];
+const ALLOWED_ORIGIN = 'https://app.example.com';
+
+function documentedRoutes(): string[] {
+  return Object.entries(openApiDocument.paths).flatMap(([path, item]) =>
+    METHODS.filter((method) => item[method] !== undefined).map((method) => `${method.toUpperCase()} ${path}`));
+}
+
+t.test('express path parameters map to OpenAPI templates', async (t) => {
+  t.equal(toOpenApiPath('/api/prompts/:id/versions'), '/api/prompts/{id}/versions');
+  t.equal(toOpenApiPath('/healthz'), '/healthz');
+});
+
+t.test('every served route is documented and every documented route is served', async (t) => {
+  const dir = tempDir();
+  const built = await buildApp(dir);
+  t.teardown(async () => {
+    await built.close();
+    removeDir(dir);
+  });
+  const served = [...new Set(listRoutes(built.app).map((r) => `${r.method.toUpperCase()} ${r.path}`))].sort();
+  const documented = documentedRoutes().sort();
+  t.ok(served.length > 20, `the walk found the app's routes (${served.length})`);
+  t.same(served.filter((r) => !documented.includes(r)), [], 'served but not documented');
+  t.same(documented.filter((r) => !served.includes(r)), [], 'documented but not served');
+});
+
+t.test('the document is valid JSON Schema where it holds schemas, and every $ref resolves', async (t) => {
+  const schemaCheck = createSchemaCheck(openApiDocument);
+  for (const [path, item] of Object.entries(openApiDocument.paths)) {
+    for (const method of METHODS) {
+      for (const [status, response] of Object.entries(item[method]?.responses ?? {})) {
+        if (response.content?.['application/json'] === undefined) continue;
+        // Compiling the schema (with a throwaway value) throws on an unknown keyword or a dangling $ref.
+        t.doesNotThrow(() => schemaCheck.check(path, method, Number(status), null), `${method} ${path} ${status}`);
+      }
+    }
+  }
+});
+
+t.test('real answers match the documented schemas', async (t) => {
+  const node: TestNode = await startTestNode(testEnv(tempDir(), {
+    RULEVAULT_ALLOWED_CORS_ORIGINS: ALLOWED_ORIGIN,
+    RULEVAULT_MAX_BODY_BYTES: '65536',
+  }));
+  t.teardown(async () => {
+    await node.stop();
+    removeDir(node.dataDir);
+  });
+  const schemaCheck = createSchemaCheck(openApiDocument);
+  /** `METHOD path status` of every answer checked, to prove each operation was exercised. */
+  const seen = new Set<string>();
+
+  /** Calls `template` with `params` filled in and checks the answer against the document. */
+  async function hit(
+    method: HttpMethod, template: string, expected: number, options: RequestOptions & { params?: Record<string, string>; query?: string } = {},
+  ): Promise<Answer> {
+    const path = template.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(options.params?.[name] ?? 'missing'));
+    const answer = await call(node.url, method.toUpperCase(), path + (options.query ?? ''), options);
+    const label = `${method.toUpperCase()} ${template} ${expected}`;
+    t.equal(answer.status, expected, `${label}: status (${answer.text.slice(0, 200)})`);
+    const documented = openApiDocument.paths[template]?.[method]?.responses[String(answer.status)];
+    t.ok(documented, `${label}: status ${answer.status} is documented`);
+    const content = documented?.content ?? {};
+    if (content['application/json'] !== undefined) {
+      t.match(answer.headers.get('content-type'), /^application\/json/, `${label}: JSON`);
+      const result = schemaCheck.check(template, method, answer.status, answer.json);
+      t.ok(result.ok, `${label}: body matches the schema`, { errors: result.errors, body: answer.json });
+    } else if (Object.keys(content).length > 0) {
+      const type = Object.keys(content)[0]!;
+      t.match(answer.headers.get('content-type'), new RegExp(`^${type}`), `${label}: ${type}`);
+    } else {
+      t.equal(answer.text, '', `${label}: no body`);
+    }
+    seen.add(`${method.toUpperCase()} ${template}`);
+    return answer;
+  }
+
+  const admin = { key: node.adminKey };
+  const huge = { raw: JSON.stringify({ name: 'x'.repeat(70_000) }) };
+
+  // Keys of each scope.
+  const evaluateKey = (await hit('post', '/api/api-keys', 201, { ...admin, body: { name: 'evaluator', scopes: ['evaluate'] } })).json.key as string;
+  const readerKey = (await hit('post', '/api/api-keys', 201, { ...admin, body: { name: 'reader', scopes: ['secrets:read'], secret_tags: ['llm'] } })).json.key as string;
+  const doomed = await hit('post', '/api/api-keys', 201, { ...admin, body: { name: 'doomed', scopes: ['admin'] } });
+  await hit('post', '/api/api-keys', 400, { ...admin, body: { name: 'x', scopes: ['root'] } });
+  await hit('get', '/api/api-keys', 200, admin);
+  await hit('get', '/api/api-keys', 401, {});
+  await hit('get', '/api/api-keys', 403, { key: evaluateKey });
+  await hit('delete', '/api/api-keys/{id}', 204, { ...admin, params: { id: doomed.json.id } });
+  await hit('delete', '/api/api-keys/{id}', 404, { ...admin, params: { id: 'no-such-key' } });
+
+  // Probes and docs.
+  await hit('get', '/healthz', 200);
+  await hit('get', '/readyz', 200);
+  await hit('get', '/metrics', 200, admin);
+  await hit('get', '/metrics', 401);
+  await hit('get', '/openapi.json', 200);
+  await hit('get', '/docs', 301);
+  const page = await call(node.url, 'GET', '/docs/');
+  t.equal(page.status, 200, '/docs/ serves the page');
+  t.match(page.text, /swagger-ui-bundle\.js/);
+  t.notMatch(page.text, /https?:\/\/(unpkg|cdn)/, 'no CDN');
+  t.equal((await call(node.url, 'GET', '/docs/swagger-ui-bundle.js')).status, 200, 'assets are served locally');
+
+  // Contexts.
+  const context = await hit('post', '/api/contexts', 201, { ...admin, body: { name: 'tone', content: 'Be brief.', tags: ['a'], meta_properties: { k: 1 } } });
+  await hit('post', '/api/contexts', 400, { ...admin, body: { name: 'no content' } });
+  await hit('post', '/api/contexts', 413, { ...admin, ...huge });
+  await hit('get', '/api/contexts', 200, admin);
+  await hit('get', '/api/contexts/{id}', 200, { ...admin, params: { id: context.json.id } });
+  await hit('get', '/api/contexts/{id}', 404, { ...admin, params: { id: 'nope' } });
+  await hit('patch', '/api/contexts/{id}', 200, { ...admin, params: { id: context.json.id }, body: { description: 'd' }, headers: { 'if-match': context.json.revision } });
+  await hit('patch', '/api/contexts/{id}', 409, { ...admin, params: { id: context.json.id }, body: { description: 'e' }, headers: { 'if-match': '0' } });
+  await hit('patch', '/api/contexts/{id}', 404, { ...admin, params: { id: 'nope' }, body: { description: 'e' } });
+  const spare = await hit('post', '/api/contexts', 201, { ...admin, body: { name: 'spare', content: 'x' } });
+  await hit('delete', '/api/contexts/{id}', 204, { ...admin, params: { id: spare.json.id } });
+  await hit('delete', '/api/contexts/{id}', 404, { ...admin, params: { id: spare.json.id } });
+
+  // Prompts and versions.
+  const prompt = await hit('post', '/api/prompts', 201, { ...admin, body: { name: 'greet', prompt: 'Hello {{user}} from {{place}}' } });
+  await hit('post', '/api/prompts', 400, { ...admin, body: { name: 'bad', prompt: '{{#if}}' } });
+  await hit('post', '/api/prompts/{id}/versions', 201, { ...admin, params: { id: prompt.json.id }, body: { prompt: 'Hi {{user}}' } });
+  await hit('post', '/api/prompts/{id}/versions', 409, { ...admin, params: { id: prompt.json.id }, body: { prompt: 'x', version: '1.0.0' } });
+  await hit('post', '/api/prompts/{id}/versions', 404, { ...admin, params: { id: 'nope' }, body: { prompt: 'x' } });
+  await hit('get', '/api/prompts', 200, admin);
+  await hit('get', '/api/prompts/{id}', 200, { ...admin, params: { id: prompt.json.id }, query: '?version=1.0.0' });
+  await hit('get', '/api/prompts/{id}', 400, { ...admin, params: { id: prompt.json.id }, query: '?version=one' });
+  await hit('get', '/api/prompts/{id}', 404, { ...admin, params: { id: prompt.json.id }, query: '?version=9.0.0' });
+  await hit('patch', '/api/prompts/{id}', 200, { ...admin, params: { id: prompt.json.id }, body: { tags: ['t'] } });
+  await hit('patch', '/api/prompts/{id}', 400, { ...admin, params: { id: prompt.json.id }, body: { prompt: 'no' } });
+  const sparePrompt = await hit('post', '/api/prompts', 201, { ...admin, body: { name: 'spare', prompt: 'x' } });
+  await hit('delete', '/api/prompts/{id}', 204, { ...admin, params: { id: sparePrompt.json.id } });
+
+  // Rules.
+  const ruleBody = {
+    name: 'gold users',
+    condition_groups: [{ conditions: [{ field: 'tier', operator: 'equals', value: 'gold' }, { field: 'n', operator: 'gt', value: 5, data_type: 'number' }] }],
+    entities: [
+      { entity_type: 'context', entity_id: context.json.id },
+      { entity_type: 'prompt', entity_id: prompt.json.id },
+      { entity_type: 'evaluation', entity_id: 'eval-1' },
+    ],
+  };
+  const rule = await hit('post', '/api/rule-engine/rules', 201, { ...admin, body: ruleBody });
+  await hit('post', '/api/rule-engine/rules', 400, { ...admin, body: { name: 'no groups' } });
+  await hit('post', '/api/rule-engine/rules', 401, { key: 'rv_unknown', body: ruleBody });
+  await hit('post', '/api/rule-engine/rules', 403, { key: evaluateKey, body: ruleBody });
+  await hit('get', '/api/rule-engine/rules', 200, admin);
+  await hit('get', '/api/rule-engine/rules/{id}', 200, { ...admin, params: { id: rule.json.id } });
+  await hit('patch', '/api/rule-engine/rules/{id}', 200, { ...admin, params: { id: rule.json.id }, body: { description: 'why' }, headers: { 'if-match': `"${rule.json.revision}"` } });
+  await hit('patch', '/api/rule-engine/rules/{id}', 400, { ...admin, params: { id: rule.json.id }, body: { description: 'x' }, headers: { 'if-match': 'latest' } });
+  await hit('patch', '/api/rule-engine/rules/{id}', 409, { ...admin, params: { id: rule.json.id }, body: { description: 'x' }, headers: { 'if-match': '0' } });
+  await hit('get', '/api/rule-engine/rules/{id}/history', 200, { ...admin, params: { id: rule.json.id } });
+  await hit('get', '/api/rule-engine/rules/{id}/history', 404, { ...admin, params: { id: 'nope' } });
+  const spareRule = await hit('post', '/api/rule-engine/rules', 201, { ...admin, body: { ...ruleBody, entities: [] } });
+  await hit('delete', '/api/rule-engine/rules/{id}', 204, { ...admin, params: { id: spareRule.json.id } });
+  await hit('get', '/api/rule-engine/rules/{id}', 404, { ...admin, params: { id: spareRule.json.id } });
+  await hit('delete', '/api/rule-engine/rules/{id}', 404, { ...admin, params: { id: spareRule.json.id } });
+
+  // Evaluate, with every kind of entity_data record (a prompt version that does not exist is null).
+  const fields = { tier: 'gold', n: 7 };
+  const withContext = await hit('post', '/api/rule-engine/evaluate', 200, { key: evaluateKey, body: { entity_type: 'context', fields, include_entity_data: true } });
+  t.same(withContext.json.matchingRuleIds, [rule.json.id], 'the rule matched');
+  const withPrompt = await hit('post', '/api/rule-engine/evaluate', 200, {
+    key: evaluateKey, body: { entity_type: 'prompt', fields, include_entity_data: true, entity_inputs: { variables: { user: 'Ada' } } },
+  });
+  t.equal(withPrompt.json.entity_data[`prompt:${prompt.json.id}`].compiled_prompt, 'Hi Ada');
+  const oldVersion = await hit('post', '/api/rule-engine/evaluate', 200, {
+    key: evaluateKey, body: { entity_type: 'prompt', fields, include_entity_data: true, entity_inputs: { version: '7.0.0' } },
+  });
+  t.equal(oldVersion.json.entity_data[`prompt:${prompt.json.id}`], null);
+  await hit('post', '/api/rule-engine/evaluate', 200, { key: evaluateKey, body: { entity_type: 'evaluation', fields, include_entity_data: true } });
+  await hit('post', '/api/rule-engine/evaluate', 200, { key: evaluateKey, body: { entity_type: 'context', fields: {} } });
+  await hit('post', '/api/rule-engine/evaluate', 400, { key: evaluateKey, body: { entity_type: 'dataset', fields } });
+  await hit('post', '/api/rule-engine/evaluate', 400, { key: evaluateKey, raw: '{"entity_type":' });
+  await hit('post', '/api/rule-engine/evaluate', 401, { body: { entity_type: 'context', fields } });
+  await hit('post', '/api/rule-engine/evaluate', 403, { ...admin, body: { entity_type: 'context', fields } });
+  await hit('post', '/api/rule-engine/evaluate', 403, { key: evaluateKey, body: { entity_type: 'context', fields }, headers: { origin: 'https://evil.example' } });
+  await hit('post', '/api/rule-engine/evaluate', 413, { key: evaluateKey, ...huge });
+
+  // Secrets, managed and read.
+  const secret = await hit('post', '/api/vault/secrets', 201, { ...admin, body: { key: 'OPENAI_API_KEY', value: 'sk-drift-test', tags: ['llm'] } });
+  await hit('post', '/api/vault/secrets', 409, { ...admin, body: { key: 'OPENAI_API_KEY', value: 'again' } });
+  await hit('post', '/api/vault/secrets', 400, { ...admin, body: { key: 'NO_VALUE' } });
+  await hit('get', '/api/vault/secrets', 200, admin);
+  await hit('patch', '/api/vault/secrets/{id}', 200, { ...admin, params: { id: secret.json.id }, body: { value: 'sk-drift-2' } });
+  await hit('patch', '/api/vault/secrets/{id}', 404, { ...admin, params: { id: 'nope' }, body: { value: 'x' } });
+  await hit('patch', '/api/vault/secrets/{id}', 400, { ...admin, params: { id: secret.json.id }, body: {} });
+  const got = await hit('post', '/api/vault/get-secrets', 200, { key: readerKey, body: { tags: ['llm'] } });
+  t.same(got.json, { err: null, res: { OPENAI_API_KEY: 'sk-drift-2' } });
+  await hit('post', '/api/vault/get-secrets', 200, { key: readerKey });
+  const refused = await hit('post', '/api/vault/get-secrets', 200, { key: evaluateKey, body: {} });
+  t.match(refused.json, { err: /secrets:read/, res: null });
+  await hit('post', '/api/vault/get-secrets', 200, { key: readerKey, raw: 'not json' });
+  await hit('post', '/api/vault/get-secrets', 403, { key: readerKey, body: {}, headers: { origin: 'null' } });
+  const spareSecret = await hit('post', '/api/vault/secrets', 201, { ...admin, body: { key: 'SPARE', value: 'v' } });
+  await hit('delete', '/api/vault/secrets/{id}', 204, { ...admin, params: { id: spareSecret.json.id } });
+  await hit('delete', '/api/vault/secrets/{id}', 404, { ...admin, params: { id: spareSecret.json.id } });
+
+  // The audit log.
+  const first = await hit('get', '/api/audit/events', 200, { ...admin, query: '?limit=3' });
+  t.type(first.json.next, 'string', 'a full page has a next position');
+  await hit('get', '/api/audit/events', 200, { ...admin, query: `?after=${first.json.next}&limit=1000` });
+  await hit('get', '/api/audit/events', 400, { ...admin, query: '?limit=0' });
+  await hit('get', '/api/audit/events', 400, { ...admin, query: '?after=-1' });
+
+  t.same(documentedRoutes().filter((route) => !seen.has(route)), [], 'every documented operation was exercised');
+});
