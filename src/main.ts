@@ -51,7 +51,7 @@ export async function startNode(config: Config, options: NodeOptions = {}): Prom
     logger.warn('created a new master key: back it up, secrets cannot be opened without it', { path: master.path });
   }
   const sealer = await createSealer(master.key);
-  const store = await openStore(config.eventStore);
+  const store = await openStore(config.eventStore, logger);
 
   const readModel = createReadModel();
   const bus = createCommandBus(store, readModel, runtime);

@@ -72,7 +72,11 @@ export function createEngine(): Engine {
       else if (view === 'num') slot.numAtoms += 1;
       else slot.boolAtoms += 1;
       for (const v of namedValues(pred)) slot.named.set(v, (slot.named.get(v) ?? 0) + 1);
-      atom = { pred, slot, groups: [], refs: 0, memoEpoch: 0, memo: false };
+      atom = {
+        key: pred.key, field: pred.field, kind: pred.kind, text: pred.text, num: pred.num, num2: pred.num2,
+        texts: pred.texts, nums: pred.nums, re: pred.re,
+        slot, groups: [], refs: 0, memoEpoch: 0, memo: false,
+      };
       atoms.set(pred.key, atom);
     }
     atom.refs += 1;
@@ -83,13 +87,13 @@ export function createEngine(): Engine {
   function release(atom: Atom): void {
     atom.refs -= 1;
     if (atom.refs > 0) return;
-    atoms.delete(atom.pred.key);
+    atoms.delete(atom.key);
     const slot = atom.slot;
-    const view = viewOf(atom.pred.kind);
+    const view = viewOf(atom.kind);
     if (view === 'text') slot.textAtoms -= 1;
     else if (view === 'num') slot.numAtoms -= 1;
     else slot.boolAtoms -= 1;
-    for (const v of namedValues(atom.pred)) {
+    for (const v of namedValues(atom)) {
       const left = (slot.named.get(v) ?? 1) - 1;
       if (left === 0) slot.named.delete(v);
       else slot.named.set(v, left);
@@ -142,10 +146,10 @@ export function createEngine(): Engine {
   function holds(atom: Atom): boolean {
     const slot = atom.slot;
     if (slot.epoch !== epoch) return false;
-    if (atom.pred.kind !== Kind.REGEX) return testPredicate(atom.pred, slot);
+    if (atom.kind !== Kind.REGEX) return testPredicate(atom, slot);
     if (atom.memoEpoch !== epoch) {
       atom.memoEpoch = epoch;
-      atom.memo = testPredicate(atom.pred, slot);
+      atom.memo = testPredicate(atom, slot);
     }
     return atom.memo;
   }
@@ -216,22 +220,22 @@ export function createEngine(): Engine {
       const above = slot.above;
       for (let i = 0; i < above.length; i++) {
         const a = above[i];
-        const t = a.pred.num;
+        const t = a.num;
         if (t > num) break;
-        if (t < num || a.pred.kind === Kind.NUM_GTE) hit(a);
+        if (t < num || a.kind === Kind.NUM_GTE) hit(a);
       }
       const below = slot.below;
       for (let i = 0; i < below.length; i++) {
         const a = below[i];
-        const t = a.pred.num;
+        const t = a.num;
         if (t < num) break;
-        if (t > num || a.pred.kind === Kind.NUM_LTE) hit(a);
+        if (t > num || a.kind === Kind.NUM_LTE) hit(a);
       }
       const between = slot.between;
       for (let i = 0; i < between.length; i++) {
         const a = between[i];
-        if (a.pred.num > num) break;
-        if (num <= a.pred.num2) hit(a);
+        if (a.num > num) break;
+        if (num <= a.num2) hit(a);
       }
     }
     if (slot.bool === 1) hitAll(slot.boolTrue);

@@ -6,9 +6,12 @@
  */
 import { Kind, type InputView, type Predicate } from './predicates';
 
-/** A predicate shared by every rule using it, with the groups it drives. */
-export interface Atom {
-  readonly pred: Predicate;
+/**
+ * A predicate shared by every rule using it, with the groups it drives. The
+ * predicate's members are copied in rather than referenced: one object, one
+ * cache line less per check (bench: engine, 10k/100k mixed).
+ */
+export interface Atom extends Predicate {
   readonly slot: FieldSlot;
   /** Groups for which this atom is a counted driver; the atom is indexed while non-empty. */
   readonly groups: Group[];
@@ -106,7 +109,8 @@ export function viewOf(kind: Kind): View {
 
 /** Files a driver atom in its slot's structures. */
 export function indexAtom(atom: Atom): void {
-  const { pred, slot } = atom;
+  const pred: Predicate = atom;
+  const slot = atom.slot;
   switch (pred.kind) {
     case Kind.TEXT_EQ: return addPosting(slot.textEq, pred.text, atom);
     case Kind.TEXT_IN: for (const t of pred.texts) addPosting(slot.textEq, t, atom); return;
@@ -122,7 +126,8 @@ export function indexAtom(atom: Atom): void {
 
 /** Takes a driver atom out of its slot's structures (the inverse of indexAtom). */
 export function unindexAtom(atom: Atom): void {
-  const { pred, slot } = atom;
+  const pred: Predicate = atom;
+  const slot = atom.slot;
   switch (pred.kind) {
     case Kind.TEXT_EQ: return removePosting(slot.textEq, pred.text, atom);
     case Kind.TEXT_IN: for (const t of pred.texts) removePosting(slot.textEq, t, atom); return;
@@ -156,12 +161,12 @@ export function removeItem<T>(list: T[], item: T): void {
 
 /** Binary-search insertion by `pred.num` (direction 1 ascending, -1 descending): O(log n) + one splice. */
 function insertSorted(list: Atom[], atom: Atom, direction: 1 | -1): void {
-  const t = atom.pred.num * direction;
+  const t = atom.num * direction;
   let lo = 0;
   let hi = list.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (list[mid].pred.num * direction <= t) lo = mid + 1;
+    if (list[mid].num * direction <= t) lo = mid + 1;
     else hi = mid;
   }
   list.splice(lo, 0, atom);

@@ -12,7 +12,7 @@ export interface SchemaObject {
   readonly description?: string;
   readonly format?: string;
   readonly enum?: readonly (string | null)[];
-  readonly const?: string | null;
+  readonly const?: string | boolean | null;
   readonly pattern?: string;
   readonly minLength?: number;
   readonly maxLength?: number;
@@ -200,6 +200,35 @@ const ruleInputMembers = {
   entities: { type: 'array', items: input({ entity_type: ENTITY_TYPE, entity_id: str }, ['entity_type', 'entity_id']) },
 } satisfies { [name: string]: SchemaObject };
 
+const evaluateMembers = {
+  entity_type: ENTITY_TYPE,
+  fields: {
+    type: 'object',
+    description: 'at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited',
+    additionalProperties: { type: ['string', 'number', 'boolean'] },
+  },
+  include_entity_data: { type: 'boolean' },
+  entity_inputs: input({
+    variables: { type: 'object' },
+    version: { type: 'string', pattern: '^\\d+\\.\\d+\\.\\d+$' },
+    shouldCompile: { type: 'boolean' },
+  }),
+} satisfies { [name: string]: SchemaObject };
+
+const evaluateAnswerMembers = {
+  matchingRuleIds: strings,
+  entities: { type: 'array', items: record({ rule_id: str, entity_type: ENTITY_TYPE, entity_id: str }) },
+  entity_data: {
+    type: 'object',
+    description: 'keyed `<entity_type>:<entity_id>`; `{}` for evaluations; null for a prompt version that does not exist',
+    propertyNames: { pattern: '^(context|prompt):' },
+    additionalProperties: { anyOf: [ref('ContextRecord'), ref('PromptRecord'), { type: 'null' }] },
+  },
+} satisfies { [name: string]: SchemaObject };
+
+const explainField: SchemaObject = { type: 'string', description: 'explain only the rules with a condition on this field' };
+const integer: SchemaObject = { type: 'integer', minimum: 0 };
+
 const tagsInput: SchemaObject = { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 128 } };
 
 const schemas: { [name: string]: SchemaObject } = {
@@ -217,31 +246,9 @@ const schemas: { [name: string]: SchemaObject } = {
   Ready: record({ status: { const: 'ready' }, position: nullable(ref('Position')) }),
   NotReady: record({ err: str, position: nullable(ref('Position')) }),
 
-  EvaluateRequest: input({
-    entity_type: ENTITY_TYPE,
-    fields: {
-      type: 'object',
-      description: 'at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited',
-      additionalProperties: { type: ['string', 'number', 'boolean'] },
-    },
-    include_entity_data: { type: 'boolean' },
-    entity_inputs: input({
-      variables: { type: 'object' },
-      version: { type: 'string', pattern: '^\\d+\\.\\d+\\.\\d+$' },
-      shouldCompile: { type: 'boolean' },
-    }),
-  }, ['entity_type', 'fields']),
+  EvaluateRequest: input(evaluateMembers, ['entity_type', 'fields']),
   EntityLink: record({ entity_type: ENTITY_TYPE, entity_id: str }),
-  EvaluateResponse: record({
-    matchingRuleIds: strings,
-    entities: { type: 'array', items: record({ rule_id: str, entity_type: ENTITY_TYPE, entity_id: str }) },
-    entity_data: {
-      type: 'object',
-      description: 'keyed `<entity_type>:<entity_id>`; `{}` for evaluations; null for a prompt version that does not exist',
-      propertyNames: { pattern: '^(context|prompt):' },
-      additionalProperties: { anyOf: [ref('ContextRecord'), ref('PromptRecord'), { type: 'null' }] },
-    },
-  }, ['entity_data']),
+  EvaluateResponse: record(evaluateAnswerMembers, ['entity_data']),
   ContextRecord: record(contextMembers),
   PromptRecord: record({
     id: str,
@@ -362,6 +369,61 @@ const schemas: { [name: string]: SchemaObject } = {
   AuditPage: record({
     events: { type: 'array', items: record({ stream: str, ...eventMembers }) },
     next: { ...nullable(ref('Position')), description: 'pass as `after` for the next page; null at the end' },
+    scan_limit_reached: { const: true, description: 'present when a filtered scan stopped early: continue from `next`' },
+  }, ['scan_limit_reached']),
+  Digest: record({
+    sha256: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'SHA-256 of the canonical read models (positions excluded)' },
+    position: nullable(ref('Position')),
+    counts: record({
+      rules: integer, contexts: integer, prompts: integer, prompt_versions: integer, secrets: integer, api_keys: integer,
+    }),
+  }),
+  AuditEvaluateRequest: input({
+    ...evaluateMembers,
+    as_of: {
+      type: ['string', 'integer'],
+      description: 'a log position (a whole number or its decimal string) or an ISO 8601 time with a zone',
+    },
+    explain: { type: 'boolean' },
+    field: explainField,
+  }, ['entity_type', 'fields', 'as_of']),
+  AuditEvaluateResponse: record({
+    ...evaluateAnswerMembers,
+    as_of: record({ position: nullable(ref('Position')), at: nullable(ref('Timestamp')) }),
+    explain: { type: 'array', items: ref('RuleExplanation') },
+  }, ['entity_data', 'explain']),
+  ExplainRequest: input({ ...evaluateMembers, field: explainField }, ['entity_type', 'fields']),
+  ExplainResponse: record({ position: nullable(ref('Position')), rules: { type: 'array', items: ref('RuleExplanation') } }),
+  RuleExplanation: record({
+    rule_id: str,
+    name: str,
+    status: STATUS,
+    revision: ref('Position'),
+    position: ref('Position'),
+    matched: { type: 'boolean' },
+    reason: { ...nullable(str), description: 'why it did not match, in one line; null when it matched' },
+    group_operator: LOGICAL,
+    groups: {
+      type: 'array',
+      items: record({
+        index: integer,
+        condition_operator: LOGICAL,
+        result: { type: 'boolean' },
+        conditions: {
+          type: 'array',
+          items: record({
+            index: integer,
+            field: str,
+            operator: OPERATOR,
+            value: str,
+            data_type: DATA_TYPE,
+            input: { type: ['string', 'number', 'boolean', 'null'], description: 'the value the condition saw; null when absent' },
+            result: { type: 'boolean' },
+            reason: { type: 'string', enum: ['holds', 'field absent', 'not a number', 'not a boolean', 'comparison false', 'invalid condition'] },
+          }),
+        },
+      }),
+    },
   }),
 };
 
@@ -465,7 +527,11 @@ const paths: { [path: string]: PathItem } = {
       summary: 'This document',
       tags: ['docs'],
       security: NO_KEY,
-      responses: { 200: answer('the OpenAPI 3.1 document', { type: 'object', required: ['openapi', 'paths'] }) },
+      responses: { 200: answer('the OpenAPI 3.1 document', {
+        type: 'object',
+        properties: { openapi: { const: '3.1.0' }, paths: { type: 'object' } },
+        required: ['openapi', 'paths'],
+      }) },
     },
   },
   '/docs': {
@@ -581,8 +647,39 @@ const paths: { [path: string]: PathItem } = {
       parameters: [
         { name: 'after', in: 'query', description: 'the `next` of the previous page', schema: ref('Position') },
         { name: 'limit', in: 'query', description: 'events per page, 1 to 1000 (default 100)', schema: { type: 'string', pattern: '^[0-9]+$' } },
+        { name: 'stream', in: 'query', description: 'a stream name, or a prefix ending in `-` or `*` (`rule-`)', schema: str },
+        { name: 'type', in: 'query', description: 'an event type, or several separated by commas', schema: str },
+        { name: 'actor', in: 'query', description: 'exact metadata.actor', schema: str },
+        { name: 'from', in: 'query', description: 'ISO 8601 time with a zone, inclusive, on metadata.at', schema: str },
+        { name: 'to', in: 'query', description: 'ISO 8601 time with a zone, inclusive, on metadata.at', schema: str },
       ],
       responses: { 200: answer('the page', ref('AuditPage')), ...errors(400, ...ADMIN_READ_ERRORS) },
+    },
+  },
+  '/api/audit/digest': {
+    get: {
+      operationId: 'auditDigest',
+      summary: 'A digest of the live read models, comparable with an offline replay',
+      tags: ['audit'],
+      responses: { 200: answer('the digest', ref('Digest')), ...errors(...ADMIN_READ_ERRORS) },
+    },
+  },
+  '/api/audit/evaluate': {
+    post: {
+      operationId: 'auditEvaluate',
+      summary: 'What evaluate answered at a past log position or time (`as_of`), optionally explained',
+      tags: ['audit'],
+      requestBody: body(ref('AuditEvaluateRequest')),
+      responses: { 200: answer('the answer as of that point', ref('AuditEvaluateResponse')), ...errors(...ADMIN_WRITE_ERRORS) },
+    },
+  },
+  '/api/rule-engine/explain': {
+    post: {
+      operationId: 'explain',
+      summary: 'Why each rule of interest did or did not match, condition by condition (scope admin or evaluate)',
+      tags: ['audit'],
+      requestBody: body(ref('ExplainRequest')),
+      responses: { 200: answer('the explanations, by rule id', ref('ExplainResponse')), ...errors(...ADMIN_WRITE_ERRORS) },
     },
   },
 };

@@ -1,11 +1,15 @@
 /** Chooses the event-store adapter from RULEVAULT_EVENTSTORE. */
+import type { Logger } from '../log';
 import type { EventStore } from './port';
 import { openSqliteStore } from './sqlite';
 
 /** `sqlite:<path>` opens the embedded store; anything else is an EventStoreDB connection string. */
-export async function openStore(connection: string): Promise<EventStore> {
+export async function openStore(connection: string, logger?: Logger): Promise<EventStore> {
   if (connection.startsWith('sqlite:')) return openSqliteStore(connection.slice('sqlite:'.length));
   // Loaded on demand: the gRPC client costs start-up time the embedded store does not need.
   const { createEsdbStore } = require('./esdb') as typeof import('./esdb');
-  return createEsdbStore(connection);
+  return createEsdbStore(connection, {
+    onResubscribe: (error, delayMs) =>
+      logger?.warn('log subscription lost; resubscribing', { error: error instanceof Error ? error.message : String(error), delay_ms: delayMs }),
+  });
 }

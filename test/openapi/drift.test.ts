@@ -110,7 +110,10 @@ t.test('real answers match the documented schemas', async (t) => {
   await hit('get', '/metrics', 200, admin);
   await hit('get', '/metrics', 401);
   await hit('get', '/openapi.json', 200);
-  await hit('get', '/docs', 301);
+  const redirect = await fetch(`${node.url}/docs`, { redirect: 'manual' });
+  t.equal(redirect.status, 301, '/docs redirects');
+  t.equal(redirect.headers.get('location'), '/docs/', 'to /docs/, where relative asset URLs resolve');
+  seen.add('GET /docs');
   const page = await call(node.url, 'GET', '/docs/');
   t.equal(page.status, 200, '/docs/ serves the page');
   t.match(page.text, /swagger-ui-bundle\.js/);
@@ -218,6 +221,25 @@ t.test('real answers match the documented schemas', async (t) => {
   await hit('get', '/api/audit/events', 200, { ...admin, query: `?after=${first.json.next}&limit=1000` });
   await hit('get', '/api/audit/events', 400, { ...admin, query: '?limit=0' });
   await hit('get', '/api/audit/events', 400, { ...admin, query: '?after=-1' });
+
+  // Audit routes: filtered log, digest, evaluate as of a point, explain.
+  const filtered = await hit('get', '/api/audit/events', 200, { ...admin, query: `?stream=rule-&type=RuleCreated,RuleUpdated&actor=env-admin&from=2000-01-01T00:00:00Z` });
+  t.ok(filtered.json.events.length > 0 && filtered.json.events.every((e: { stream: string }) => e.stream.startsWith('rule-')), 'the filter applies');
+  await hit('get', '/api/audit/events', 400, { ...admin, query: '?from=yesterday' });
+  await hit('get', '/api/audit/digest', 200, admin);
+  await hit('get', '/api/audit/digest', 401, {});
+  const asOf = await hit('post', '/api/audit/evaluate', 200, {
+    ...admin, body: { entity_type: 'context', fields, include_entity_data: true, as_of: Number(rule.json.position), explain: true },
+  });
+  t.same(asOf.json.matchingRuleIds, [rule.json.id], 'the rule matched as of its creation');
+  await hit('post', '/api/audit/evaluate', 200, { ...admin, body: { entity_type: 'evaluation', fields, as_of: '2000-01-01T00:00:00Z' } });
+  await hit('post', '/api/audit/evaluate', 400, { ...admin, body: { entity_type: 'context', fields } });
+  await hit('post', '/api/audit/evaluate', 403, { key: evaluateKey, body: { entity_type: 'context', fields, as_of: 0 } });
+  const explained = await hit('post', '/api/rule-engine/explain', 200, { key: evaluateKey, body: { entity_type: 'context', fields: { tier: 'gold', n: 'many' } } });
+  t.equal(explained.json.rules[0]?.matched, false, 'explain says the rule did not match');
+  await hit('post', '/api/rule-engine/explain', 200, { ...admin, body: { entity_type: 'context', fields, field: 'tier' } });
+  await hit('post', '/api/rule-engine/explain', 400, { key: evaluateKey, body: { entity_type: 'context', fields, field: 7 } });
+  await hit('post', '/api/rule-engine/explain', 403, { key: readerKey, body: { entity_type: 'context', fields } });
 
   t.same(documentedRoutes().filter((route) => !seen.has(route)), [], 'every documented operation was exercised');
 });

@@ -18,7 +18,7 @@ export interface CheckResult {
 
 export function createSchemaCheck(document: OpenApiDocument) {
   // Formats are documentation here; the schemas pin the shapes with patterns.
-  const ajv = new Ajv2020({ strict: true, allErrors: true, formats: { 'date-time': true } });
+  const ajv = new Ajv2020({ strict: true, allowUnionTypes: true, allErrors: true, formats: { 'date-time': true } });
   ajv.addVocabulary(DOCUMENT_KEYWORDS);
   ajv.addSchema({ ...document, $id: DOCUMENT_ID });
 

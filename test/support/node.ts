@@ -6,6 +6,7 @@ import path from 'node:path';
 import { loadConfig } from '../../src/config';
 import { silentLogger, type Logger } from '../../src/log';
 import { startNode, type RunningNode } from '../../src/main';
+import { backendFor } from './backend';
 
 export interface TestNode {
   readonly url: string;
@@ -41,6 +42,9 @@ export function testEnv(dataDir: string, overrides: Record<string, string> = {})
 export async function startTestNode(env?: Record<string, string>, logger: Logger = silentLogger): Promise<TestNode> {
   const dataDir = env?.RULEVAULT_DATA_DIR ?? tempDir();
   const fullEnv = env ?? testEnv(dataDir);
+  // Under RULEVAULT_TEST_BACKEND=esdb the node runs on an EventStoreDB (stand-in) log per data folder.
+  const eventStore = fullEnv.RULEVAULT_EVENTSTORE ?? (await backendFor(dataDir));
+  if (eventStore !== undefined) fullEnv.RULEVAULT_EVENTSTORE = eventStore;
   const announced: string[] = [];
   const node = await startNode(loadConfig(fullEnv), { logger, announce: (text) => announced.push(text) });
   await node.ready;
