@@ -41,6 +41,8 @@ export interface Config {
   readonly headersTimeoutMs: number;
   readonly requestTimeoutMs: number;
   readonly logLevel: LogLevel;
+  /** Milliseconds between read-model snapshots; 0 turns snapshots off. */
+  readonly snapshotIntervalMs: number;
   /** Bearer token that may read /metrics besides admin keys; undefined: admin keys only. */
   readonly metricsTokenHash: string | undefined;
 }
@@ -59,6 +61,7 @@ export const DEFAULTS = {
   shutdownGraceMs: 10_000,
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
+  snapshotIntervalMs: 5 * 60_000,
 } as const;
 
 export class ConfigError extends Error {
@@ -102,6 +105,7 @@ export function loadConfig(env: Env = process.env): Config {
     headersTimeoutMs: integer(env, 'RULEVAULT_HEADERS_TIMEOUT_MS', DEFAULTS.headersTimeoutMs, 100, 600_000),
     requestTimeoutMs: integer(env, 'RULEVAULT_REQUEST_TIMEOUT_MS', DEFAULTS.requestTimeoutMs, 100, 3_600_000),
     logLevel: logLevel(env),
+    snapshotIntervalMs: integer(env, 'RULEVAULT_SNAPSHOT_INTERVAL_MS', DEFAULTS.snapshotIntervalMs, 0, 7 * 24 * 3_600_000),
     metricsTokenHash: optionalSecretHash(env, 'RULEVAULT_METRICS_TOKEN'),
   };
   return Object.freeze(config);

@@ -16,6 +16,7 @@ import { createCatalogCommands } from './service/catalog-commands';
 import { createCommandBus, type Runtime } from './service/command-bus';
 import { createQueries } from './service/queries';
 import { createVaultCommands } from './service/vault-commands';
+import { createSnapshotter, loadStartState } from './snapshotter';
 import { openStore } from './store/open-store';
 import type { EventStore, Subscription } from './store/port';
 import { loadMasterKey } from './vault/master-key';
@@ -53,10 +54,14 @@ export async function startNode(config: Config, options: NodeOptions = {}): Prom
   const sealer = await createSealer(master.key);
   const store = await openStore(config.eventStore, logger);
 
-  const readModel = createReadModel();
+  const initial = await loadStartState(store, config.dataDir, logger);
+  const readModel = createReadModel(initial);
+  const fromPosition = initial?.position;
+  let replayed = 0;
+  const snapshots = createSnapshotter(store, readModel, config.dataDir, config.snapshotIntervalMs, logger);
   const bus = createCommandBus(store, readModel, runtime);
   const catalog = createCatalogCommands({ bus, readModel, runtime, maxRegexLength: config.limits.maxRegexLength });
-  const vault = createVaultCommands({ bus, store, readModel, runtime, sealer });
+  const vault = createVaultCommands({ bus, store, readModel, runtime, sealer, onErased: () => snapshots.save('secret erased') });
   const apiKeys = createApiKeyCommands({ bus, readModel, runtime });
   const queries = createQueries(store, readModel);
   const metrics = createMetrics(readModel, store);
@@ -68,8 +73,11 @@ export async function startNode(config: Config, options: NodeOptions = {}): Prom
 
   let subscription: Subscription | undefined;
   const ready = new Promise<void>((resolve, reject) => {
-    subscription = store.subscribe(undefined, {
-      onEvent: (event) => readModel.apply(event),
+    subscription = store.subscribe(fromPosition, {
+      onEvent: (event) => {
+        readModel.apply(event);
+        replayed++;
+      },
       onCaughtUp: () => {
         bootstrap().then(resolve, reject);
       },
@@ -96,6 +104,8 @@ export async function startNode(config: Config, options: NodeOptions = {}): Prom
       position: readModel.position?.toString() ?? null,
       master_key: { id: sealer.masterKeyId, source: master.source, check: keyStatus },
       erased_secrets: erased,
+      from_snapshot: fromPosition?.toString() ?? null,
+      replayed_events: replayed,
       startup_ms: Date.now() - startedAt,
     });
   }
@@ -104,6 +114,8 @@ export async function startNode(config: Config, options: NodeOptions = {}): Prom
   function stop(): Promise<void> {
     stopping ??= (async () => {
       await closeServer(server, config.shutdownGraceMs);
+      snapshots.stop();
+      await snapshots.save('shutdown');
       await subscription?.close();
       await store.close();
       sealer.dispose();

@@ -29,9 +29,11 @@ interface Waiter {
   readonly resolve: () => void;
 }
 
-export function createReadModel(): ReadModel {
-  const state = initialState();
+/** A read model from scratch, or from a snapshot's state (its rules are compiled here). */
+export function createReadModel(initial: CatalogState = initialState()): ReadModel {
+  const state = initial;
   const engine = createEngine();
+  for (const rule of state.rules.values()) engine.upsert(rule);
   let waiters: Waiter[] = [];
   let caughtUp = false;
 

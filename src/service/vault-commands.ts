@@ -19,13 +19,15 @@ export interface VaultDeps {
   readonly readModel: ReadModel;
   readonly runtime: Runtime;
   readonly sealer: Sealer;
+  /** Called after a secret's stream is erased: copies elsewhere (snapshots) must follow. */
+  readonly onErased?: () => Promise<void>;
 }
 
 export class MasterKeyMismatchError extends Error {
   override readonly name = 'MasterKeyMismatchError';
 }
 
-export function createVaultCommands({ bus, store, readModel, runtime, sealer }: VaultDeps) {
+export function createVaultCommands({ bus, store, readModel, runtime, sealer, onErased }: VaultDeps) {
   const vault = readModel.state.vault;
   let queue: Promise<unknown> = Promise.resolve();
   /** Runs secret writes of this node one after another. */
@@ -43,6 +45,7 @@ export function createVaultCommands({ bus, store, readModel, runtime, sealer }: 
       if (!(error instanceof StreamDeletedError)) throw error;
     }
     vault.erasurePending.delete(id);
+    await onErased?.();
   }
 
   return {
