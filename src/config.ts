@@ -41,6 +41,8 @@ export interface Config {
   readonly headersTimeoutMs: number;
   readonly requestTimeoutMs: number;
   readonly logLevel: LogLevel;
+  /** Serve POST /bench/noop, the benchmark's same-app baseline (off in production). */
+  readonly benchRoutes: boolean;
   /** Milliseconds between read-model snapshots; 0 turns snapshots off. */
   readonly snapshotIntervalMs: number;
   /** Bearer token that may read /metrics besides admin keys; undefined: admin keys only. */
@@ -105,6 +107,7 @@ export function loadConfig(env: Env = process.env): Config {
     headersTimeoutMs: integer(env, 'RULEVAULT_HEADERS_TIMEOUT_MS', DEFAULTS.headersTimeoutMs, 100, 600_000),
     requestTimeoutMs: integer(env, 'RULEVAULT_REQUEST_TIMEOUT_MS', DEFAULTS.requestTimeoutMs, 100, 3_600_000),
     logLevel: logLevel(env),
+    benchRoutes: flag(env, 'RULEVAULT_BENCH_ROUTES'),
     snapshotIntervalMs: integer(env, 'RULEVAULT_SNAPSHOT_INTERVAL_MS', DEFAULTS.snapshotIntervalMs, 0, 7 * 24 * 3_600_000),
     metricsTokenHash: optionalSecretHash(env, 'RULEVAULT_METRICS_TOKEN'),
   };
@@ -128,6 +131,13 @@ function optionalSecretHash(env: Env, name: string): string | undefined {
     throw new ConfigError(name, 'must be at least 32 characters (use 256 random bits, e.g. `openssl rand -base64 32`)');
   }
   return sha256Hex(value);
+}
+
+function flag(env: Env, name: string): boolean {
+  const value = nonEmpty(env, name);
+  if (value === undefined || value === '0' || value === 'false') return false;
+  if (value === '1' || value === 'true') return true;
+  throw new ConfigError(name, `must be 1/true or 0/false, got "${value}"`);
 }
 
 function logLevel(env: Env): LogLevel {

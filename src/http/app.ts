@@ -18,6 +18,7 @@ import { publicRouter } from './routes/public';
 import { rulesRouter } from './routes/rules';
 import { vaultAdminRouter } from './routes/vault-admin';
 
+const BENCH_NOOP_ANSWER = { matchingRuleIds: [], entities: [] };
 const PUBLIC_PATHS = new Set(['/api/rule-engine/evaluate', '/api/vault/get-secrets']);
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -80,6 +81,12 @@ export function createApp(deps: HttpDeps): express.Express {
   app.use(express.json({ type: () => true, limit: config.limits.maxBodyBytes, strict: false }));
 
   app.use(publicRouter(deps));
+  if (config.benchRoutes) {
+    // The benchmark's baseline: everything this app does for a request except the work (bench/scenarios/http-*.ts).
+    app.post('/bench/noop', (_req, res) => {
+      res.json(BENCH_NOOP_ANSWER);
+    });
+  }
   app.use(rulesRouter(deps));
   app.use(contextsRouter(deps));
   app.use(promptsRouter(deps));

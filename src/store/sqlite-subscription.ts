@@ -56,7 +56,10 @@ export function followLog(log: PagedLog, after: bigint | undefined, handlers: Su
       const page = log.readPage(cursor);
       for (const event of page) {
         if (stopped) return;
-        await handlers.onEvent(event);
+        // Await only handlers that return a promise: a microtask per event is a
+        // measurable share of a 1M-event replay (bench: replay).
+        const handled = handlers.onEvent(event);
+        if (handled !== undefined) await handled;
         cursor = event.position;
         if (!caughtUp && reached()) signalCaughtUp();
       }

@@ -1,0 +1,60 @@
+/**
+ * One HTTP comparison, as BENCH.md defines it: the subject route, the no-op
+ * route of the same express app, and a bare node:http server answering the
+ * same JSON, each driven by autocannon (-c 64) at pipelining 1 and 10, in
+ * the same run. Ratios are of requests per second.
+ */
+import type { LoadSpec } from './load';
+import type { CaseResult } from './scenario';
+import { BENCH_KEY, load, startBare, startService, timing } from './http-harness';
+
+export interface ComparisonOptions {
+  readonly label: string;
+  readonly dataDir: string;
+  readonly path: string;
+  readonly bodies: readonly string[];
+  readonly quick: boolean;
+}
+
+export async function compareHttp({ label, dataDir, path, bodies, quick }: ComparisonOptions): Promise<CaseResult[]> {
+  const service = await startService(dataDir);
+  try {
+    // The bare server answers exactly what the service answers to the first body.
+    const sample = await fetch(service.url + path, { method: 'POST', headers: { authorization: `Bearer ${BENCH_KEY}` }, body: bodies[0] });
+    const answer = await sample.text();
+    if (sample.status !== 200) throw new Error(`${path} answered ${sample.status}: ${answer}`);
+    const bare = await startBare(answer);
+    try {
+      const results: CaseResult[] = [];
+      for (const pipelining of [1, 10]) {
+        const spec = (url: string): LoadSpec => ({
+          url,
+          headers: { authorization: `Bearer ${BENCH_KEY}`, 'content-type': 'application/json' },
+          bodies,
+          connections: 64,
+          pipelining,
+          warmupSeconds: quick ? 1 : 3,
+          seconds: quick ? 3 : 10,
+        });
+        const subject = load(spec(service.url + path));
+        const noop = load(spec(service.url + '/bench/noop'));
+        const baseline = load(spec(bare.url));
+        const figures = {
+          pipelining,
+          rps_vs_noop: subject.rps / noop.rps,
+          rps_vs_bare: subject.rps / baseline.rps,
+          non2xx: subject.non2xx,
+          errors: subject.errors,
+          answer_bytes: answer.length,
+        };
+        results.push({ case: `${label} vs no-op route, p=${pipelining}`, subject: timing(subject), baseline: { name: 'no-op route', ...timing(noop) }, figures });
+        results.push({ case: `${label} vs bare node:http, p=${pipelining}`, subject: timing(subject), baseline: { name: 'bare node:http', ...timing(baseline) }, figures });
+      }
+      return results;
+    } finally {
+      await bare.stop();
+    }
+  } finally {
+    await service.stop();
+  }
+}

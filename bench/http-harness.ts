@@ -1,0 +1,131 @@
+/**
+ * What the HTTP scenarios share: a data folder pre-loaded with events (bulk,
+ * so a 10k-rule log takes a second, not an fsync per rule), the real service
+ * as its own process on 127.0.0.1, the bare node:http baseline, and the
+ * autocannon load process. Three processes on a 2-core machine: the client
+ * competes with the server for CPU, which the results must say.
+ */
+import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { hashApiKey } from '../src/auth';
+import { parseRuleCreate } from '../src/domain/rules';
+import { SCHEMA_VERSION } from '../src/events';
+import { bulkLoadSqlite, type BulkEvent } from '../src/store/sqlite-bulk';
+import type { LoadResult, LoadSpec } from './load';
+import type { Timing } from './scenario';
+import { ruleId, type BenchRuleBody } from './workload';
+
+const DIST = path.resolve(__dirname, '..');
+export const BENCH_KEY = 'rv_bench-key-' + 'k'.repeat(40);
+export const ADMIN_KEY = 'bench-admin-' + 'a'.repeat(40);
+export const MASTER_KEY = Buffer.alloc(32, 9).toString('base64');
+
+export function metadata(at = '2026-01-01T00:00:00.000Z') {
+  return { actor: 'bench', at, request_id: 'bench', schema: SCHEMA_VERSION };
+}
+
+/** RuleCreated events for the workload's rule bodies, through the same input parsing as the API. */
+export function* ruleEvents(bodies: readonly BenchRuleBody[]): Generator<BulkEvent> {
+  for (let i = 0; i < bodies.length; i++) {
+    const id = ruleId(i);
+    yield { stream: `rule-${id}`, type: 'RuleCreated', data: { id, ...parseRuleCreate(bodies[i]) } as never, metadata: metadata() };
+  }
+}
+
+/** The API key the load generator uses: evaluate and secrets:read. */
+export function benchKeyEvent(): BulkEvent {
+  const id = '00000000-0000-4000-8000-00000000beef';
+  return {
+    stream: `apikey-${id}`,
+    type: 'ApiKeyCreated',
+    data: { id, name: 'bench', scopes: ['evaluate', 'secrets:read'], secret_tags: [], key_hash: hashApiKey(BENCH_KEY) },
+    metadata: metadata(),
+  };
+}
+
+export interface DataDir {
+  readonly dir: string;
+  remove(): void;
+}
+
+export function loadedDataDir(events: Iterable<BulkEvent>): DataDir {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'rulevault-bench-'));
+  bulkLoadSqlite(path.join(dir, 'events.db'), events);
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+export interface Running {
+  readonly url: string;
+  readonly child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+function stopper(child: ChildProcess): () => Promise<void> {
+  return () =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      child.once('exit', () => resolve());
+      child.kill('SIGTERM');
+    });
+}
+
+/** The real service (`node dist/src/main.js`) on a free port; resolves once /readyz is 200. */
+export async function startService(dataDir: string, extraEnv: Record<string, string> = {}): Promise<Running> {
+  const port = await freePort();
+  const child = spawn(process.execPath, [path.join(DIST, 'src', 'main.js')], {
+    env: {
+      ...process.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      RULEVAULT_DATA_DIR: dataDir,
+      RULEVAULT_ADMIN_KEY: ADMIN_KEY,
+      RULEVAULT_MASTER_KEY: MASTER_KEY,
+      RULEVAULT_BENCH_ROUTES: '1',
+      LOG_LEVEL: 'warn',
+      ...extraEnv,
+    },
+    stdio: ['ignore', 'ignore', 'inherit'],
+  });
+  const url = `http://127.0.0.1:${port}`;
+  for (let i = 0; i < 1200; i++) {
+    if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
+    const ready = await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false);
+    if (ready) return { url, child, stop: stopper(child) };
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  child.kill('SIGKILL');
+  throw new Error('the service did not become ready');
+}
+
+/** The bare node:http baseline answering `answer`. */
+export async function startBare(answer: string): Promise<Running> {
+  const child = spawn(process.execPath, [path.join(DIST, 'bench', 'bare-server.js'), answer], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const port = await new Promise<number>((resolve) => child.stdout!.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))));
+  return { url: `http://127.0.0.1:${port}`, child, stop: stopper(child) };
+}
+
+/** Runs autocannon in its own process and returns its figures. */
+export function load(spec: LoadSpec): LoadResult {
+  // The spec (hundreds of bodies) goes through stdin: it would not fit in argv.
+  const out = spawnSync(process.execPath, [path.join(DIST, 'bench', 'load.js')], { input: JSON.stringify(spec), encoding: 'utf8', maxBuffer: 1 << 24 });
+  if (out.status !== 0) throw new Error(`load generator failed: ${out.error?.message ?? out.stderr}`);
+  return JSON.parse(out.stdout.trim().split('\n').pop()!) as LoadResult;
+}
+
+export function timing(result: LoadResult): Timing {
+  return { samples: result.requests, p50_us: result.p50_ms * 1000, p99_us: result.p99_ms * 1000, ops_per_s: result.rps };
+}
+
+async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+    server.on('error', reject);
+  });
+}
