@@ -102,7 +102,7 @@ export async function startNode(config: Config, options: NodeOptions = {}): Prom
       url,
       store: store.description,
       position: readModel.position?.toString() ?? null,
-      master_key: { id: sealer.masterKeyId, source: master.source, check: keyStatus },
+      vault: { master_key_id: sealer.masterKeyId, master_key_source: master.source, check: keyStatus },
       erased_secrets: erased,
       from_snapshot: fromPosition?.toString() ?? null,
       replayed_events: replayed,

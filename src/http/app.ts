@@ -43,6 +43,7 @@ export function createApp(deps: HttpDeps): express.Express {
     logger: deps.logger.pino,
     quietReqLogger: true,
     quietResLogger: true,
+    customAttributeKeys: { reqId: 'request_id' },
     customSuccessMessage: () => 'request',
     customErrorMessage: () => 'request failed',
     customSuccessObject: (req, res, value: { responseTime: number }) => requestLine(req as Request, res as Response, value.responseTime),
@@ -125,7 +126,6 @@ function routeOf(req: Request): string {
 /** The fields of a request's log line: never a body, a header or a key, only the key's id. */
 function requestLine(req: Request, res: Response, responseTime: number) {
   return {
-    request_id: res.locals.requestId,
     method: req.method,
     route: routeOf(req),
     status: res.statusCode,
