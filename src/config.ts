@@ -41,6 +41,8 @@ export interface Config {
   readonly headersTimeoutMs: number;
   readonly requestTimeoutMs: number;
   readonly logLevel: LogLevel;
+  /** Answer the two public endpoints on the lean node:http path in front of express (src/http/fast-path.ts). */
+  readonly fastPath: boolean;
   /** Serve POST /bench/noop, the benchmark's same-app baseline (off in production). */
   readonly benchRoutes: boolean;
   /** Milliseconds between read-model snapshots; 0 turns snapshots off. */
@@ -107,7 +109,8 @@ export function loadConfig(env: Env = process.env): Config {
     headersTimeoutMs: integer(env, 'RULEVAULT_HEADERS_TIMEOUT_MS', DEFAULTS.headersTimeoutMs, 100, 600_000),
     requestTimeoutMs: integer(env, 'RULEVAULT_REQUEST_TIMEOUT_MS', DEFAULTS.requestTimeoutMs, 100, 3_600_000),
     logLevel: logLevel(env),
-    benchRoutes: flag(env, 'RULEVAULT_BENCH_ROUTES'),
+    benchRoutes: flag(env, 'RULEVAULT_BENCH_ROUTES', false),
+    fastPath: flag(env, 'RULEVAULT_FAST_PATH', true),
     snapshotIntervalMs: integer(env, 'RULEVAULT_SNAPSHOT_INTERVAL_MS', DEFAULTS.snapshotIntervalMs, 0, 7 * 24 * 3_600_000),
     metricsTokenHash: optionalSecretHash(env, 'RULEVAULT_METRICS_TOKEN'),
   };
@@ -133,9 +136,10 @@ function optionalSecretHash(env: Env, name: string): string | undefined {
   return sha256Hex(value);
 }
 
-function flag(env: Env, name: string): boolean {
+function flag(env: Env, name: string, fallback: boolean): boolean {
   const value = nonEmpty(env, name);
-  if (value === undefined || value === '0' || value === 'false') return false;
+  if (value === undefined) return fallback;
+  if (value === '0' || value === 'false') return false;
   if (value === '1' || value === 'true') return true;
   throw new ConfigError(name, `must be 1/true or 0/false, got "${value}"`);
 }

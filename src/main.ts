@@ -4,10 +4,11 @@
  * tests and tools start in-process; running this file starts the service.
  */
 import { randomUUID } from 'node:crypto';
-import type { Server } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig, type Config } from './config';
 import { createApp } from './http/app';
+import { createFastPath } from './http/fast-path';
 import { createLogger, type Logger } from './log';
 import { createMetrics } from './metrics';
 import { createReadModel, type ReadModel } from './read-model';
@@ -65,9 +66,9 @@ export async function startNode(config: Config, options: NodeOptions = {}): Prom
   const apiKeys = createApiKeyCommands({ bus, readModel, runtime });
   const queries = createQueries(store, readModel);
   const metrics = createMetrics(readModel, store);
-  const app = createApp({ config, readModel, catalog, vault, apiKeys, queries, sealer, logger, metrics });
-
-  const server = await listen(app, config);
+  const httpDeps = { config, readModel, catalog, vault, apiKeys, queries, sealer, logger, metrics };
+  const app = createApp(httpDeps);
+  const server = await listen(app, config.fastPath ? createFastPath(httpDeps) : undefined, config);
   const address = server.address() as AddressInfo;
   const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
 
@@ -126,9 +127,12 @@ export async function startNode(config: Config, options: NodeOptions = {}): Prom
   return { url, store, readModel, ready, stop };
 }
 
-function listen(app: ReturnType<typeof createApp>, config: Config): Promise<Server> {
+function listen(app: ReturnType<typeof createApp>, fastPath: ReturnType<typeof createFastPath> | undefined, config: Config): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = app.listen(config.port, config.host);
+    const server = createServer(fastPath === undefined ? app : (req, res) => {
+      if (!fastPath(req, res)) app(req, res);
+    });
+    server.listen(config.port, config.host);
     server.once('listening', () => resolve(server));
     server.once('error', reject);
     // Slow clients (slow-loris) are cut off.

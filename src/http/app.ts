@@ -2,25 +2,24 @@
  * Builds the HTTP application (it does not listen: main.ts does). Routes
  * parse, authorize, call one service function and map errors.
  */
-import { randomUUID } from 'node:crypto';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { pinoHttp } from 'pino-http';
 import { AppError } from '../errors';
 import { ADMIN_SURFACE, PUBLIC_SURFACE, createOriginPolicy } from './cors';
 import type { HttpDeps } from './deps';
 import { toErrorAnswer } from './errors';
+import { requestIdFor } from './request-id';
 import { auditRouter } from './routes/audit';
 import { metricsRouter } from './routes/metrics';
 import { contextsRouter } from './routes/contexts';
 import { docsRouter } from './routes/docs';
 import { promptsRouter } from './routes/prompts';
-import { publicRouter } from './routes/public';
+import { EVALUATE_PATH, GET_SECRETS_PATH, publicRouter } from './routes/public';
 import { rulesRouter } from './routes/rules';
 import { vaultAdminRouter } from './routes/vault-admin';
 
 const BENCH_NOOP_ANSWER = { matchingRuleIds: [], entities: [] };
-const PUBLIC_PATHS = new Set(['/api/rule-engine/evaluate', '/api/vault/get-secrets']);
-const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const PUBLIC_PATHS = new Set([EVALUATE_PATH, GET_SECRETS_PATH]);
 
 export function createApp(deps: HttpDeps): express.Express {
   const { config, readModel } = deps;
@@ -30,8 +29,7 @@ export function createApp(deps: HttpDeps): express.Express {
 
   // Accept the caller's request id when it is sane, otherwise mint one; echo it back.
   app.use((req: Request, res: Response, next: NextFunction) => {
-    const given = req.get('x-request-id');
-    const id = given !== undefined && REQUEST_ID.test(given) ? given : randomUUID();
+    const id = requestIdFor(req.headers['x-request-id']);
     res.locals.requestId = id;
     (req as { id?: string }).id = id;
     res.set('X-Request-Id', id);
@@ -108,7 +106,7 @@ export function createApp(deps: HttpDeps): express.Express {
       });
     }
     // get-secrets answers 200 with `err` for anything past the CORS check, parse errors included.
-    if (req.path === '/api/vault/get-secrets') {
+    if (req.path === GET_SECRETS_PATH) {
       res.status(200).set('Cache-Control', 'no-store').json({ err: answer.message, res: null });
       return;
     }

@@ -3,8 +3,8 @@
  * headers (from the `cors` package); a stranger origin gets 403 with no CORS
  * headers and the request is not executed; no Origin header, no check.
  */
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import cors from 'cors';
-import type { NextFunction, Request, RequestHandler, Response } from 'express';
 
 export const ORIGIN_NOT_ALLOWED = 'Origin not allowed';
 
@@ -21,7 +21,10 @@ export const ADMIN_SURFACE: CorsSurface = {
   headers: ['Content-Type', 'Authorization', 'If-Match', 'X-Request-Id'],
 };
 
-export function createOriginPolicy(allowedOrigins: readonly string[], surface: CorsSurface): RequestHandler {
+/** Connect-style, on plain node:http objects, so express and the lean path (fast-path.ts) share it. */
+export type OriginPolicy = (req: IncomingMessage, res: ServerResponse, next: (error?: unknown) => void) => void;
+
+export function createOriginPolicy(allowedOrigins: readonly string[], surface: CorsSurface): OriginPolicy {
   const allowed = new Set(allowedOrigins);
   const headers = cors({
     origin: (origin, callback) => callback(null, origin !== undefined && allowed.has(origin)),
@@ -31,10 +34,12 @@ export function createOriginPolicy(allowedOrigins: readonly string[], surface: C
     optionsSuccessStatus: 204,
     maxAge: 600,
   });
-  return (req: Request, res: Response, next: NextFunction) => {
+  const refusal = JSON.stringify({ err: ORIGIN_NOT_ALLOWED });
+  return (req, res, next) => {
     const origin = req.headers.origin;
     if (origin !== undefined && !allowed.has(origin)) {
-      res.status(403).json({ err: ORIGIN_NOT_ALLOWED });
+      res.writeHead(403, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(refusal) });
+      res.end(refusal);
       return;
     }
     headers(req, res, next);

@@ -25,12 +25,23 @@ export interface HttpDeps {
   readonly metrics: Metrics;
 }
 
-/** Authenticates the caller and checks one scope; throws 401/403 as AppError. */
-export function authorizeRequest(deps: HttpDeps, req: Request, res: Response, scope: Scope): Principal {
-  const principal = authenticate(req.headers.authorization, deps.readModel.state.apiKeys, deps.config.adminKeyHash);
-  res.locals.keyId = principal.id;
+/** Per-request values the log line reads (express keeps them in res.locals). */
+export interface RequestLocals {
+  keyId?: string;
+  requestId?: string;
+}
+
+/** Authenticates an Authorization header and checks one scope; throws 401/403 as AppError. */
+export function authorizeHeader(deps: HttpDeps, authorization: string | undefined, locals: RequestLocals, scope: Scope): Principal {
+  const principal = authenticate(authorization, deps.readModel.state.apiKeys, deps.config.adminKeyHash);
+  locals.keyId = principal.id;
   authorize(principal, scope);
   return principal;
+}
+
+/** Authenticates the caller of an express request and checks one scope. */
+export function authorizeRequest(deps: HttpDeps, req: Request, res: Response, scope: Scope): Principal {
+  return authorizeHeader(deps, req.headers.authorization, res.locals as RequestLocals, scope);
 }
 
 export function actorOf(principal: Principal, res: Response): Actor {

@@ -51,3 +51,19 @@ t.test('every answer carries a request id; a sane caller id is echoed', async (t
   const insane = await call(node.url, 'GET', '/healthz', { headers: { 'x-request-id': 'bad id with spaces' } });
   t.not(insane.headers.get('x-request-id'), 'bad id with spaces');
 });
+
+t.test('compressed and non-UTF-8 bodies are read too (by express, behind the lean path)', async (t) => {
+  const { gzipSync } = await import('node:zlib');
+  const key = (await call(node.url, 'POST', '/api/api-keys', { key: node.adminKey, body: { name: 'e', scopes: ['evaluate'] } })).json.key;
+  const body = JSON.stringify({ entity_type: 'context', fields: { a: 'é' } });
+  const gzipped = await call(node.url, 'POST', '/api/rule-engine/evaluate', {
+    key, raw: gzipSync(Buffer.from(body)), headers: { 'content-encoding': 'gzip', 'content-type': 'application/json' },
+  });
+  t.equal(gzipped.status, 200);
+  t.match(gzipped.headers.get('x-request-id'), /.+/);
+  const latin1 = await call(node.url, 'POST', '/api/rule-engine/evaluate', {
+    key, raw: Buffer.from(body, 'latin1'), headers: { 'content-type': 'application/json; charset=iso-8859-1' },
+  });
+  t.equal(latin1.status, 400);
+  t.match(latin1.json.err, /encoding is not supported/);
+});

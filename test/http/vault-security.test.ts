@@ -84,7 +84,9 @@ t.test('a deleted secret is erased from the embedded store at once', async (t) =
 });
 
 t.test('a tampered or swapped ciphertext fails closed with an err', async (t) => {
-  const { dir, env, node, admin } = await nodeWithSecrets(t);
+  // Snapshots off: the restarted node must read the tampered log, not a snapshot taken before.
+  const snapshotless = tempDir();
+  const { dir, env, node, admin } = await nodeWithSecrets(t, testEnv(snapshotless, { RULEVAULT_SNAPSHOT_INTERVAL_MS: '0' }));
   t.teardown(() => removeDir(dir));
   const a = (await admin.post('/api/vault/secrets', { key: 'A', value: 'value-a', tags: ['a'] })).json.id;
   const b = (await admin.post('/api/vault/secrets', { key: 'B', value: 'value-b', tags: ['b'] })).json.id;

@@ -35,6 +35,8 @@ export function testEnv(dataDir: string, overrides: Record<string, string> = {})
     RULEVAULT_DATA_DIR: dataDir,
     RULEVAULT_ADMIN_KEY: newAdminKey(),
     RULEVAULT_SHUTDOWN_GRACE_MS: '2000',
+    // test/express-path reruns the public-endpoint suites with the lean path off.
+    RULEVAULT_FAST_PATH: process.env.RULEVAULT_TEST_FAST_PATH ?? '1',
     ...overrides,
   };
 }
