@@ -1,18 +1,28 @@
 /**
- * Runs one scenario file in this (fresh) process and writes its cases as
- * JSON to the path given: `node --expose-gc dist/bench/child.js <scenario.js> <out.json> [--quick]`.
+ * Runs one scenario file in this (fresh) process and prints its cases as one
+ * JSON line after RESULT_MARKER on stdout (other output passes through):
+ * `node --expose-gc dist/bench/child.js <scenario.js> [out.json] [--quick]`;
+ * with out.json, the same JSON is also written there (for running one
+ * scenario by hand).
  */
 import { writeFileSync } from 'node:fs';
 import type { Scenario } from './scenario';
 
+export const RESULT_MARKER = '@@bench-result ';
+
 async function main(): Promise<void> {
-  const [file, out, ...flags] = process.argv.slice(2);
+  const [file, ...rest] = process.argv.slice(2);
+  const out = rest.find((arg) => !arg.startsWith('--'));
   const { scenario } = require(file) as { scenario: Scenario };
-  const cases = await scenario.run({ quick: flags.includes('--quick') });
-  writeFileSync(out, JSON.stringify({ name: scenario.name, description: scenario.description, cases }));
+  const cases = await scenario.run({ quick: rest.includes('--quick') });
+  const json = JSON.stringify({ name: scenario.name, description: scenario.description, cases });
+  if (out !== undefined) writeFileSync(out, json);
+  process.stdout.write(`\n${RESULT_MARKER}${json}\n`);
 }
 
-main().catch((error: unknown) => {
-  console.error(error);
-  process.exit(1);
-});
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}

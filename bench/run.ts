@@ -9,7 +9,7 @@
  * there; nothing here lists them.
  *
  * Each run of each scenario is a fresh `node --expose-gc` process
- * (bench/child.ts), so JIT state, heap and caches never leak between
+ * (bench/child.ts, which hands the cases back on stdout), so JIT state, heap and caches never leak between
  * scenarios or runs. With several runs, every number reported is the median
  * across runs (never the best run). ratio = baseline p50 / subject p50, i.e.
  * how many times faster the subject is.
@@ -20,9 +20,10 @@
  * records its own machine, command and date).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { RESULT_MARKER } from './child';
 import type { CaseResult, Timing } from './scenario';
 import { median } from './stats';
 
@@ -107,17 +108,18 @@ interface ChildOutput {
 }
 
 function runOnce(file: string, quick: boolean): ChildOutput {
-  const dir = mkdtempSync(path.join(os.tmpdir(), 'rulevault-bench-'));
-  const out = path.join(dir, 'result.json');
-  try {
-    const child = spawnSync(process.execPath, ['--expose-gc', path.join(__dirname, 'child.js'), file, out, ...(quick ? ['--quick'] : [])], {
-      stdio: ['ignore', 'inherit', 'inherit'],
-    });
-    if (child.status !== 0) throw new Error(`${path.basename(file)} exited with ${child.status ?? child.signal}`);
-    return JSON.parse(readFileSync(out, 'utf8')) as ChildOutput;
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
+  // The result comes back on stdout, not in a temp file another process could clean up.
+  const child = spawnSync(process.execPath, ['--expose-gc', path.join(__dirname, 'child.js'), file, ...(quick ? ['--quick'] : [])], {
+    stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 64 * 2 ** 20,
+  });
+  const lines = (child.stdout ?? '').split('\n');
+  const result = lines.find((line) => line.startsWith(RESULT_MARKER));
+  const other = lines.filter((line) => line !== result && line.trim() !== '');
+  if (other.length > 0) console.log(other.join('\n'));
+  if (child.status !== 0 || result === undefined) {
+    throw new Error(`${path.basename(file)} exited with ${child.status ?? child.signal} and ${result ? 'a' : 'no'} result`);
   }
+  return JSON.parse(result.slice(RESULT_MARKER.length)) as ChildOutput;
 }
 
 function medianTiming<T extends Timing>(timings: readonly T[]): T {

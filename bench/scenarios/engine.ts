@@ -24,11 +24,11 @@ interface Size {
 }
 
 const SIZES: readonly Size[] = [
-  { label: 'mixed 1k', shape: 'mixed', rules: 1_000, samples: 50_000, baselineSamples: 200 },
-  { label: 'mixed 10k', shape: 'mixed', rules: 10_000, samples: 50_000, baselineSamples: 20 },
-  { label: 'mixed 100k', shape: 'mixed', rules: 100_000, samples: 20_000, baselineSamples: 3 },
-  { label: 'broad 10k', shape: 'broad', rules: 10_000, samples: 20_000, baselineSamples: 10 },
-  { label: 'regex-only 1k', shape: 'regex-only', rules: 1_000, samples: 20_000, baselineSamples: 100 },
+  { label: 'mixed 1k', shape: 'mixed', rules: 1_000, samples: 30_000, baselineSamples: 100 },
+  { label: 'mixed 10k', shape: 'mixed', rules: 10_000, samples: 30_000, baselineSamples: 10 },
+  { label: 'mixed 100k', shape: 'mixed', rules: 100_000, samples: 15_000, baselineSamples: 2 },
+  { label: 'broad 10k', shape: 'broad', rules: 10_000, samples: 15_000, baselineSamples: 5 },
+  { label: 'regex-only 1k', shape: 'regex-only', rules: 1_000, samples: 15_000, baselineSamples: 50 },
 ];
 
 const RULE_SEED = 1;
@@ -51,7 +51,7 @@ async function measure(size: Size, quick: boolean): Promise<CaseResult> {
   let matches = 0;
   for (const fields of requests) matches += engine.evaluate(fields).length;
   // Warm-up: let the JIT settle on the hot path before timing.
-  for (let i = 0; i < 20_000; i++) engine.evaluate(requests[i % REQUESTS]);
+  for (let i = 0; i < 10_000; i++) engine.evaluate(requests[i % REQUESTS]);
   const samples = quick ? 10_000 : size.samples;
   const subject = summarize(timeEach(samples, (i) => engine.evaluate(requests[i % REQUESTS])));
 
@@ -95,6 +95,7 @@ export const scenario: Scenario = {
   async run({ quick }) {
     const results: CaseResult[] = [];
     for (const size of SIZES) {
+      process.stderr.write(`  engine: ${size.label}\n`);
       results.push(await measure(size, quick));
       (globalThis as { gc?: () => void }).gc?.();
     }

@@ -23,21 +23,37 @@ interface CheckedGroup {
   readonly conditions: readonly CheckedCondition[];
 }
 
-/** A rule with every condition compiled once; cached per rule record (records are replaced, never mutated). */
+/** A rule with every condition compiled once. */
 export interface CheckedRule {
   readonly rule: RuleDefinition;
   readonly groups: readonly CheckedGroup[];
 }
 
-const compiled = new WeakMap<RuleDefinition, CheckedRule>();
+/**
+ * Caches keyed by object identity: records are replaced, never mutated, and
+ * an update that leaves the conditions alone (status, name, links) keeps the
+ * same condition_groups array, so its regexes are not compiled again
+ * (bench: audit-as-of, where most updates are status and name changes).
+ */
+const byRecord = new WeakMap<RuleDefinition, CheckedRule>();
+const byGroups = new WeakMap<readonly ConditionGroup[], readonly CheckedGroup[]>();
 
 /** The rule with its conditions compiled; the same object for the same record. */
 export function checkedRule(rule: RuleDefinition): CheckedRule {
-  let checked = compiled.get(rule);
+  let checked = byRecord.get(rule);
   if (checked === undefined) {
-    const groups = Array.isArray(rule.condition_groups) ? rule.condition_groups : [];
-    checked = { rule, groups: groups.map(checkedGroup) };
-    compiled.set(rule, checked);
+    checked = { rule, groups: checkedGroups(rule.condition_groups) };
+    byRecord.set(rule, checked);
+  }
+  return checked;
+}
+
+function checkedGroups(groups: readonly ConditionGroup[]): readonly CheckedGroup[] {
+  if (!Array.isArray(groups)) return [];
+  let checked = byGroups.get(groups);
+  if (checked === undefined) {
+    checked = groups.map(checkedGroup);
+    byGroups.set(groups, checked);
   }
   return checked;
 }
@@ -46,8 +62,29 @@ function checkedGroup(group: ConditionGroup): CheckedGroup {
   const conditions = group !== null && typeof group === 'object' && Array.isArray(group.conditions) ? group.conditions : [];
   return {
     operator: group?.condition_operator,
-    conditions: conditions.map((condition) => ({ condition, predicate: compileCondition(condition) })),
+    conditions: conditions.map((condition) => ({ condition, predicate: predicateFor(condition) })),
   };
+}
+
+/**
+ * Predicates by condition text: a rewritten rule usually repeats conditions
+ * seen before, and compiling a regex is the dearest step of a cold point
+ * (bench: audit-as-of, random positions). Predicates are immutable, so
+ * sharing is safe; the map is cleared when full to stay bounded.
+ */
+const predicates = new Map<string, Predicate | null>();
+const MAX_PREDICATES = 50_000;
+
+function predicateFor(condition: Condition): Predicate | null {
+  if (condition === null || typeof condition !== 'object') return null;
+  const key = JSON.stringify([condition.field, condition.operator, condition.value, condition.data_type]);
+  let predicate = predicates.get(key);
+  if (predicate === undefined) {
+    predicate = compileCondition(condition);
+    if (predicates.size >= MAX_PREDICATES) predicates.clear();
+    predicates.set(key, predicate);
+  }
+  return predicate;
 }
 
 const hasOwn = Object.prototype.hasOwnProperty;
@@ -94,13 +131,13 @@ export function ruleMatches(checked: CheckedRule, fields: Fields): boolean {
 export function createScanEngine(rules: ReadonlyMap<string, RuleRecord>): Engine {
   const active: CheckedRule[] = [];
   for (const rule of rules.values()) if (rule.status === 'ACTIVE') active.push(checkedRule(rule));
-  active.sort((a, b) => (a.rule.id < b.rule.id ? -1 : a.rule.id > b.rule.id ? 1 : 0));
   return {
     evaluate(fields: Fields): string[] {
       if (fields === null || typeof fields !== 'object') return [];
       const ids: string[] = [];
       for (const checked of active) if (ruleMatches(checked, fields)) ids.push(checked.rule.id);
-      return ids;
+      // Sorting the answer, not the rule set: answers are small.
+      return ids.sort();
     },
     upsert() {
       throw new Error('a scan engine is read-only: build a new one from the rules');

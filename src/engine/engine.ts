@@ -4,15 +4,17 @@
  * request, counts driver hits per group and per rule (planned in plan.ts),
  * and verifies the remaining conditions of the few candidates directly.
  *
- * Evaluation state lives in the index objects, stamped with an evaluation
- * counter ("epoch") instead of being cleared, so evaluate allocates only the
- * answer (bench: engine, 10k mixed: per-call maps cost ~2x).
+ * Evaluation state (field presence, group and rule hit counts) lives in the
+ * index objects, stamped with an evaluation counter ("epoch") instead of
+ * being cleared, so evaluate allocates nothing but the answer and touches
+ * only what the request reaches (bench: engine; --cpu-prof shows the loads
+ * of group, atom and slot objects as the hot lines, so no per-call maps).
  */
 import {
   createFieldSlot, estimateShare, indexAtom, namedValues, removeItem, unindexAtom, viewOf,
   type Atom, type FieldSlot, type Group, type RuleSlot, type VerifyGroup,
 } from './field-index';
-import { planRule, type GroupPlan } from './plan';
+import { planRule, type GroupPlan, type Selectivity } from './plan';
 import { Kind, testPredicate, type Predicate } from './predicates';
 import type { Engine, Fields, RuleDefinition } from './types';
 import { inputBoolean, inputNumber } from './values';
@@ -30,8 +32,9 @@ const hasOwn = Object.prototype.hasOwnProperty;
 /**
  * Ascending by UTF-16 code units, like Array.prototype.sort() on strings but
  * without its generic ToString path: insertion sort for the usual handful of
- * matches, a comparator sort above that (bench: engine, 10k mixed, where the
- * default sort took ~10% of evaluate; broad for the large answers).
+ * matches, a comparator sort above that (bench: engine, 10k mixed, where
+ * --cpu-prof put the default sort among evaluate's hottest lines; broad for
+ * the large answers).
  */
 function sortIds(ids: string[]): string[] {
   const n = ids.length;
@@ -48,8 +51,21 @@ function sortIds(ids: string[]): string[] {
   return ids;
 }
 
+export interface EngineOptions {
+  /**
+   * How conjunctions pick their counted drivers (never changes answers):
+   * 'estimated' (default) counts only equality members estimated selective
+   * from the rule set; 'all-equalities' counts every equals/in member, the
+   * textbook counting algorithm (the differential tests run both).
+   */
+  readonly drivers?: 'estimated' | 'all-equalities';
+}
+
 /** A new, empty engine. */
-export function createEngine(): Engine {
+export function createEngine(options: EngineOptions = {}): Engine {
+  const selectivity: Selectivity | undefined = options.drivers === 'all-equalities'
+    ? undefined
+    : (p) => estimateShare(slots.get(p.field), p);
   const rules = new Map<string, RuleEntry>();
   const atoms = new Map<string, Atom>();
   const slots = new Map<string, FieldSlot>();
@@ -103,7 +119,7 @@ export function createEngine(): Engine {
   }
 
   function add(rule: RuleDefinition): RuleEntry {
-    const plan = planRule(rule, (p) => estimateShare(slots.get(p.field), p));
+    const plan = planRule(rule, selectivity);
     const uses: Atom[] = [];
     if (plan === null) return { slot: null, groups: [], atoms: uses };
     const verify: VerifyGroup[] = plan.verify.map((g) => ({

@@ -1,4 +1,4 @@
 /** The rule engine: compiled index, write-time checks and the types they share. */
-export { createEngine } from './engine';
+export { createEngine, type EngineOptions } from './engine';
 export { checkConditionGroups, DEFAULT_RULE_LIMITS, type RuleLimits } from './validate';
 export type { Engine, Fields, FieldValue, RuleDefinition, RuleProblem } from './types';

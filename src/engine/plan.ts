@@ -15,7 +15,8 @@
  * (estimated true for at most SELECTIVE of requests); an unselective one
  * (`deployment.environment equals prod`) would make every request walk a
  * posting list as long as the rule set's share of that value, so it is
- * verified instead (bench: engine, 10k mixed: p50 75 us -> see RESULTS.md).
+ * verified instead (bench: engine, 10k mixed: 578 group hits and 179
+ * checks per request when every equality counts, 80 and 138 with this rule).
  */
 import type { ConditionGroup } from '../events/rule-events';
 import type { RuleDefinition } from './types';

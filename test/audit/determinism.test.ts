@@ -29,7 +29,7 @@ t.test('live, replayed and imported read models agree; audit evaluate equals liv
   t.ok(live.counts.rules > 10 && live.counts.prompt_versions > 10 && live.counts.secrets > 0, `a varied history: ${JSON.stringify(live.counts)}`);
 
   const replayed = await replayLog(node.store);
-  t.ok(replayed.events >= 2500, `${replayed.events} events in the log`);
+  t.ok(replayed.events >= 2000, `${replayed.events} events in the log`);
   t.same(digestState(replayed.state), live, 'offline replay digest equals the live digest');
 
   const lines: string[] = [];
@@ -57,14 +57,20 @@ t.test('live, replayed and imported read models agree; audit evaluate equals liv
       t.same(answer, sample.answer, `as of position ${sample.position}: ${JSON.stringify(sample.body)}`);
       return;
     }
-    t.ok(BigInt(as_of.position!) <= BigInt(sample.position), 'the point used is at or before the position asked');
+    if (BigInt(as_of.position!) > BigInt(sample.position)) {
+      t.fail(`as_of.position ${as_of.position} is after the position asked, ${sample.position}`);
+      return;
+    }
     const byTime = await audit.evaluateAsOf({ ...sample.body, as_of: sample.at });
     const { as_of: timePoint, ...timeAnswer } = byTime;
     if (JSON.stringify(timeAnswer) !== JSON.stringify(sample.answer)) {
       t.same(timeAnswer, sample.answer, `as of time ${sample.at}: ${JSON.stringify(sample.body)}`);
       return;
     }
-    t.ok(timePoint.at === null || timePoint.at <= sample.at, 'the time point used is not after the time asked');
+    if (timePoint.at === null || timePoint.at > sample.at) {
+      t.fail(`as_of.at ${timePoint.at} is not a time at or before ${sample.at}`);
+      return;
+    }
     compared += 1;
   }
   t.equal(compared, samples.length, `${compared} past answers reproduced by position and by time`);
