@@ -13,6 +13,7 @@ import { hashApiKey } from '../src/auth';
 import { parseRuleCreate } from '../src/domain/rules';
 import { SCHEMA_VERSION } from '../src/events';
 import { bulkLoadSqlite, type BulkEvent } from '../src/store/sqlite-bulk';
+import { freePort } from '../test/support/process';
 import type { LoadResult, LoadSpec } from './load';
 import type { Timing } from './scenario';
 import { ruleId, type BenchRuleBody } from './workload';
@@ -116,16 +117,4 @@ export function load(spec: LoadSpec): LoadResult {
 
 export function timing(result: LoadResult): Timing {
   return { samples: result.requests, p50_us: result.p50_ms * 1000, p99_us: result.p99_ms * 1000, ops_per_s: result.rps };
-}
-
-async function freePort(): Promise<number> {
-  const { createServer } = await import('node:net');
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-    server.on('error', reject);
-  });
 }

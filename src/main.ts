@@ -6,8 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createAuditService } from './audit/service';
 import { ConfigError, loadConfig, type Config } from './config';
 import { createApp } from './http/app';
+import type { HttpDeps } from './http/deps';
 import { createFastPath } from './http/fast-path';
 import { createLogger, type Logger } from './log';
 import { createMetrics } from './metrics';
@@ -42,6 +44,33 @@ export interface NodeOptions {
 
 const SYSTEM_ACTOR = { id: 'system', requestId: 'startup' };
 
+export interface ServiceParts {
+  readonly config: Config;
+  readonly store: EventStore;
+  readonly sealer: Sealer;
+  readonly readModel: ReadModel;
+  readonly logger: Logger;
+  readonly runtime: Runtime;
+  readonly onErased?: () => Promise<void>;
+}
+
+/** The commands, queries and observers the HTTP layer is given, wired over one store and read model. */
+export function createServices({ config, store, sealer, readModel, logger, runtime, onErased }: ServiceParts): HttpDeps {
+  const bus = createCommandBus(store, readModel, runtime);
+  return {
+    config,
+    readModel,
+    sealer,
+    logger,
+    catalog: createCatalogCommands({ bus, readModel, runtime, maxRegexLength: config.limits.maxRegexLength }),
+    vault: createVaultCommands({ bus, store, readModel, runtime, sealer, onErased }),
+    apiKeys: createApiKeyCommands({ bus, readModel, runtime }),
+    queries: createQueries(store, readModel),
+    metrics: createMetrics(readModel, store),
+    audit: createAuditService({ store, readModel, limits: config.limits }),
+  };
+}
+
 export async function startNode(config: Config, options: NodeOptions = {}): Promise<RunningNode> {
   const logger = options.logger ?? createLogger();
   const announce = options.announce ?? ((text: string) => process.stdout.write(text + '\n'));
@@ -60,13 +89,8 @@ export async function startNode(config: Config, options: NodeOptions = {}): Prom
   const fromPosition = initial?.position;
   let replayed = 0;
   const snapshots = createSnapshotter(store, readModel, config.dataDir, config.snapshotIntervalMs, logger);
-  const bus = createCommandBus(store, readModel, runtime);
-  const catalog = createCatalogCommands({ bus, readModel, runtime, maxRegexLength: config.limits.maxRegexLength });
-  const vault = createVaultCommands({ bus, store, readModel, runtime, sealer, onErased: () => snapshots.save('secret erased') });
-  const apiKeys = createApiKeyCommands({ bus, readModel, runtime });
-  const queries = createQueries(store, readModel);
-  const metrics = createMetrics(readModel, store);
-  const httpDeps = { config, readModel, catalog, vault, apiKeys, queries, sealer, logger, metrics };
+  const httpDeps = createServices({ config, store, sealer, readModel, logger, runtime, onErased: () => snapshots.save('secret erased') });
+  const { vault, apiKeys, metrics } = httpDeps;
   const app = createApp(httpDeps);
   const server = await listen(app, config.fastPath ? createFastPath(httpDeps) : undefined, config);
   const address = server.address() as AddressInfo;

@@ -45,7 +45,8 @@ async function answers(url: string, admin: ReturnType<typeof client>, key: strin
   return { listings, evaluated, secrets };
 }
 
-t.test('a snapshot round trip: start from it, replay only what follows, answer the same', async (t) => {
+/** A populated node on a fresh folder, stopped (so its shutdown snapshot is on disk), and what it answered live. */
+async function populatedThenStopped(t: tap.Test) {
   const dir = tempDir();
   t.teardown(() => removeDir(dir));
   const env = testEnv(dir);
@@ -53,6 +54,11 @@ t.test('a snapshot round trip: start from it, replay only what follows, answer t
   const key = await populate(first.admin);
   const live = await answers(first.node.url, first.admin, key);
   await first.node.stop();
+  return { dir, env, key, live };
+}
+
+t.test('a snapshot round trip: start from it, replay only what follows, answer the same', async (t) => {
+  const { dir, env, key, live } = await populatedThenStopped(t);
 
   const file = path.join(dir, SNAPSHOT_FILE);
   t.equal(statSync(file).mode & 0o777, 0o600, 'owner-only');
@@ -91,13 +97,7 @@ for (const [name, damage, reason] of [
   }, /format 999/],
 ] as const) {
   t.test(`a ${name} snapshot is ignored with a warning and the log replayed`, async (t) => {
-    const dir = tempDir();
-    t.teardown(() => removeDir(dir));
-    const env = testEnv(dir);
-    const first = await start(env);
-    const key = await populate(first.admin);
-    const live = await answers(first.node.url, first.admin, key);
-    await first.node.stop();
+    const { dir, env, key, live } = await populatedThenStopped(t);
     const file = path.join(dir, SNAPSHOT_FILE);
     writeFileSync(file, damage(readFileSync(file, 'utf8')));
     const second = await start(env);

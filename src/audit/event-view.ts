@@ -1,3 +1,4 @@
+/** How an event leaves the API (audit log, rule history): bigints as decimal strings. */
 import { toJsonPosition, type RecordedEvent } from '../store/port';
 
 /** An event as the audit log and rule history show it (positions and revisions as decimal strings). */

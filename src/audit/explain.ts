@@ -14,7 +14,7 @@ import { Kind, testPredicate, type Predicate } from '../engine/predicates';
 import type { Condition } from '../events/rule-events';
 import type { Fields } from '../engine/types';
 import { toJsonPosition } from '../store/port';
-import { checkedRule, inputView, ruleMatches, type CheckedRule } from './rule-check';
+import { checkedRule, inputView, readInputs, ruleMatches, type CheckedRule } from './rule-check';
 
 export type ConditionReason = 'holds' | 'field absent' | 'not a number' | 'not a boolean' | 'comparison false' | 'invalid condition';
 
@@ -58,9 +58,10 @@ const NUMBER_KINDS: ReadonlySet<number> = new Set([
 /** Explanations for the rules of interest (see the header), sorted by rule id. */
 export function explainRules(rules: ReadonlyMap<string, RuleRecord>, fields: Fields, field: string | undefined): RuleExplanation[] {
   const out: RuleExplanation[] = [];
+  const inputs = readInputs(fields);
   for (const rule of rules.values()) {
     const checked = checkedRule(rule);
-    const matched = ruleMatches(checked, fields);
+    const matched = ruleMatches(checked, inputs);
     if (isOfInterest(checked, fields, field, matched)) out.push(explainRule(checked, rule, fields, matched));
   }
   return out.sort((a, b) => (a.rule_id < b.rule_id ? -1 : a.rule_id > b.rule_id ? 1 : 0));

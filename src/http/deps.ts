@@ -1,6 +1,7 @@
 /** What the HTTP layer is given by main.ts, and the per-request helpers every route uses. */
 import type { Request, Response } from 'express';
 import { authenticate, authorize, type Principal } from '../auth';
+import type { AuditService } from '../audit/service';
 import type { Config } from '../config';
 import type { Scope } from '../events';
 import type { Logger } from '../log';
@@ -23,6 +24,7 @@ export interface HttpDeps {
   readonly sealer: Sealer;
   readonly logger: Logger;
   readonly metrics: Metrics;
+  readonly audit: AuditService;
 }
 
 /** Per-request values the log line reads (express keeps them in res.locals). */

@@ -42,10 +42,16 @@ export function exited(child: ChildProcess): Promise<number | null> {
   return new Promise((resolve) => child.once('exit', (code) => resolve(code)));
 }
 
-/** Runs the CLI to completion; resolves with its exit code and output. */
-export function runCli(args: string[], env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export interface ScriptRun {
+  readonly code: number | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Runs a compiled script under dist/ (e.g. `scripts/cli.js`) to completion; resolves with its exit code and output. */
+export function runScript(script: string, args: string[], env: Record<string, string>): Promise<ScriptRun> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(DIST, 'scripts', 'cli.js'), ...args], {
+    const child = spawn(process.execPath, [path.join(DIST, script), ...args], {
       env: { ...process.env, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -56,6 +62,9 @@ export function runCli(args: string[], env: Record<string, string>): Promise<{ c
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
+
+/** The operator CLI (scripts/cli.ts). */
+export const runCli = (args: string[], env: Record<string, string>): Promise<ScriptRun> => runScript('scripts/cli.js', args, env);
 
 /** A free loopback port (bound then released). */
 export async function freePort(): Promise<number> {

@@ -5,27 +5,15 @@
 import { Router, type Request, type Response } from 'express';
 import { authenticate, type Principal } from '../../auth';
 import { digestState } from '../../audit/digest';
-import { createAuditService, explainLive, type AuditService } from '../../audit/service';
+import { explainLive } from '../../audit/service';
 import { AppError, badRequest } from '../../errors';
-import { openStore } from '../../store/open-store';
 import { authorizeRequest, type HttpDeps } from '../deps';
 
 const EVENT_PARAMS = ['after', 'limit', 'stream', 'type', 'actor', 'from', 'to'] as const;
 
-/**
- * `deps.audit` is the audit service over the node's own store. Until the
- * composition root passes it, the router builds one over a second handle on
- * the configured store, opened at the first audit evaluate.
- */
-export function auditRouter(deps: HttpDeps & { readonly audit?: AuditService }): Router {
+export function auditRouter(deps: HttpDeps): Router {
   const router = Router();
-  let fallback: Promise<AuditService> | undefined;
-  const service = (): Promise<AuditService> => {
-    if (deps.audit !== undefined) return Promise.resolve(deps.audit);
-    fallback ??= openStore(deps.config.eventStore).then((store) =>
-      createAuditService({ store, readModel: deps.readModel, limits: deps.config.limits }));
-    return fallback;
-  };
+  const audit = deps.audit;
 
   router.get('/api/audit/events', async (req, res) => {
     authorizeRequest(deps, req, res, 'admin');
@@ -46,7 +34,7 @@ export function auditRouter(deps: HttpDeps & { readonly audit?: AuditService }):
 
   router.post('/api/audit/evaluate', async (req, res) => {
     authorizeRequest(deps, req, res, 'admin');
-    res.json(await (await service()).evaluateAsOf(req.body));
+    res.json(await audit.evaluateAsOf(req.body));
   });
 
   router.post('/api/rule-engine/explain', (req, res) => {

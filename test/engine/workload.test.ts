@@ -1,0 +1,51 @@
+/** The bench workload generator: deterministic, API-shaped, and close to BENCH.md's mix. */
+import t from 'tap';
+import { checkConditionGroups } from '../../src/engine';
+import { percentile } from '../../bench/stats';
+import { FIELDS, generateRequests, generateRules, toDefinitions } from '../../bench/workload';
+
+t.test('same seed, same rules and requests; another seed, others', async (t) => {
+  t.same(generateRules({ seed: 3, count: 50 }), generateRules({ seed: 3, count: 50 }));
+  t.same(generateRequests({ seed: 3, count: 50 }), generateRequests({ seed: 3, count: 50 }));
+  t.not(JSON.stringify(generateRules({ seed: 3, count: 50 })), JSON.stringify(generateRules({ seed: 4, count: 50 })));
+});
+
+t.test('every generated rule passes write-time validation, in every shape', async (t) => {
+  for (const shape of ['mixed', 'broad', 'regex-only'] as const) {
+    const bodies = generateRules({ seed: 5, count: 2000, shape });
+    const bad = bodies.filter((b) => checkConditionGroups(b.condition_groups).length > 0);
+    t.same(bad, [], `${shape}: no invalid rule`);
+    t.ok(bodies.every((b) => b.condition_groups.length >= 1 && b.condition_groups.length <= 2), `${shape}: 1 or 2 groups`);
+  }
+});
+
+t.test('operator mix and request shape follow BENCH.md', async (t) => {
+  const bodies = generateRules({ seed: 6, count: 5000 });
+  const counts = new Map<string, number>();
+  let total = 0;
+  let groupSizesOk = true;
+  for (const b of bodies) {
+    for (const g of b.condition_groups) {
+      groupSizesOk &&= g.conditions.length >= 1 && g.conditions.length <= 4;
+      for (const c of g.conditions) {
+        counts.set(c.operator, (counts.get(c.operator) ?? 0) + 1);
+        total++;
+      }
+    }
+  }
+  t.ok(groupSizesOk, 'every group has 1 to 4 conditions');
+  const share = (...ops: string[]): number => ops.reduce((s, op) => s + (counts.get(op) ?? 0), 0) / total;
+  t.ok(Math.abs(share('equals', 'in') - 0.55) < 0.03, `equals/in ${share('equals', 'in').toFixed(3)}`);
+  t.ok(Math.abs(share('gt', 'gte', 'lt', 'lte', 'between') - 0.2) < 0.03, 'numeric ~20%');
+  t.ok(Math.abs(share('regex') - 0.05) < 0.02, 'regex ~5%');
+  t.equal(FIELDS.length, 30);
+  const sizes = generateRequests({ seed: 6, count: 500 }).map((f) => Object.keys(f).length);
+  t.ok(Math.min(...sizes) >= 8 && Math.max(...sizes) <= 15, 'requests carry 8 to 15 fields');
+  t.equal(toDefinitions(bodies.slice(0, 2))[1].id, 'rule-0000001');
+});
+
+t.test('percentile is nearest-rank', async (t) => {
+  t.equal(percentile([5, 1, 4, 2, 3], 50), 3);
+  t.equal(percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 99), 10);
+  t.equal(percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 10), 1);
+});
