@@ -153,7 +153,10 @@ export async function startNode(config: Config, options: NodeOptions = {}): Prom
 
 function listen(app: ReturnType<typeof createApp>, fastPath: ReturnType<typeof createFastPath> | undefined, config: Config): Promise<Server> {
   return new Promise((resolve, reject) => {
-    const server = createServer(fastPath === undefined ? app : (req, res) => {
+    const server = createServer({
+      // Node enforces headersTimeout and requestTimeout on this timer (default 30 s): without it a 1 s limit bites up to 30 s late.
+      connectionsCheckingInterval: Math.max(50, Math.floor(Math.min(config.headersTimeoutMs, config.requestTimeoutMs) / 4)),
+    }, fastPath === undefined ? app : (req, res) => {
       if (!fastPath(req, res)) app(req, res);
     });
     server.listen(config.port, config.host);

@@ -14,6 +14,8 @@ export const INPUT_LIMITS = {
   tagCount: 100,
   tagLength: 128,
   textLength: 512 * 1024, // descriptions, context content, prompt templates
+  /** Nesting of meta_properties: JSON.stringify overflows the stack near 4,000 levels, when a listing renders it. */
+  metaDepth: 32,
 } as const;
 
 export function isPlainObject(value: unknown): value is JsonObject {
@@ -68,6 +70,7 @@ export function readTags(value: unknown, path: string): string[] {
  */
 export function readMetaProperties(value: unknown, path: string): { [key: string]: Json } {
   const object = requireObject(value, path);
+  if (nestedDeeperThan(object, INPUT_LIMITS.metaDepth)) throw badRequest(`${path} is nested deeper than ${INPUT_LIMITS.metaDepth} levels`);
   const copy: { [key: string]: Json } = {};
   for (const key of Object.keys(object)) {
     Object.defineProperty(copy, key, { value: object[key] as Json, enumerable: true, writable: true, configurable: true });
@@ -86,4 +89,16 @@ export function parseIfMatch(header: string | undefined): bigint | undefined {
   const text = header.trim().replace(/^W\//, '').replace(/^"(.*)"$/, '$1');
   if (!/^(0|[1-9][0-9]{0,18})$/.test(text)) throw badRequest('If-Match must be a revision number');
   return BigInt(text);
+}
+
+/** Whether `value` nests objects or arrays deeper than `limit` levels; iterative, so any depth is safe to check. */
+function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [item, depth] = stack.pop()!;
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(item)) stack.push([child, depth + 1]);
+  }
+  return false;
 }

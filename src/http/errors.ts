@@ -34,5 +34,19 @@ export function toErrorAnswer(error: unknown, maxBodyBytes: number): ErrorAnswer
         return { status: 400, message: 'request body was incomplete', unexpected: false };
     }
   }
+  // A malformed %-escape in a path parameter (express's router throws a URIError with status 400).
+  if (error instanceof URIError && clientStatus(error) !== undefined) {
+    return { status: 400, message: 'the request path has a malformed %-escape', unexpected: false };
+  }
+  // body-parser wraps a body that does not inflate (zlib error) as a 400 without a `type`.
+  if (clientStatus(error) !== undefined) {
+    return { status: 400, message: 'request body could not be decoded: it does not match its Content-Encoding', unexpected: false };
+  }
   return { status: 500, message: INTERNAL_MESSAGE, unexpected: true };
+}
+
+/** The 4xx status an error from express or body-parser carries, if any. */
+function clientStatus(error: unknown): number | undefined {
+  const status = typeof error === 'object' && error !== null ? (error as { status?: unknown }).status : undefined;
+  return typeof status === 'number' && status >= 400 && status < 500 ? status : undefined;
 }

@@ -694,6 +694,8 @@ export const openApiDocument: OpenApiDocument = {
       'Every body is read as JSON whatever its Content-Type; every error is `{"err": "<message>"}`',
       '(get-secrets answers 200 with `{err, res}` instead). Any /api route answers 403 to a browser',
       'Origin that is not allowed, and 503 until the read models have caught up with the log.',
+      'Every route reads a request body as JSON when one is sent: a malformed body is a 400, one over',
+      'RULEVAULT_MAX_BODY_BYTES a 413, whatever the route.',
     ].join(' '),
   },
   security: [{ bearer: [] }],

@@ -36,6 +36,12 @@ export interface CommandBus {
 const MAX_ATTEMPTS = 3;
 
 export function createCommandBus(store: EventStore, readModel: ReadModel, runtime: Runtime): CommandBus {
+  let tail: Promise<unknown> = Promise.resolve();
+  function serialized<T>(work: () => Promise<T>): Promise<T> {
+    const run = tail.then(work, work);
+    tail = run.catch(() => undefined);
+    return run;
+  }
   return {
     async append(stream, expected, events, actor) {
       const at = runtime.now().toISOString();
@@ -48,16 +54,20 @@ export function createCommandBus(store: EventStore, readModel: ReadModel, runtim
       await readModel.waitFor(result.position);
       return result;
     },
-    async withRetry(ifMatch, attempt) {
-      for (let n = 1; ; n++) {
-        try {
-          return await attempt();
-        } catch (error) {
-          if (!(error instanceof StaleWriteError) || ifMatch !== undefined || n >= MAX_ATTEMPTS) throw toAppError(error);
-          const head = await store.headPosition();
-          if (head !== undefined) await readModel.waitFor(head);
+    withRetry(ifMatch, attempt) {
+      // One decision at a time on this node: its own writers never race each other,
+      // so retries are left for races with writers elsewhere (other nodes, the CLI).
+      return serialized(async () => {
+        for (let n = 1; ; n++) {
+          try {
+            return await attempt();
+          } catch (error) {
+            if (!(error instanceof StaleWriteError) || ifMatch !== undefined || n >= MAX_ATTEMPTS) throw toAppError(error);
+            const head = await store.headPosition();
+            if (head !== undefined) await readModel.waitFor(head);
+          }
         }
-      }
+      });
     },
   };
 }

@@ -1,7 +1,8 @@
 /**
  * Secret writes and the keyring. Values are sealed here, before a decision is
- * made, so no plaintext reaches an event. Secret writes on this node run one
- * at a time so the unique-key check and the append cannot interleave.
+ * made, so no plaintext reaches an event. The unique-key check and the append
+ * cannot interleave with another write on this node: the command bus runs
+ * decisions one at a time.
  */
 import {
   decideCreateSecret, decideDeleteSecret, decideUpdateSecret, parseSecretCreate, parseSecretPatch,
@@ -29,13 +30,6 @@ export class MasterKeyMismatchError extends Error {
 
 export function createVaultCommands({ bus, store, readModel, runtime, sealer, onErased }: VaultDeps) {
   const vault = readModel.state.vault;
-  let queue: Promise<unknown> = Promise.resolve();
-  /** Runs secret writes of this node one after another. */
-  function serialized<T>(work: () => Promise<T>): Promise<T> {
-    const run = queue.then(work, work);
-    queue = run.catch(() => undefined);
-    return run;
-  }
 
   /** Physically erases a deleted secret's stream; idempotent. */
   async function erase(id: string): Promise<void> {
@@ -49,43 +43,37 @@ export function createVaultCommands({ bus, store, readModel, runtime, sealer, on
   }
 
   return {
-    createSecret(body: unknown, actor: Actor) {
+    async createSecret(body: unknown, actor: Actor) {
       const input = parseSecretCreate(body);
       const id = runtime.newId();
-      return serialized(async () => {
-        await bus.withRetry(undefined, () => {
-          const sealed = sealer.seal(id, 1, input.value);
-          const events = decideCreateSecret(id, input, sealed, vault.idsByKey.get(input.key));
-          return bus.append(streams.secret(id), 'no_stream', events, actor);
-        });
-        return secretView(vault.secrets.get(id)!);
+      await bus.withRetry(undefined, () => {
+        const sealed = sealer.seal(id, 1, input.value);
+        const events = decideCreateSecret(id, input, sealed, vault.idsByKey.get(input.key));
+        return bus.append(streams.secret(id), 'no_stream', events, actor);
       });
+      return secretView(vault.secrets.get(id)!);
     },
 
-    updateSecret(id: string, body: unknown, ifMatch: bigint | undefined, actor: Actor) {
+    async updateSecret(id: string, body: unknown, ifMatch: bigint | undefined, actor: Actor) {
       const patch = parseSecretPatch(body);
-      return serialized(async () => {
-        await bus.withRetry(ifMatch, () => {
-          const current = vault.secrets.get(id);
-          const version = (current?.version ?? 0) + 1;
-          const sealed = current !== undefined && patch.value !== undefined ? sealer.seal(id, version, patch.value) : undefined;
-          const owner = patch.key === undefined ? undefined : vault.idsByKey.get(patch.key);
-          const events = decideUpdateSecret(id, current, patch, sealed, owner, ifMatch);
-          return bus.append(streams.secret(id), current!.revision, events, actor);
-        });
-        return secretView(vault.secrets.get(id)!);
+      await bus.withRetry(ifMatch, () => {
+        const current = vault.secrets.get(id);
+        const version = (current?.version ?? 0) + 1;
+        const sealed = current !== undefined && patch.value !== undefined ? sealer.seal(id, version, patch.value) : undefined;
+        const owner = patch.key === undefined ? undefined : vault.idsByKey.get(patch.key);
+        const events = decideUpdateSecret(id, current, patch, sealed, owner, ifMatch);
+        return bus.append(streams.secret(id), current!.revision, events, actor);
       });
+      return secretView(vault.secrets.get(id)!);
     },
 
     /** The secret leaves the vault when the event is applied; then its stream is erased. */
-    deleteSecret(id: string, actor: Actor) {
-      return serialized(async () => {
-        await bus.withRetry(undefined, () => {
-          const current = vault.secrets.get(id);
-          return bus.append(streams.secret(id), current?.revision ?? 'any', decideDeleteSecret(id, current), actor);
-        });
-        await erase(id);
+    async deleteSecret(id: string, actor: Actor) {
+      await bus.withRetry(undefined, () => {
+        const current = vault.secrets.get(id);
+        return bus.append(streams.secret(id), current?.revision ?? 'any', decideDeleteSecret(id, current), actor);
       });
+      await erase(id);
     },
 
     /** Finishes erasures interrupted by a crash; run once the read model has caught up. */

@@ -119,6 +119,13 @@ t.test('real answers match the documented schemas', async (t) => {
   t.match(page.text, /swagger-ui-bundle\.js/);
   t.notMatch(page.text, /https?:\/\/(unpkg|cdn)/, 'no CDN');
   t.equal((await call(node.url, 'GET', '/docs/swagger-ui-bundle.js')).status, 200, 'assets are served locally');
+  const init = await call(node.url, 'GET', '/docs/swagger-ui-init.js');
+  t.match(init.text, /"title": "RuleVault"/, 'the page is initialized with this document');
+  for (const stock of ['/docs/index.html', '/docs/swagger-initializer.js', '/docs/package.json']) {
+    const answer = await call(node.url, 'GET', stock);
+    t.equal(answer.status, 404, `${stock}: the stock page of swagger-ui-dist is not served`);
+    t.type(answer.json?.err, 'string', `${stock}: {err}`);
+  }
 
   // Contexts.
   const context = await hit('post', '/api/contexts', 201, { ...admin, body: { name: 'tone', content: 'Be brief.', tags: ['a'], meta_properties: { k: 1 } } });
