@@ -48,10 +48,11 @@ export function authenticate(
   return { id: record.id, scopes: record.scopes, secretTags: record.secret_tags };
 }
 
-/** 403 unless the principal holds `scope`. */
-export function authorize(principal: Principal, scope: Scope): void {
-  if (!principal.scopes.includes(scope)) {
-    throw new AppError('forbidden', `this API key lacks the ${scope} scope`);
+/** 403 unless the principal holds `scope` (or, given several, one of them). */
+export function authorize(principal: Principal, scope: Scope | readonly Scope[]): void {
+  const accepted: readonly Scope[] = typeof scope === 'string' ? [scope] : scope;
+  if (!accepted.some((s) => principal.scopes.includes(s))) {
+    throw new AppError('forbidden', `this API key lacks the ${accepted.join(' or ')} scope`);
   }
 }
 

@@ -62,7 +62,7 @@ export function createAuditService({ store, readModel, limits, timeTravel: optio
 }
 
 /** Per-rule, per-condition reasons against the live rules (POST /api/rule-engine/explain). */
-export function explainLive(readModel: ReadModel, limits: AuditDeps['limits'], body: unknown) {
+function explainLive(readModel: ReadModel, limits: AuditDeps['limits'], body: unknown) {
   const { request, field } = parseExplainInput(body, limits);
   const state = readModel.state;
   return {

@@ -33,16 +33,16 @@ export interface RequestLocals {
   requestId?: string;
 }
 
-/** Authenticates an Authorization header and checks one scope; throws 401/403 as AppError. */
-export function authorizeHeader(deps: HttpDeps, authorization: string | undefined, locals: RequestLocals, scope: Scope): Principal {
+/** Authenticates an Authorization header and checks a scope (or one of several); throws 401/403 as AppError. */
+export function authorizeHeader(deps: HttpDeps, authorization: string | undefined, locals: RequestLocals, scope: Scope | readonly Scope[]): Principal {
   const principal = authenticate(authorization, deps.readModel.state.apiKeys, deps.config.adminKeyHash);
   locals.keyId = principal.id;
   authorize(principal, scope);
   return principal;
 }
 
-/** Authenticates the caller of an express request and checks one scope. */
-export function authorizeRequest(deps: HttpDeps, req: Request, res: Response, scope: Scope): Principal {
+/** Authenticates the caller of an express request and checks its scope. */
+export function authorizeRequest(deps: HttpDeps, req: Request, res: Response, scope: Scope | readonly Scope[]): Principal {
   return authorizeHeader(deps, req.headers.authorization, res.locals as RequestLocals, scope);
 }
 

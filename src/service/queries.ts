@@ -1,7 +1,5 @@
-/** Admin reads: listings, single records, rule history and the audit log page. */
+/** Admin reads: listings, single records and rule history. */
 import { evolveRules } from '../../projections/rules';
-import { readEventPage } from '../audit/audit-log';
-import { parseEventQuery, type EventQueryText } from '../audit/event-filter';
 import { eventView } from '../audit/event-view';
 import type { RuleRecord } from '../../projections';
 import { badRequest, notFound } from '../errors';
@@ -61,12 +59,6 @@ export function createQueries(store: EventStore, readModel: ReadModel) {
 
     listSecrets: () => ({ secrets: [...state.vault.secrets.values()].sort(byId).map(secretView) }),
     listApiKeys: () => ({ api_keys: [...state.apiKeys.byId.values()].sort(byId).map(apiKeyView) }),
-
-    /**
-     * A page of the log, optionally filtered by stream, type, actor and time
-     * (src/audit/event-filter.ts); secret values appear only sealed, as stored.
-     */
-    auditEvents: (query: EventQueryText) => readEventPage(store, parseEventQuery(query)),
   };
 }
 
