@@ -273,7 +273,7 @@ export function generateRules(options: RuleOptions): BenchRuleBody[] {
   });
 }
 
-/** The engine's view of generated bodies, with ids `rule-0000000`, `rule-0000001`, ... */
+/** The engine's view of generated bodies, with ids `ruleId(0)`, `ruleId(1)`, ... */
 export function toDefinitions(bodies: readonly BenchRuleBody[]): RuleDefinition[] {
   return bodies.map((body, i) => ({
     id: ruleId(i),
@@ -283,8 +283,26 @@ export function toDefinitions(bodies: readonly BenchRuleBody[]): RuleDefinition[
   }));
 }
 
+/**
+ * A UUID-shaped id for rule i, as the service assigns (SPEC 1.1 answers
+ * rule uuids): the leading groups are a bijective scramble of i, so ids
+ * differ early like random UUIDs do (answers are sorted by id; ids sharing
+ * a long prefix would make every comparison walk it), and the last group
+ * is i itself, so ids are distinct. Same i, same id.
+ */
 export function ruleId(i: number): string {
-  return `rule-${String(i).padStart(7, '0')}`;
+  const hex = (n: number, width: number): string => (n >>> 0).toString(16).padStart(width, '0').slice(-width);
+  const a = scramble(i ^ 0x5bd1e995);
+  const b = scramble(a ^ 0x9e3779b9);
+  return `${hex(a, 8)}-${hex(b >>> 16, 4)}-4${hex(b, 3)}-8${hex(b >>> 12, 3)}-${hex(Math.floor(i / 2 ** 32), 4)}${hex(i, 8)}`;
+}
+
+/** A bijection on 32-bit integers (xorshift-multiply), spreading consecutive inputs. */
+function scramble(x: number): number {
+  let h = x >>> 0;
+  h = Math.imul(h ^ (h >>> 16), 0x85ebca6b);
+  h = Math.imul(h ^ (h >>> 13), 0xc2b2ae35);
+  return (h ^ (h >>> 16)) >>> 0;
 }
 
 /** `count` request `fields`: the core fields plus random others, 8 to 15 in all. */

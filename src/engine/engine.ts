@@ -4,51 +4,63 @@
  * request, counts driver hits per group and per rule (planned in plan.ts),
  * and verifies the remaining conditions of the few candidates directly.
  *
- * Evaluation state (field presence, group and rule hit counts) lives in the
- * index objects, stamped with an evaluation counter ("epoch") instead of
- * being cleared, so evaluate allocates nothing but the answer and touches
- * only what the request reaches (bench: engine; --cpu-prof shows the loads
- * of group, atom and slot objects as the hot lines, so no per-call maps).
+ * Evaluation state (field presence, group and rule hit counts) is stamped
+ * with an evaluation counter ("epoch") instead of being cleared, so evaluate
+ * allocates nothing but the answer and touches only what the request
+ * reaches. Hit counts live in int32 record tables (record-table.ts), posting
+ * lists are arrays of group numbers: the counting loop reads dense memory
+ * (bench: engine, 10k and 100k mixed).
  */
 import {
   createFieldSlot, estimateShare, indexAtom, namedValues, removeItem, unindexAtom, viewOf,
-  type Atom, type FieldSlot, type Group, type RuleSlot, type VerifyGroup,
+  type Atom, type FieldSlot, type VerifyGroup,
 } from './field-index';
-import { planRule, type GroupPlan, type Selectivity } from './plan';
+import { inCheckOrder, planRule, type Selectivity } from './plan';
 import { Kind, testPredicate, type Predicate } from './predicates';
+import { trieWalk } from './affix-trie';
+import { orderKey, sortByOrder } from './id-order';
+import { createRecordTable } from './record-table';
 import type { Engine, Fields, RuleDefinition } from './types';
 import { inputBoolean, inputNumber } from './values';
 
+/**
+ * Group records: [epoch of the last hit, hits in that epoch, hits needed,
+ * owning rule, fields required]; rule records use the first three. "Fields
+ * required" is the presence mask of the fields the group's verify members,
+ * and its rule's verify conjunctions, read: a request lacking one of them
+ * cannot match, so the group is not verified at all (bench: engine, 10k
+ * mixed: most candidates fail on a field the request does not carry).
+ */
+const EPOCH = 0;
+const COUNT = 1;
+const NEED = 2;
+const RULE = 3;
+const MASK = 4;
+/** Group flags: the group has members to verify; its rule matches as soon as the group fires. */
+const FLAGS = 5;
+const HAS_VERIFY = 1;
+const RULE_DONE = 2;
+const GROUP_WIDTH = 8;
+const RULE_WIDTH = 3;
+
 interface RuleEntry {
-  /** Null when the active rule can never match (nothing indexed). */
-  readonly slot: RuleSlot | null;
-  readonly groups: readonly Group[];
+  /** Record in the rule table; -1 when the active rule can never match (nothing indexed). */
+  readonly rule: number;
+  /** Its driver groups' records in the group table, and each one's driver atoms. */
+  readonly groups: readonly number[];
+  readonly drivers: readonly (readonly Atom[])[];
   /** Every atom use, released on removal. */
   readonly atoms: readonly Atom[];
 }
 
 const hasOwn = Object.prototype.hasOwnProperty;
+const NONE: readonly never[] = [];
 
-/**
- * Ascending by UTF-16 code units, like Array.prototype.sort() on strings but
- * without its generic ToString path: insertion sort for the usual handful of
- * matches, a comparator sort above that (bench: engine, 10k mixed, where
- * --cpu-prof put the default sort among evaluate's hottest lines; broad for
- * the large answers).
- */
-function sortIds(ids: string[]): string[] {
-  const n = ids.length;
-  if (n > 32) return ids.sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  for (let i = 1; i < n; i++) {
-    const id = ids[i];
-    let j = i - 1;
-    while (j >= 0 && ids[j] > id) {
-      ids[j + 1] = ids[j];
-      j--;
-    }
-    ids[j + 1] = id;
-  }
-  return ids;
+/** The presence mask of the fields `atoms` read. */
+function fieldsOf(atoms: readonly Atom[]): number {
+  let mask = 0;
+  for (const atom of atoms) mask |= atom.slot.bit;
+  return mask;
 }
 
 export interface EngineOptions {
@@ -59,18 +71,38 @@ export interface EngineOptions {
    * textbook counting algorithm (the differential tests run both).
    */
   readonly drivers?: 'estimated' | 'all-equalities';
+  /**
+   * Evaluations after which the epoch counter wraps and every stamp is
+   * cleared (default 2^30, so int32 stamps never overflow); tests set it low
+   * to exercise the wrap.
+   */
+  readonly epochLimit?: number;
 }
+
+const DEFAULT_EPOCH_LIMIT = 2 ** 30;
 
 /** A new, empty engine. */
 export function createEngine(options: EngineOptions = {}): Engine {
   const selectivity: Selectivity | undefined = options.drivers === 'all-equalities'
     ? undefined
     : (p) => estimateShare(slots.get(p.field), p);
+  const epochLimit = options.epochLimit ?? DEFAULT_EPOCH_LIMIT;
   const rules = new Map<string, RuleEntry>();
   const atoms = new Map<string, Atom>();
   const slots = new Map<string, FieldSlot>();
+  // Each group's verify atoms, and each rule's id and verify groups, beside their records.
+  const groupTable = createRecordTable(GROUP_WIDTH);
+  const groupVerify: (readonly Atom[])[] = [];
+  const ruleTable = createRecordTable(RULE_WIDTH);
+  const ruleIds: string[] = [];
+  const ruleKeys: number[] = [];
+  const ruleVerify: (readonly VerifyGroup[])[] = [];
+  let fieldOrdinal = 0;
   let epoch = 0;
-  let out: string[] = [];
+  // The current request's presence mask (see FieldSlot.bit).
+  let presence = 0;
+  // The matching rules' numbers, collected in evaluation order.
+  let out: number[] = [];
   // Reused between calls: the slots present in the current request.
   const present: FieldSlot[] = [];
 
@@ -79,7 +111,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     if (atom === undefined) {
       let slot = slots.get(pred.field);
       if (slot === undefined) {
-        slot = createFieldSlot(pred.field);
+        slot = createFieldSlot(pred.field, fieldOrdinal++);
         slots.set(pred.field, slot);
       }
       slot.refs += 1;
@@ -90,8 +122,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
       for (const v of namedValues(pred)) slot.named.set(v, (slot.named.get(v) ?? 0) + 1);
       atom = {
         key: pred.key, field: pred.field, kind: pred.kind, text: pred.text, num: pred.num, num2: pred.num2,
-        texts: pred.texts, nums: pred.nums, re: pred.re,
-        slot, groups: [], refs: 0, memoEpoch: 0, memo: false,
+        texts: pred.texts, nums: pred.nums, re: pred.re, filter: pred.filter,
+        slot, groups: [], fields: 0, refs: 0, memoEpoch: 0, memo: false,
       };
       atoms.set(pred.key, atom);
     }
@@ -118,44 +150,61 @@ export function createEngine(options: EngineOptions = {}): Engine {
     if (slot.refs === 0) slots.delete(slot.name);
   }
 
-  function add(rule: RuleDefinition): RuleEntry {
-    const plan = planRule(rule, selectivity);
+  function add(definition: RuleDefinition): RuleEntry {
+    const plan = planRule(definition, selectivity);
     const uses: Atom[] = [];
-    if (plan === null) return { slot: null, groups: [], atoms: uses };
-    const verify: VerifyGroup[] = plan.verify.map((g) => ({
+    if (plan === null) return { rule: -1, groups: [], drivers: [], atoms: uses };
+    const rule = ruleTable.allocate();
+    ruleTable.data[rule * RULE_WIDTH + NEED] = plan.operator === 'AND' ? plan.drivers.length : 1;
+    ruleIds[rule] = plan.id;
+    ruleKeys[rule] = orderKey(plan.id);
+    const verifyGroups: VerifyGroup[] = plan.verify.map((g) => ({
       operator: g.operator,
-      atoms: [...g.drivers, ...g.verify].map((p) => acquire(p, uses)),
+      atoms: inCheckOrder([...g.drivers, ...g.verify]).map((p) => acquire(p, uses)),
     }));
-    const slot: RuleSlot = {
-      id: plan.id, need: plan.operator === 'AND' ? plan.drivers.length : 1, verify, epoch: 0, count: 0,
-    };
-    const groups = plan.drivers.map((g) => materialize(g, slot, uses));
-    for (const group of groups) {
-      for (const atom of group.drivers) {
+    ruleVerify[rule] = verifyGroups;
+    // A conjunction needs every member's field; a disjunction needs none in particular.
+    const ruleFields = verifyGroups.reduce((mask, g) => (g.operator === 'AND' ? mask | fieldsOf(g.atoms) : mask), 0);
+    const groups: number[] = [];
+    const drivers: Atom[][] = [];
+    for (const g of plan.drivers) {
+      const group = groupTable.allocate();
+      const verify = g.verify.map((p) => acquire(p, uses));
+      const record = group * GROUP_WIDTH;
+      groupTable.data[record + NEED] = g.operator === 'AND' ? g.drivers.length : 1;
+      groupTable.data[record + RULE] = rule;
+      groupTable.data[record + MASK] = fieldsOf(verify) | ruleFields;
+      groupTable.data[record + FLAGS] = (verify.length > 0 ? HAS_VERIFY : 0)
+        | (plan.drivers.length === 1 && verifyGroups.length === 0 ? RULE_DONE : 0);
+      groupVerify[group] = verify;
+      const driven = g.drivers.map((p) => acquire(p, uses));
+      for (const atom of driven) {
         atom.groups.push(group);
+        atom.fields = atom.groups.length === 1 ? groupFields(group) : atom.fields & groupFields(group);
         if (atom.groups.length === 1) indexAtom(atom);
       }
+      groups.push(group);
+      drivers.push(driven);
     }
-    return { slot, groups, atoms: uses };
-  }
-
-  function materialize(plan: GroupPlan, rule: RuleSlot, uses: Atom[]): Group {
-    return {
-      need: plan.operator === 'AND' ? plan.drivers.length : 1,
-      drivers: plan.drivers.map((p) => acquire(p, uses)),
-      verify: plan.verify.map((p) => acquire(p, uses)),
-      rule, epoch: 0, count: 0,
-    };
+    return { rule, groups, drivers, atoms: uses };
   }
 
   function drop(entry: RuleEntry): void {
-    for (const group of entry.groups) {
-      for (const atom of group.drivers) {
+    entry.groups.forEach((group, g) => {
+      for (const atom of entry.drivers[g]) {
         removeItem(atom.groups, group);
+        atom.fields = atom.groups.reduce((mask, other) => mask & groupFields(other), ~0);
         if (atom.groups.length === 0) unindexAtom(atom);
       }
-    }
+      groupVerify[group] = NONE;
+      groupTable.release(group);
+    });
     for (const atom of entry.atoms) release(atom);
+    if (entry.rule >= 0) {
+      ruleIds[entry.rule] = '';
+      ruleVerify[entry.rule] = NONE;
+      ruleTable.release(entry.rule);
+    }
   }
 
   /** Whether an atom holds for the current request; absent field => false whatever the operator. */
@@ -180,33 +229,62 @@ export function createEngine(options: EngineOptions = {}): Engine {
     return false;
   }
 
-  function hitGroup(group: Group): void {
-    if (group.epoch !== epoch) {
-      group.epoch = epoch;
-      group.count = 0;
+  /** A group's drivers have all hit: verify its other members, then count it for its rule. */
+  function fire(group: number, rule: number, flags: number): void {
+    if ((flags & HAS_VERIFY) !== 0) {
+      const verify = groupVerify[group];
+      for (let i = 0; i < verify.length; i++) if (!holds(verify[i])) return;
     }
-    if (++group.count !== group.need) return;
-    const verify = group.verify;
-    for (let i = 0; i < verify.length; i++) if (!holds(verify[i])) return;
-    const rule = group.rule;
-    if (rule.epoch !== epoch) {
-      rule.epoch = epoch;
-      rule.count = 0;
+    // A rule of one driver group and nothing else to verify: this group is the rule, and a
+    // group fires at most once per evaluation, so the rule record is not needed (bench: engine, 10k mixed).
+    if ((flags & RULE_DONE) !== 0) {
+      out.push(rule);
+      return;
     }
-    if (++rule.count !== rule.need) return;
-    const groups = rule.verify;
+    const r = ruleTable.data;
+    const record = rule * RULE_WIDTH;
+    let count: number;
+    if (r[record + EPOCH] !== epoch) {
+      r[record + EPOCH] = epoch;
+      count = r[record + COUNT] = 1;
+    } else count = ++r[record + COUNT];
+    if (count !== r[record + NEED]) return;
+    const groups = ruleVerify[rule];
     for (let i = 0; i < groups.length; i++) if (!groupHolds(groups[i])) return;
-    out.push(rule.id);
+    out.push(rule);
+  }
+
+  function groupFields(group: number): number {
+    return groupTable.data[group * GROUP_WIDTH + MASK];
   }
 
   function hit(atom: Atom): void {
-    const groups = atom.groups;
-    for (let i = 0; i < groups.length; i++) hitGroup(groups[i]);
+    if ((atom.fields & ~presence) !== 0) return;
+    const list = atom.groups;
+    const g = groupTable.data;
+    for (let i = 0; i < list.length; i++) {
+      const record = list[i] * GROUP_WIDTH;
+      let count: number;
+      if (g[record + EPOCH] !== epoch) {
+        g[record + EPOCH] = epoch;
+        count = g[record + COUNT] = 1;
+      } else count = ++g[record + COUNT];
+      if (count === g[record + NEED] && (g[record + MASK] & ~presence) === 0) fire(list[i], g[record + RULE], g[record + FLAGS]);
+    }
   }
 
   function hitAll(list: readonly Atom[] | undefined): void {
     if (list === undefined) return;
     for (let i = 0; i < list.length; i++) hit(list[i]);
+  }
+
+  /** Clears every stamp so the epoch can restart at 1 (once per `epochLimit` evaluations). */
+  function wrapEpoch(): void {
+    groupTable.clearField(EPOCH);
+    ruleTable.clearField(EPOCH);
+    for (const slot of slots.values()) slot.epoch = 0;
+    for (const atom of atoms.values()) atom.memoEpoch = 0;
+    epoch = 0;
   }
 
   /** Stamps a slot present with its typed views; false when the value counts as absent. */
@@ -256,21 +334,32 @@ export function createEngine(options: EngineOptions = {}): Engine {
     }
     if (slot.bool === 1) hitAll(slot.boolTrue);
     else if (slot.bool === 0) hitAll(slot.boolFalse);
+    trieWalk(slot.prefixes, slot.text, false, hitAll);
+    trieWalk(slot.suffixes, slot.text, true, hitAll);
     const scan = slot.scan;
-    for (let i = 0; i < scan.length; i++) if (holds(scan[i])) hit(scan[i]);
+    for (let i = 0; i < scan.length; i++) {
+      const atom = scan[i];
+      // Cheap before costly: a request lacking a field every group of the atom needs skips the test.
+      if ((atom.fields & ~presence) === 0 && holds(atom)) hit(atom);
+    }
   }
 
   function evaluate(fields: Fields): string[] {
     if (fields === null || typeof fields !== 'object' || rules.size === 0) return [];
+    if (epoch >= epochLimit) wrapEpoch();
     epoch += 1;
     out = [];
+    presence = 0;
     let n = 0;
     try {
       // Two passes: every present field is stamped before any group is verified.
       for (const key in fields) {
         if (!hasOwn.call(fields, key)) continue;
         const slot = slots.get(key);
-        if (slot !== undefined && stamp(slot, fields[key])) present[n++] = slot;
+        if (slot !== undefined && stamp(slot, fields[key])) {
+          present[n++] = slot;
+          presence |= slot.bit;
+        }
       }
       for (let i = 0; i < n; i++) drive(present[i]);
     } catch {
@@ -278,9 +367,12 @@ export function createEngine(options: EngineOptions = {}): Engine {
       out = [];
     }
     present.length = 0;
-    const result = out;
+    const matched = out;
     out = [];
-    return sortIds(result);
+    sortByOrder(matched, ruleKeys, ruleIds);
+    const ids = new Array<string>(matched.length);
+    for (let i = 0; i < matched.length; i++) ids[i] = ruleIds[matched[i]];
+    return ids;
   }
 
   function remove(ruleId: string): void {

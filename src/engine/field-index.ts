@@ -2,8 +2,10 @@
  * Per-field index: the request value's typed views for the current evaluation,
  * and the driver atoms on this field, filed by how they are found: hash maps
  * for equality and `in`, two lists for booleans, sorted lists for numeric
- * comparisons, and a residual list scanned one by one.
+ * comparisons, tries for prefixes and suffixes, and a residual list scanned
+ * one by one.
  */
+import { createTrieNode, trieInsert, trieRemove, type TrieNode } from './affix-trie';
 import { Kind, type InputView, type Predicate } from './predicates';
 
 /**
@@ -14,8 +16,18 @@ import { Kind, type InputView, type Predicate } from './predicates';
  */
 export interface Atom extends Predicate {
   readonly slot: FieldSlot;
-  /** Groups for which this atom is a counted driver; the atom is indexed while non-empty. */
-  readonly groups: Group[];
+  /**
+   * Groups for which this atom is a counted driver, as indexes into the
+   * engine's group table (a posting list of small integers, so walking it
+   * loads no objects); the atom is indexed while non-empty.
+   */
+  readonly groups: number[];
+  /**
+   * Presence bits every one of those groups requires (the intersection of
+   * their masks): a request lacking one cannot fire any of them, so the atom
+   * is neither tested nor counted.
+   */
+  fields: number;
   /** Rule parts holding this atom (drivers and verify lists). */
   refs: number;
   /** Regex results are remembered per evaluation: many rules share a pattern. */
@@ -23,30 +35,19 @@ export interface Atom extends Predicate {
   memo: boolean;
 }
 
-export interface Group {
-  readonly need: number;
-  readonly drivers: readonly Atom[];
-  readonly verify: readonly Atom[];
-  readonly rule: RuleSlot;
-  epoch: number;
-  count: number;
-}
-
+/** A condition group checked directly, once its rule is a candidate. */
 export interface VerifyGroup {
   readonly operator: 'AND' | 'OR';
   readonly atoms: readonly Atom[];
 }
 
-export interface RuleSlot {
-  readonly id: string;
-  readonly need: number;
-  readonly verify: readonly VerifyGroup[];
-  epoch: number;
-  count: number;
-}
-
 export interface FieldSlot extends InputView {
   readonly name: string;
+  /**
+   * This field's bit in a request's presence mask (fields beyond 32 share
+   * bits: a shared bit can only say "maybe present", never "absent" wrongly).
+   */
+  readonly bit: number;
   /** The evaluation in which this field was last present; present now iff equal to the current one. */
   epoch: number;
   refs: number;
@@ -66,15 +67,19 @@ export interface FieldSlot extends InputView {
   readonly below: Atom[];
   /** between, ascending low bound: candidates are a prefix, each checked against its high bound. */
   readonly between: Atom[];
-  /** starts_with, ends_with, contains, regex and negations: tested one by one. */
+  /** starts_with and ends_with operands: the value walks each trie once. */
+  readonly prefixes: TrieNode<Atom>;
+  readonly suffixes: TrieNode<Atom>;
+  /** contains, regex and negations: tested one by one. */
   readonly scan: Atom[];
 }
 
-export function createFieldSlot(name: string): FieldSlot {
+/** A slot for field `name`; `ordinal` numbers the fields so each gets a presence bit. */
+export function createFieldSlot(name: string, ordinal: number): FieldSlot {
   return {
-    name, epoch: 0, refs: 0, text: '', num: NaN, bool: -1, textAtoms: 0, numAtoms: 0, boolAtoms: 0, named: new Map(),
+    name, bit: 1 << (ordinal & 31), epoch: 0, refs: 0, text: '', num: NaN, bool: -1, textAtoms: 0, numAtoms: 0, boolAtoms: 0, named: new Map(),
     textEq: new Map(), numEq: new Map(), boolTrue: [], boolFalse: [],
-    above: [], below: [], between: [], scan: [],
+    above: [], below: [], between: [], prefixes: createTrieNode(), suffixes: createTrieNode(), scan: [],
   };
 }
 
@@ -121,6 +126,8 @@ export function indexAtom(atom: Atom): void {
     case Kind.NUM_GT: case Kind.NUM_GTE: return insertSorted(slot.above, atom, 1);
     case Kind.NUM_LT: case Kind.NUM_LTE: return insertSorted(slot.below, atom, -1);
     case Kind.BETWEEN: return insertSorted(slot.between, atom, 1);
+    case Kind.STARTS_WITH: return trieInsert(slot.prefixes, pred.text, false, atom);
+    case Kind.ENDS_WITH: return trieInsert(slot.suffixes, pred.text, true, atom);
     default: slot.scan.push(atom);
   }
 }
@@ -138,6 +145,8 @@ export function unindexAtom(atom: Atom): void {
     case Kind.NUM_GT: case Kind.NUM_GTE: return removeItem(slot.above, atom);
     case Kind.NUM_LT: case Kind.NUM_LTE: return removeItem(slot.below, atom);
     case Kind.BETWEEN: return removeItem(slot.between, atom);
+    case Kind.STARTS_WITH: return trieRemove(slot.prefixes, pred.text, false, atom);
+    case Kind.ENDS_WITH: return trieRemove(slot.suffixes, pred.text, true, atom);
     default: removeItem(slot.scan, atom);
   }
 }

@@ -62,6 +62,27 @@ function kindCost(kind: Kind): number {
 }
 
 /**
+ * Check order for verified members, cheapest and likeliest to decide first:
+ * hash-free comparisons, then ranges, affixes, substring, negations (which
+ * rarely fail) and regex last (bench: engine, 10k mixed).
+ */
+function checkCost(kind: Kind): number {
+  switch (kind) {
+    case Kind.TEXT_EQ: case Kind.TEXT_IN: case Kind.NUM_EQ: case Kind.NUM_IN: case Kind.BOOL_EQ: return 0;
+    case Kind.NUM_GT: case Kind.NUM_GTE: case Kind.NUM_LT: case Kind.NUM_LTE: case Kind.BETWEEN: return 1;
+    case Kind.STARTS_WITH: case Kind.ENDS_WITH: return 2;
+    case Kind.CONTAINS: return 3;
+    case Kind.REGEX: return 5;
+    default: return 4;
+  }
+}
+
+/** `members` in check order (a stable sort: equal costs keep the author's order). */
+export function inCheckOrder(members: readonly Predicate[]): Predicate[] {
+  return [...members].sort((a, b) => checkCost(a.kind) - checkCost(b.kind));
+}
+
+/**
  * Estimated share of requests for which an equality predicate holds (0..1):
  * the engine answers from the distinct values the rule set names on the field.
  */
@@ -116,7 +137,7 @@ function planGroup(group: ConditionGroup, selectivity: Selectivity): GroupPlan |
     };
   }
   const [drivers, verify] = chooseDrivers(predicates, (p) => kindCost(p.kind), share);
-  return { operator, drivers, verify, cost: kindCost(drivers[0].kind), share: Math.min(...drivers.map(share)) };
+  return { operator, drivers, verify: inCheckOrder(verify), cost: kindCost(drivers[0].kind), share: Math.min(...drivers.map(share)) };
 }
 
 /**

@@ -5,6 +5,7 @@
  */
 import { RE2JS } from 're2js';
 import type { Condition } from '../events/rule-events';
+import { mayMatch, NO_FILTER, regexFilter, type RegexFilter } from './regex-prefilter';
 import { parseDecimal, splitBetween, splitList } from './values';
 
 /** Predicate kinds; boolean not_equals is folded into BOOL_EQ of the other value. */
@@ -35,6 +36,8 @@ export interface Predicate {
   readonly texts: ReadonlySet<string>;
   readonly nums: ReadonlySet<number>;
   readonly re: RE2JS | null;
+  /** REGEX: what every match contains, tested before the regex (NO_FILTER for other kinds). */
+  readonly filter: RegexFilter;
 }
 
 /** The typed views of one present request value (see values.ts). */
@@ -81,7 +84,7 @@ function compileText(field: string, operator: string, value: string): Predicate 
     }
     case 'regex': {
       const re = compileRegex(value);
-      return re === null ? null : make(Kind.REGEX, field, value, { re });
+      return re === null ? null : make(Kind.REGEX, field, value, { re, filter: regexFilter(value) });
     }
     default: return null;
   }
@@ -141,7 +144,7 @@ export function compileRegex(pattern: string): RE2JS | null {
 
 interface Operands {
   text?: string; num?: number; num2?: number;
-  texts?: ReadonlySet<string>; nums?: ReadonlySet<number>; re?: RE2JS;
+  texts?: ReadonlySet<string>; nums?: ReadonlySet<number>; re?: RE2JS; filter?: RegexFilter;
 }
 
 function make(kind: Kind, field: string, canonical: string, o: Operands): Predicate {
@@ -155,6 +158,7 @@ function make(kind: Kind, field: string, canonical: string, o: Operands): Predic
     texts: o.texts ?? NO_TEXTS,
     nums: o.nums ?? NO_NUMS,
     re: o.re ?? null,
+    filter: o.filter ?? NO_FILTER,
   };
 }
 
@@ -169,7 +173,7 @@ export function testPredicate(p: Predicate, v: InputView): boolean {
     case Kind.ENDS_WITH: return v.text.endsWith(p.text);
     case Kind.CONTAINS: return v.text.includes(p.text);
     case Kind.NOT_CONTAINS: return !v.text.includes(p.text);
-    case Kind.REGEX: return p.re !== null && p.re.test(v.text);
+    case Kind.REGEX: return p.re !== null && mayMatch(p.filter, v.text) && p.re.test(v.text);
     // NaN (not a number) fails every comparison below, including the negations.
     case Kind.NUM_EQ: return v.num === p.num;
     case Kind.NUM_IN: return p.nums.has(v.num);

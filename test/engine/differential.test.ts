@@ -151,3 +151,27 @@ t.test('upsert is total on odd rules', async (t) => {
   for (const rule of odd) engine.upsert(rule as never);
   t.same(engine.evaluate({ a: 'x' }), ['v'], 'missing data_type means string; everything else never matches');
 });
+
+t.test('the epoch wrap-around clears every stamp (epochLimit 5 vs the default)', async (t) => {
+  const random = seededRandom(seed ^ 0x2545f491);
+  const wrapping = createEngine({ epochLimit: 5 });
+  const plain = createEngine();
+  const current = new Map<string, RuleDefinition>();
+  let evaluations = 0;
+  for (let step = 0; step < 300; step++) {
+    const rule = randomRule(random, `w${Math.floor(random() * 40)}`);
+    current.set(rule.id, rule);
+    wrapping.upsert(rule);
+    plain.upsert(rule);
+    for (let i = 0; i < 3; i++) {
+      const fields = randomFields(random);
+      const got = wrapping.evaluate(fields);
+      evaluations += 1;
+      if (JSON.stringify(got) !== JSON.stringify(plain.evaluate(fields))) {
+        t.same(got, plain.evaluate(fields), `step ${step}: ${JSON.stringify(fields)}`);
+        return;
+      }
+    }
+  }
+  t.pass(`${evaluations} evaluations across ${Math.floor(evaluations / 5)} wrap-arounds agree`);
+});

@@ -36,7 +36,11 @@ const INPUTS: readonly FieldValue[] = [
 ];
 
 const STRING_OPERANDS = ['a', 'b', 'ab', '', '1', 'a,b', ' a , b ', '1, 1.0', 'true', '😀', 'e\u0301', 'x,y'];
-const REGEX_OPERANDS = ['^a', 'b$', 'a|b', '^\\d+$', '^.$', '(a', 'a.b', '^$', '[😀-😂]', '\\d'];
+// Includes the shapes the regex prefilter reads (anchored runs, literal alternation groups, quantified characters).
+const REGEX_OPERANDS = [
+  '^a', 'b$', 'a|b', '^\\d+$', '^.$', '(a', 'a.b', '^$', '[😀-😂]', '\\d',
+  '^(a|b)b?$', 'ab?', 'a+b$', '(?:ab|ba)', '^a.*b$', 'b{2}', '(a|)b', '^1\\.?0',
+];
 const NUMBER_OPERANDS = ['0', '-0', '1', '1.5', '-2', '42', '1e21', '.5', 'x', '', '1,5', '-2, 2', '5,1', '0,0', '1, 1.0, 42'];
 const BOOLEAN_OPERANDS = ['true', 'false', 'TRUE'];
 const DATA_TYPES: readonly DataType[] = ['string', 'string', 'string', 'number', 'number', 'boolean'];

@@ -41,7 +41,11 @@ t.test('operator mix and request shape follow BENCH.md', async (t) => {
   t.equal(FIELDS.length, 30);
   const sizes = generateRequests({ seed: 6, count: 500 }).map((f) => Object.keys(f).length);
   t.ok(Math.min(...sizes) >= 8 && Math.max(...sizes) <= 15, 'requests carry 8 to 15 fields');
-  t.equal(toDefinitions(bodies.slice(0, 2))[1].id, 'rule-0000001');
+  const ids = toDefinitions(bodies).map((d) => d.id);
+  t.equal(new Set(ids).size, ids.length, 'rule ids are distinct');
+  t.ok(ids.every((id) => /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-8[0-9a-f]{3}-[0-9a-f]{12}$/.test(id)), 'rule ids are UUID-shaped');
+  t.equal(toDefinitions(bodies.slice(0, 2))[1].id, ids[1], 'the same index gives the same id');
+  t.ok(new Set(ids.map((id) => id.slice(0, 2))).size > 200, 'ids differ early, like random UUIDs');
 });
 
 t.test('percentile is nearest-rank', async (t) => {

@@ -1,0 +1,100 @@
+/**
+ * The regex prefilter must never reject a value the regex matches: checked
+ * against re2js itself on random patterns and values (ENGINE_SEED=<n> to
+ * replay), plus a table of what it extracts from typical patterns.
+ */
+import { RE2JS } from 're2js';
+import t from 'tap';
+import { mayMatch, NO_FILTER, regexFilter } from '../../src/engine/regex-prefilter';
+import { pick, seededRandom, type Random } from './random-rules';
+
+const seed = process.env.ENGINE_SEED !== undefined ? Number(process.env.ENGINE_SEED) : Math.floor(Math.random() * 2 ** 31);
+t.comment(`seed ${seed} (replay with ENGINE_SEED=${seed})`);
+
+t.test('what it extracts', async (t) => {
+  const rows: [string, object][] = [
+    ['^checkout-\\d{1,2}$', { prefix: 'checkout-', suffix: '', all: ['checkout-'], any: [] }],
+    ['^(gpt|claude)-[0-9]*8$', { prefix: '', suffix: '8', all: ['-', '8'], any: [['gpt', 'claude']] }],
+    ['-4[0-9]?$', { prefix: '', suffix: '', all: ['-4'], any: [] }],
+    ['che.*\\d{3}', { prefix: '', suffix: '', all: ['che'], any: [] }],
+    ['ab?c', { prefix: '', suffix: '', all: ['a', 'c'], any: [] }],
+    ['ab+c', { prefix: '', suffix: '', all: ['ab', 'c'], any: [] }],
+    ['ab{0,2}c$', { prefix: '', suffix: 'c', all: ['a', 'c'], any: [] }],
+    ['\\/api\\/chat', { prefix: '', suffix: '', all: ['/api/chat'], any: [] }],
+    ['(?:v1|v2)+x', { prefix: '', suffix: '', all: ['x'], any: [['v1', 'v2']] }],
+  ];
+  for (const [pattern, expected] of rows) t.same(regexFilter(pattern), expected, pattern);
+  // Unsure readings give no filter at all; optional groups add nothing.
+  for (const pattern of ['a|b', '(?i)abc', '\\x41bc', '\\pLx', '\\Qa.b\\E', 'a{,2}', '(a|)', '(ab)?', '']) {
+    t.equal(regexFilter(pattern), NO_FILTER, `${JSON.stringify(pattern)}: no filter`);
+  }
+  t.same(regexFilter('(ab)*c'), { prefix: '', suffix: '', all: ['c'], any: [] }, '(ab)*c');
+});
+
+t.test('passes whatever prefix, suffix and literals say, nothing else', async (t) => {
+  const filter = regexFilter('^(gpt|claude)-[0-9]*8$');
+  t.ok(mayMatch(filter, 'gpt-4o-mini-18'));
+  t.notOk(mayMatch(filter, 'gpt-4o-mini-17'), 'suffix');
+  t.notOk(mayMatch(filter, 'llama-18'), 'none of the alternatives');
+  t.ok(mayMatch(NO_FILTER, ''), 'no filter passes everything');
+});
+
+/** Pieces of RE2 syntax, literal and not, quantified and not. */
+const ATOMS = [
+  'a', 'b', 'c', '-', '1', 'ab', 'ba', '\\.', '\\-', '\\$', '.', '\\d', '\\w', '\\s', '\\b', '[ab]', '[^a]', '[]a]', '[[:digit:]]',
+  '(a|b)', '(?:ab|c)', '(ab)', '(a(b|c))', '(a|)', '(?:a)', 'é', '😀', '\\x61', '(?i)a', '\\pL',
+];
+const QUANTIFIERS = ['', '', '', '?', '*', '+', '{2}', '{0,2}', '{1,}', '??', '+?', '{,2}'];
+const ALPHABET = ['a', 'b', 'c', 'A', '-', '1', '2', '.', '$', ' ', '\n', 'é', '😀', ']'];
+
+function randomPattern(random: Random): string {
+  let pattern = random() < 0.3 ? '^' : '';
+  const n = 1 + Math.floor(random() * 6);
+  for (let i = 0; i < n; i++) pattern += pick(random, ATOMS) + pick(random, QUANTIFIERS);
+  if (random() < 0.1) pattern += '|' + pick(random, ATOMS);
+  if (random() < 0.3) pattern += '$';
+  return pattern;
+}
+
+/** Random values, and values made from the pattern's own characters (so matches are common). */
+function randomValue(random: Random, pattern: string): string {
+  const source = random() < 0.5 ? ALPHABET : [...pattern.replace(/[\\^$()[\]|?*+{}:]/g, '')].concat(ALPHABET);
+  let value = '';
+  const n = Math.floor(random() * 9);
+  for (let i = 0; i < n; i++) value += pick(random, source);
+  return value;
+}
+
+t.test('random patterns: every value re2js matches passes the filter', async (t) => {
+  const random = seededRandom(seed);
+  let patterns = 0;
+  let matched = 0;
+  let rejected = 0;
+  for (let p = 0; p < 3000; p++) {
+    const pattern = randomPattern(random);
+    let re: RE2JS;
+    try {
+      re = RE2JS.compile(pattern);
+    } catch {
+      continue;
+    }
+    patterns += 1;
+    const filter = regexFilter(pattern);
+    for (let v = 0; v < 40; v++) {
+      const value = randomValue(random, pattern);
+      const passes = mayMatch(filter, value);
+      if (!passes) rejected += 1;
+      if (re.test(value)) {
+        matched += 1;
+        if (!passes) {
+          t.fail(`${JSON.stringify(pattern)} matches ${JSON.stringify(value)} but its filter ${JSON.stringify(filter)} rejects it`);
+          return;
+        }
+      }
+    }
+  }
+  t.ok(patterns > 1500, `${patterns} valid patterns`);
+  // Guards the generator: the property means little if nothing matches or nothing is filtered.
+  t.ok(matched > 5000, `${matched} matches`);
+  t.ok(rejected > 5000, `${rejected} values rejected by filters`);
+});
