@@ -25,7 +25,7 @@ import { inputBoolean, inputNumber } from './values';
 
 /**
  * Group records: [epoch of the last hit, hits in that epoch, hits needed,
- * owning rule, fields required]; rule records use the first three. "Fields
+ * owning rule, fields required, flags]; rule records use the first three. "Fields
  * required" is the presence mask of the fields the group's verify members,
  * and its rule's verify conjunctions, read: a request lacking one of them
  * cannot match, so the group is not verified at all (bench: engine, 10k
@@ -40,7 +40,7 @@ const MASK = 4;
 const FLAGS = 5;
 const HAS_VERIFY = 1;
 const RULE_DONE = 2;
-const GROUP_WIDTH = 8;
+const GROUP_WIDTH = 6;
 const RULE_WIDTH = 3;
 
 interface RuleEntry {
