@@ -14,7 +14,25 @@ export function evolveRules(state: RulesState, event: StoredEvent<RuleEvent>): R
     }
     case 'RuleUpdated': {
       const previous = state.get(event.data.id);
-      if (previous !== undefined) state.set(previous.id, { ...previous, ...event.data.changes, ...touched(previous, event) });
+      if (previous === undefined) return state;
+      // Built member by member, in RuleCreated's order: three object spreads per
+      // update were the fold's largest cost in a 1M-event replay (bench: replay).
+      const c = event.data.changes;
+      const at = touched(previous, event);
+      state.set(previous.id, {
+        id: previous.id,
+        name: c.name ?? previous.name,
+        description: c.description ?? previous.description,
+        status: c.status ?? previous.status,
+        group_operator: c.group_operator ?? previous.group_operator,
+        condition_groups: c.condition_groups ?? previous.condition_groups,
+        entities: c.entities ?? previous.entities,
+        created_by: at.created_by,
+        created_at: at.created_at,
+        updated_at: at.updated_at,
+        revision: at.revision,
+        position: at.position,
+      });
       return state;
     }
     case 'RuleDeleted':

@@ -15,7 +15,7 @@ import type { CaseResult, Scenario } from '../scenario';
 import { generateRules, ruleId } from '../workload';
 import { parseRuleCreate } from '../../src/domain/rules';
 
-function* history(total: number, secretEvents: BulkEvent[]): Generator<BulkEvent> {
+export function* history(total: number, secretEvents: BulkEvent[]): Generator<BulkEvent> {
   const random = createRandom(11);
   const ruleCount = Math.round(total / 50);
   const bodies = generateRules({ seed: 3, count: ruleCount });
