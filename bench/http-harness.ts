@@ -6,7 +6,7 @@
  * competes with the server for CPU, which the results must say.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { hashApiKey } from '../src/auth';
@@ -72,10 +72,16 @@ function stopper(child: ChildProcess): () => Promise<void> {
     });
 }
 
-/** The real service (`node dist/src/main.js`) on a free port; resolves once /readyz is 200. */
-export async function startService(dataDir: string, extraEnv: Record<string, string> = {}): Promise<Running> {
+/** The node flags `npm start` runs the service with (package.json; a test keeps the two the same). */
+export const SERVICE_NODE_FLAGS = ['--max-semi-space-size=64'];
+
+/**
+ * The real service (`node dist/src/main.js`, started as `npm start` starts
+ * it) on a free port; resolves once /readyz is 200, asking every `pollMs`.
+ */
+export async function startService(dataDir: string, extraEnv: Record<string, string> = {}, pollMs = 100): Promise<Running> {
   const port = await freePort();
-  const child = spawn(process.execPath, [path.join(DIST, 'src', 'main.js')], {
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, path.join(DIST, 'src', 'main.js')], {
     env: {
       ...process.env,
       PORT: String(port),
@@ -90,14 +96,25 @@ export async function startService(dataDir: string, extraEnv: Record<string, str
     stdio: ['ignore', 'ignore', 'inherit'],
   });
   const url = `http://127.0.0.1:${port}`;
-  for (let i = 0; i < 1200; i++) {
+  const deadline = Date.now() + 120_000;
+  while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
     const ready = await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false);
     if (ready) return { url, child, stop: stopper(child) };
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    await new Promise((resolve) => setTimeout(resolve, pollMs));
   }
   child.kill('SIGKILL');
   throw new Error('the service did not become ready');
+}
+
+/** Peak resident memory of a running process in MB (Linux: VmHWM), undefined where unknown. */
+export function peakRssMb(pid: number | undefined): number | undefined {
+  try {
+    const match = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    return match === null ? undefined : Number(match[1]) / 1024;
+  } catch {
+    return undefined;
+  }
 }
 
 /** The bare node:http baseline answering `answer`. */

@@ -16,7 +16,12 @@ import {
 import type { SealedCanary } from './events';
 import { compilePromptTemplate } from './prompts/template';
 
-export const SNAPSHOT_FORMAT = 1;
+/**
+ * 2: a header line `{"format":2,"sha256":...}`, then the body JSON. Format 1
+ * carried the body as a JSON string inside the envelope, and unescaping it
+ * was a fifth of a snapshot's decoding (20k rules: 38 of 200 ms).
+ */
+export const SNAPSHOT_FORMAT = 2;
 export const SNAPSHOT_FILE = 'snapshot.json';
 
 type Stringified<T> = { [K in keyof T]: T[K] extends bigint ? string : T[K] };
@@ -73,24 +78,39 @@ export function encodeSnapshot(state: CatalogState, logId: string): string {
     api_keys: [...state.apiKeys.byId.values()].map(withStrings) as Stringified<ApiKeyRecord>[],
   };
   const text = JSON.stringify(body);
-  return JSON.stringify({ sha256: sha256(text), body: text });
+  return `${JSON.stringify({ format: SNAPSHOT_FORMAT, sha256: sha256(text) })}\n${text}`;
 }
+
+const invalid: SnapshotLoad = { ok: false, reason: 'the snapshot is not valid JSON' };
+const formatMismatch = (format: unknown): SnapshotLoad => ({
+  ok: false,
+  reason: `the snapshot has format ${String(format)}, this version reads ${SNAPSHOT_FORMAT}`,
+});
 
 /** Parses and checks a snapshot file's text; rebuilds indexes and compiled templates. */
 export function decodeSnapshot(text: string): SnapshotLoad {
-  let envelope: { sha256?: unknown; body?: unknown };
+  const newline = text.indexOf('\n');
+  let header: { format?: unknown; sha256?: unknown; body?: unknown } | null;
   try {
-    envelope = JSON.parse(text);
+    header = JSON.parse(newline === -1 ? text : text.slice(0, newline));
   } catch {
-    return { ok: false, reason: 'the snapshot is not valid JSON' };
+    return invalid;
   }
-  if (typeof envelope.body !== 'string' || envelope.sha256 !== sha256(envelope.body)) {
+  if (header === null || typeof header !== 'object') return invalid;
+  // Format 1 was one JSON object with the body inside as a string.
+  const format = typeof header.body === 'string' ? 1 : header.format;
+  if (format !== SNAPSHOT_FORMAT) return formatMismatch(format);
+  const bodyText = newline === -1 ? '' : text.slice(newline + 1);
+  if (header.sha256 !== sha256(bodyText)) {
     return { ok: false, reason: 'the snapshot checksum does not match (corrupt or truncated)' };
   }
-  const body = JSON.parse(envelope.body) as SnapshotBody;
-  if (body.format !== SNAPSHOT_FORMAT) {
-    return { ok: false, reason: `the snapshot has format ${String(body.format)}, this version reads ${SNAPSHOT_FORMAT}` };
+  let body: SnapshotBody;
+  try {
+    body = JSON.parse(bodyText) as SnapshotBody;
+  } catch {
+    return invalid;
   }
+  if (body.format !== SNAPSHOT_FORMAT) return formatMismatch(body.format);
   try {
     return { ok: true, snapshot: restore(body) };
   } catch (error) {

@@ -22,7 +22,7 @@ import path from 'node:path';
 const START = Date.parse('2025-01-01T00:00:00.000Z');
 const atOf = (i: number) => new Date(START + i * 1000).toISOString();
 
-function* history(total: number): Generator<BulkEvent> {
+export function* history(total: number): Generator<BulkEvent> {
   const random = createRandom(21);
   const ruleCount = Math.round(total / 100);
   const bodies = generateRules({ seed: 5, count: ruleCount });

@@ -24,11 +24,20 @@ import {
   type SubscriptionHandlers,
 } from './port';
 import { prepareDatabase } from './sqlite-schema';
+import { readAhead } from './sqlite-read-ahead';
 import { followLog, type LogFollower } from './sqlite-subscription';
 
 export interface SqliteStoreOptions {
   /** How often subscriptions look for appends by other processes, in ms (default 50). */
   readonly pollIntervalMs?: number;
+  /**
+   * Catch-ups longer than this many log positions read ahead on a worker
+   * thread (sqlite-read-ahead.ts; default 20,000: below that the worker's
+   * start-up costs more than it saves; Infinity turns it off).
+   */
+  readonly readAheadFrom?: number;
+  /** Events per read-ahead page (default 5,000; tests make it small). */
+  readonly readAheadPageSize?: number;
 }
 
 const defaultPageSize = 1000;
@@ -72,6 +81,8 @@ export function pageSize(limit: number | undefined): number {
  */
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): EventStore {
   const pollIntervalMs = options.pollIntervalMs ?? 50;
+  const readAheadFrom = options.readAheadFrom ?? 20_000;
+  const readAheadOptions = { pageSize: options.readAheadPageSize ?? subscriptionPageSize, pagesAhead: 4 };
   mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path, { timeout: 5000 });
   try {
@@ -204,7 +215,12 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     subscribe(after: bigint | undefined, handlers: SubscriptionHandlers): Subscription {
       if (closed) throw new StoreUnavailableError('the event store is closed');
       const follower = followLog(
-        { readPage: (cursor) => readPage(cursor, subscriptionPageSize), headPosition },
+        {
+          readPage: (cursor) => readPage(cursor, subscriptionPageSize),
+          headPosition,
+          readAhead: (cursor, head) =>
+            Number(head - (cursor ?? 0n)) > readAheadFrom ? readAhead(path, cursor, head, readAheadOptions) : undefined,
+        },
         after,
         handlers,
         () => {

@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NewEvent, RecordedEvent } from '../../src/store/port';
 import { StoreUnavailableError } from '../../src/store/port';
-import { expectationHolds, openSqliteStore, pageSize } from '../../src/store/sqlite';
+import { expectationHolds, openSqliteStore, pageSize, type SqliteStoreOptions } from '../../src/store/sqlite';
 import { runStoreContract } from './contract';
 
 async function tempDir(): Promise<string> {
@@ -19,18 +19,25 @@ function event(type: string, data: NewEvent['data'] = {}): NewEvent {
   return { type, data, metadata: { actor: 'system', at: '2026-11-22T00:00:00.000Z', request_id: 'sqlite-test', schema: 1 } };
 }
 
-runStoreContract(t, 'sqlite', async () => {
-  const dir = await tempDir();
-  const store = openSqliteStore(join(dir, 'events.db'));
-  return {
-    store,
-    traits: { erasesDeletedStreamsAtOnce: true },
-    async cleanup() {
-      await store.close();
-      await rm(dir, { recursive: true, force: true });
-    },
+/** A fresh store in a temporary folder, as the contract suite opens them. */
+function freshStore(options: SqliteStoreOptions = {}) {
+  return async () => {
+    const dir = await tempDir();
+    const store = openSqliteStore(join(dir, 'events.db'), options);
+    return {
+      store,
+      traits: { erasesDeletedStreamsAtOnce: true },
+      async cleanup() {
+        await store.close();
+        await rm(dir, { recursive: true, force: true });
+      },
+    };
   };
-});
+}
+
+runStoreContract(t, 'sqlite', freshStore());
+// The same contract with every catch-up read ahead on a worker thread, two events a page.
+runStoreContract(t, 'sqlite (read-ahead)', freshStore({ readAheadFrom: 0, readAheadPageSize: 2 }));
 
 t.test('expectationHolds', async (t) => {
   t.ok(expectationHolds('any', undefined));

@@ -1,0 +1,17 @@
+import t from 'tap';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { peakRssMb, SERVICE_NODE_FLAGS } from '../bench/http-harness';
+
+t.test('the bench starts the service with the node flags `npm start` uses', async (t) => {
+  const pkg = JSON.parse(readFileSync(path.resolve(__dirname, '..', '..', 'package.json'), 'utf8')) as { scripts: { start: string } };
+  const start = /node ((?:--\S+ )*)dist\/src\/main\.js/.exec(pkg.scripts.start);
+  t.ok(start, 'npm start runs dist/src/main.js with node');
+  t.same(start![1].trim().split(/\s+/).filter(Boolean), SERVICE_NODE_FLAGS);
+});
+
+t.test('peakRssMb reads a live process and answers undefined for a gone one', async (t) => {
+  const mb = peakRssMb(process.pid);
+  if (process.platform === 'linux') t.ok(mb !== undefined && mb > 10 && mb < 100_000, `this process peaked at ${mb} MB`);
+  t.equal(peakRssMb(2 ** 22 + 1), undefined);
+});

@@ -1,0 +1,99 @@
+import t from 'tap';
+import type {} from 'tap';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import Database from 'better-sqlite3';
+import type { NewEvent, RecordedEvent } from '../../src/store/port';
+import { openSqliteStore, type SqliteStoreOptions } from '../../src/store/sqlite';
+import { parsePage, readAhead } from '../../src/store/sqlite-read-ahead';
+import { pageText } from '../../src/store/sqlite-read-ahead-worker';
+
+function event(n: number, extra: Record<string, unknown> = {}): NewEvent {
+  return { type: 'Counted', data: { n, ...extra }, metadata: { actor: 'system', at: '2026-11-22T00:00:00.000Z', request_id: 'read-ahead', schema: 1 } };
+}
+
+async function storeWith(t: tap.Test, events: number, options: SqliteStoreOptions = {}) {
+  const dir = await mkdtemp(join(tmpdir(), 'rulevault-read-ahead-'));
+  const path = join(dir, 'events.db');
+  const store = openSqliteStore(path, options);
+  t.teardown(async () => {
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  for (let i = 0; i < events; i += 100) {
+    await store.append(`counter-${i % 700}`, Array.from({ length: Math.min(100, events - i) }, (_, k) => event(i + k)), 'any');
+  }
+  return { store, path };
+}
+
+/** Subscribes from `after` and collects until caught up. */
+function catchUp(store: ReturnType<typeof openSqliteStore>, after?: bigint): Promise<RecordedEvent[]> {
+  return new Promise((resolve, reject) => {
+    const seen: RecordedEvent[] = [];
+    const subscription = store.subscribe(after, {
+      onEvent: (e) => void seen.push(e),
+      onCaughtUp: () => void subscription.close().then(() => resolve(seen)),
+      onError: reject,
+    });
+  });
+}
+
+t.test('a page survives the trip through JSON text: exact big positions, quotes, unicode', async (t) => {
+  const rows = [
+    [9_007_199_254_740_993n, 'rule-"quoted"\\path', 0n, 'id-1', 'RuleCreated', '{"name":"ä ☃ \\"x\\""}', '{"actor":"a","at":"t","request_id":"r","schema":1}'],
+    [9_007_199_254_740_994n, 'rule-2', 12n, 'id-2', 'RuleUpdated', '{"changes":{"status":"ACTIVE"}}', '{"actor":"b","at":"u","request_id":"s","schema":1}'],
+  ] as const;
+  const events = parsePage(pageText(rows));
+  t.same(events, [
+    { id: 'id-1', stream: 'rule-"quoted"\\path', type: 'RuleCreated', revision: 0n, position: 9_007_199_254_740_993n, data: { name: 'ä ☃ "x"' }, metadata: { actor: 'a', at: 't', request_id: 'r', schema: 1 } },
+    { id: 'id-2', stream: 'rule-2', type: 'RuleUpdated', revision: 12n, position: 9_007_199_254_740_994n, data: { changes: { status: 'ACTIVE' } }, metadata: { actor: 'b', at: 'u', request_id: 's', schema: 1 } },
+  ]);
+  t.same(parsePage(pageText([])), []);
+});
+
+t.test('a long catch-up through the worker equals the synchronous read, in order, without gaps', async (t) => {
+  const { store } = await storeWith(t, 2500, { readAheadFrom: 100, readAheadPageSize: 64 });
+  const all: RecordedEvent[] = [];
+  for (let page = await store.readAll({ limit: 10_000 }); page.length > 0; page = await store.readAll({ after: page[page.length - 1]!.position, limit: 10_000 })) {
+    all.push(...page);
+  }
+  t.equal(all.length, 2500);
+  t.same(await catchUp(store), all, 'from the start');
+  t.same(await catchUp(store, all[999]!.position), all.slice(1000), 'from a position: exclusive');
+});
+
+t.test('readAhead stops at head and cancel ends it early', async (t) => {
+  const { store, path } = await storeWith(t, 1000);
+  const head = (await store.headPosition())!;
+  const reader = readAhead(path, 10n, head - 5n, { pageSize: 100, pagesAhead: 2 });
+  const positions: bigint[] = [];
+  for (let page = await reader.next(); page !== undefined; page = await reader.next()) positions.push(...page.map((e) => e.position));
+  t.equal(positions.length, Number(head - 5n - 10n), 'every event after `after` up to head');
+  t.equal(positions[0], 11n);
+  t.equal(positions[positions.length - 1], head - 5n);
+  t.equal(await reader.next(), undefined, 'stays ended');
+
+  const cancelled = readAhead(path, undefined, head, { pageSize: 10, pagesAhead: 1 });
+  t.equal((await cancelled.next())?.length, 10);
+  cancelled.cancel();
+  t.equal(await cancelled.next(), undefined, 'nothing after cancel');
+});
+
+t.test('a row the worker cannot parse stops the subscription with an error, not a hang', async (t) => {
+  const { store, path } = await storeWith(t, 300, { readAheadFrom: 10, readAheadPageSize: 50 });
+  const db = new Database(path);
+  db.prepare("UPDATE events SET data = '{broken' WHERE position = 120").run();
+  db.close();
+  const seen: bigint[] = [];
+  const error = await new Promise<Error>((resolve) => {
+    store.subscribe(undefined, { onEvent: (e) => void seen.push(e.position), onError: resolve, onCaughtUp: () => resolve(new Error('caught up')) });
+  });
+  t.match(error.message, /JSON/, 'the parse failure is reported');
+  t.equal(seen.length, 100, 'the pages before the bad one were delivered, nothing after');
+});
+
+t.test('a reader on a missing file fails with a store error', async (t) => {
+  const reader = readAhead(join(tmpdir(), 'no-such-dir-rulevault', 'events.db'), undefined, 10n, { pageSize: 10, pagesAhead: 1 });
+  await t.rejects(reader.next(), { name: 'StoreUnavailableError' });
+});
