@@ -47,6 +47,8 @@ export interface Config {
   readonly benchRoutes: boolean;
   /** Milliseconds between read-model snapshots; 0 turns snapshots off. */
   readonly snapshotIntervalMs: number;
+  /** Base checkpoints audit evaluate keeps (src/audit/time-travel.ts): memory against fold length. */
+  readonly auditCheckpoints: number;
   /** Bearer token that may read /metrics besides admin keys; undefined: admin keys only. */
   readonly metricsTokenHash: string | undefined;
 }
@@ -66,6 +68,7 @@ export const DEFAULTS = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   snapshotIntervalMs: 5 * 60_000,
+  auditCheckpoints: 512,
 } as const;
 
 export class ConfigError extends Error {
@@ -113,6 +116,7 @@ export function loadConfig(env: Env = process.env): Config {
     fastPath: flag(env, 'RULEVAULT_FAST_PATH', true),
     snapshotIntervalMs: integer(env, 'RULEVAULT_SNAPSHOT_INTERVAL_MS', DEFAULTS.snapshotIntervalMs, 0, 7 * 24 * 3_600_000),
     metricsTokenHash: optionalSecretHash(env, 'RULEVAULT_METRICS_TOKEN'),
+    auditCheckpoints: integer(env, 'RULEVAULT_AUDIT_CHECKPOINTS', DEFAULTS.auditCheckpoints, 2, 65_536),
   };
   return Object.freeze(config);
 }

@@ -67,7 +67,7 @@ export function createServices({ config, store, sealer, readModel, logger, runti
     apiKeys: createApiKeyCommands({ bus, readModel, runtime }),
     queries: createQueries(store, readModel),
     metrics: createMetrics(readModel, store),
-    audit: createAuditService({ store, readModel, limits: config.limits }),
+    audit: createAuditService({ store, readModel, limits: config.limits, timeTravel: { maxCheckpoints: config.auditCheckpoints } }),
   };
 }
 

@@ -10,6 +10,8 @@ t.test('defaults', async (t) => {
   t.equal(config.eventStore, 'sqlite:./data/events.db');
   t.same(config.corsOrigins, []);
   t.same(config.limits, DEFAULTS.limits);
+  t.equal(config.auditCheckpoints, 512);
+  t.equal(loadConfig({ RULEVAULT_AUDIT_CHECKPOINTS: '128' }).auditCheckpoints, 128);
   t.ok(Object.isFrozen(config));
 });
 
@@ -29,6 +31,7 @@ t.test('bad settings stop start-up naming the variable', async (t) => {
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL', /must be one of fatal, error, warn, info, debug, trace, silent/],
     [{ RULEVAULT_METRICS_TOKEN: 'short' }, 'RULEVAULT_METRICS_TOKEN', /at least 32 characters/],
     [{ RULEVAULT_REQUEST_TIMEOUT_MS: '5' }, 'RULEVAULT_REQUEST_TIMEOUT_MS', /between 100 and/],
+    [{ RULEVAULT_AUDIT_CHECKPOINTS: '1' }, 'RULEVAULT_AUDIT_CHECKPOINTS', /between 2 and/],
   ];
   for (const [env, variable, message] of cases) {
     t.throws(() => loadConfig(env), ConfigError, `${variable} rejected`);

@@ -64,7 +64,7 @@ export const scenario: Scenario = {
   name: 'audit-as-of',
   description:
     'Audit evaluate as of a past point on a 1M-event log (quick: 100k; 10k rules, 2.5k contexts; embedded store), ' +
-    'default time-travel limits (128 checkpoints, 32 points): the first query, then repeated points, random positions ' +
+    'default time-travel limits (512 checkpoints, 32 points): the first query, then repeated points, random positions ' +
     'and random times; RSS and heap after.',
   async run({ quick }) {
     const total = quick ? 100_000 : 1_000_000;

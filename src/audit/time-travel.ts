@@ -31,7 +31,7 @@ import { evolve, initialState, type CatalogState } from '../../projections';
 import type { Engine } from '../engine/types';
 import { badRequest } from '../errors';
 import type { EventStore, RecordedEvent } from '../store/port';
-import { createScanEngine } from './rule-check';
+import { createScanEngine, type ScanEngine } from './rule-check';
 
 export type AsOf =
   | { readonly kind: 'position'; readonly position: bigint }
@@ -71,10 +71,18 @@ interface Snapshot {
   readonly maxAt: string;
   /** Events in the prefix. */
   readonly ordinal: number;
-  engine?: Engine;
+  /** Built when the snapshot is kept (checkpoints) or first asked (points). */
+  engine?: ScanEngine;
 }
 
-const DEFAULTS = { checkpointEvery: 1000, maxCheckpoints: 128, maxPoints: 32, pageSize: 1000 } as const;
+/** The id of the rule an event changes, if it is a rule event (projections key rules by `data.id`). */
+function ruleIdOf(event: RecordedEvent): string | undefined {
+  if (!event.type.startsWith('Rule')) return undefined;
+  const id = (event.data as { id?: unknown }).id;
+  return typeof id === 'string' ? id : undefined;
+}
+
+const DEFAULTS = { checkpointEvery: 1000, maxCheckpoints: 512, maxPoints: 32, pageSize: 1000 } as const;
 /**
  * Reads after a snapshot start small and grow 4x up to `pageSize`: a nearby
  * point is usually a few events away, and each event read costs a JSON parse
@@ -170,31 +178,47 @@ export function createTimeTravel(store: EventStore, options: TimeTravelOptions =
   const beyond = (asOf: AsOf, event: RecordedEvent) =>
     asOf.kind === 'position' ? event.position > asOf.position : event.metadata.at > asOf.at;
 
+  /**
+   * Folds forward from `from` to the point. Each checkpoint laid on the way,
+   * and the point itself, gets a scan engine derived from the previous one
+   * and the rules changed in between: a checkpoint's engine is an array of
+   * references (tens of KB), and a query then rescans only what its stretch
+   * of the log changed.
+   */
   async function fold(from: Snapshot, asOf: AsOf): Promise<Snapshot> {
     let working: CatalogState | undefined;
     let { position, at, maxAt, ordinal } = from;
+    let engine = (from.engine ??= createScanEngine(from.state.rules));
+    let changed = new Set<string>();
     let limit = FIRST_PAGE;
     for (;;) {
-      const page = await store.readAll({ after: position, limit });
+      // A position query never reads past its point: the log has no more than that many events before it.
+      if (asOf.kind === 'position' && position !== undefined && position >= asOf.position) return finish();
+      const wanted = asOf.kind === 'position' ? Math.max(1, Math.min(limit, Number(asOf.position - (position ?? 0n)))) : limit;
+      const page = await store.readAll({ after: position, limit: wanted });
       for (const event of page) {
         if (beyond(asOf, event)) return finish();
         working ??= cloneState(from.state);
         evolve(working, event);
+        const ruleId = ruleIdOf(event);
+        if (ruleId !== undefined) changed.add(ruleId);
         position = event.position;
         at = event.metadata.at;
         if (at > maxAt) maxAt = at;
         ordinal += 1;
         if (ordinal % spacing === 0 && !checkpoints.has(ordinal)) {
-          keepCheckpoint({ state: cloneState(working), position, at, maxAt, ordinal });
+          engine = createScanEngine(working.rules, { engine, changed });
+          changed = new Set();
+          keepCheckpoint({ state: cloneState(working), position, at, maxAt, ordinal, engine });
         }
       }
-      if (page.length < limit) return finish();
+      if (page.length < wanted) return finish();
       limit = Math.min(pageSize, limit * 4);
     }
 
     function finish(): Snapshot {
       if (working === undefined) return from;
-      const snapshot = { state: working, position, at, maxAt, ordinal };
+      const snapshot = { state: working, position, at, maxAt, ordinal, engine: createScanEngine(working.rules, { engine, changed }) };
       keepPoint(snapshot);
       return snapshot;
     }
