@@ -131,7 +131,10 @@ function readyLine(child: ChildProcess): Promise<void> {
       child.kill('SIGKILL');
       reject(new Error('the service did not become ready'));
     }, 120_000);
-    child.once('exit', (code) => reject(new Error(`the service exited with ${code}`)));
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the service exited with ${code}`));
+    });
     lines.on('line', (line) => {
       if (!line.includes('"msg":"ready"')) return;
       clearTimeout(timer);

@@ -8,6 +8,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
+import { EVENT_COLUMNS, type EventRow } from './sqlite-schema';
 
 export interface ReadAheadJob {
   readonly path: string;
@@ -21,14 +22,12 @@ export interface ReadAheadJob {
 /** What the worker posts: a page, the end, or why it stopped. */
 export type ReadAheadMessage = { readonly page: string } | { readonly done: true } | { readonly error: string };
 
-type Row = readonly [bigint, string, bigint, string, string, string, string];
-
 /**
  * A page as `[[position, stream, revision, id, type, data, metadata], ...]`:
  * positions and revisions as decimal strings (exact beyond 2^53); data and
  * metadata are stored as JSON text already and go in as they are.
  */
-export function pageText(rows: readonly Row[]): string {
+export function pageText(rows: readonly EventRow[]): string {
   let text = '[';
   for (let i = 0; i < rows.length; i++) {
     const [position, stream, revision, id, type, data, metadata] = rows[i];
@@ -41,8 +40,8 @@ function run(port: NonNullable<typeof parentPort>, job: ReadAheadJob): void {
   const db = new Database(job.path, { readonly: true, fileMustExist: true });
   db.defaultSafeIntegers(true);
   const read = db
-    .prepare<[bigint, bigint, number], Row>(
-      'SELECT position, stream, revision, id, type, data, metadata FROM events WHERE position > ? AND position <= ? ORDER BY position LIMIT ?',
+    .prepare<[bigint, bigint, number], EventRow>(
+      `SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? AND position <= ? ORDER BY position LIMIT ?`,
     )
     .raw();
   const head = BigInt(job.head);

@@ -1,6 +1,11 @@
 /** The embedded event store's connection settings and tables. */
 import type Database from 'better-sqlite3';
 
+/** The columns an event is read with, in `EventRow` order (the adapter and its read-ahead worker). */
+export const EVENT_COLUMNS = 'position, stream, revision, id, type, data, metadata';
+/** An events row read raw (as an array, with safe integers): position, stream, revision, id, type, data, metadata. */
+export type EventRow = readonly [bigint, string, bigint, string, string, string, string];
+
 /**
  * Applies the connection pragmas and creates the tables when missing.
  *

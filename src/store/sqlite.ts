@@ -23,7 +23,7 @@ import {
   type Subscription,
   type SubscriptionHandlers,
 } from './port';
-import { prepareDatabase } from './sqlite-schema';
+import { EVENT_COLUMNS, prepareDatabase, type EventRow } from './sqlite-schema';
 import { readAhead } from './sqlite-read-ahead';
 import { followLog, type LogFollower } from './sqlite-subscription';
 
@@ -45,8 +45,6 @@ const defaultPageSize = 1000;
 const subscriptionPageSize = 5000;
 const maxPageSize = 10_000;
 
-/** An events row as an array: position, stream, revision, id, type, data, metadata. */
-type EventRow = readonly [bigint, string, bigint, string, string, string, string];
 
 interface StreamRow {
   readonly revision: bigint | null;
@@ -109,12 +107,12 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     // (1M-event readAll benchmark in the store report: ~85k vs ~190k rows/s).
     readStream: db
       .prepare<[string, bigint], EventRow>(
-        'SELECT position, stream, revision, id, type, data, metadata FROM events WHERE stream = ? AND revision >= ? ORDER BY revision',
+        `SELECT ${EVENT_COLUMNS} FROM events WHERE stream = ? AND revision >= ? ORDER BY revision`,
       )
       .raw(),
     readAll: db
       .prepare<[bigint, number], EventRow>(
-        'SELECT position, stream, revision, id, type, data, metadata FROM events WHERE position > ? ORDER BY position LIMIT ?',
+        `SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? ORDER BY position LIMIT ?`,
       )
       .raw(),
     head: db.prepare<[], bigint | null>('SELECT max(position) FROM events').pluck(),
