@@ -1,76 +1,144 @@
 /**
  * The compiled, indexed rule engine. upsert/remove touch only the rule's own
- * index entries; evaluate visits only the indexes of fields present in the
- * request, counts driver hits per group and per rule (planned in plan.ts),
- * and verifies the remaining conditions of the few candidates directly.
+ * records and index entries; evaluate visits only the indexes of fields
+ * present in the request, counts driver hits per group and per rule
+ * (planned in plan.ts), and verifies the remaining conditions of the few
+ * candidates directly.
  *
- * Evaluation state (field presence, group and rule hit counts) is stamped
- * with an evaluation counter ("epoch") instead of being cleared, so evaluate
- * allocates nothing but the answer and touches only what the request
- * reaches. Hit counts live in int32 record tables (record-table.ts), posting
- * lists are arrays of group numbers: the counting loop reads dense memory
- * (bench: engine, 10k and 100k mixed).
+ * Memory layout (bench: engine, 10k and 100k mixed, where evaluate spent
+ * half its time waiting on loads from a rule set spread over the heap):
+ * group and rule records live in one arena of int32 words (arena.ts), each
+ * holding its hit counter and, inline, the conditions it verifies (code.ts);
+ * posting lists hold (group, presence mask) pairs (postings.ts). A hit on an
+ * equality driver reads the field's hash map, one posting block and the
+ * group's record, and verifying a group reads on in that same record.
+ *
+ * Evaluation state (field presence, group and rule hit counts, regex
+ * answers) is stamped with an evaluation counter ("epoch") instead of being
+ * cleared, so evaluate allocates nothing but the answer.
  */
+import { affixInsert, affixRemove, affixWalk } from './affix-index';
+import { createArena } from './arena';
 import {
-  createFieldSlot, estimateShare, indexAtom, namedValues, removeItem, unindexAtom, viewOf,
-  type Atom, type FieldSlot, type VerifyGroup,
+  conditionWords, GROUP_AND, GROUP_HEAD, groupOperatorAt, sizeAt, testCondition, writeCondition, writeGroupHead,
+  type OperandIndex, type RegexEntry, type RequestView,
+} from './code';
+import {
+  acquireValueId, comparedTexts, createFieldSlot, estimateShare, namedValues, releaseValueId, requiredLiterals, viewOf,
+  type FieldSlot,
 } from './field-index';
-import { inCheckOrder, planRule, type Selectivity } from './plan';
-import { Kind, testPredicate, type Predicate } from './predicates';
-import { trieWalk } from './affix-trie';
 import { orderKey, sortByOrder } from './id-order';
-import { createRecordTable } from './record-table';
+import { inCheckOrder, planRule, type GroupPlan, type PlanOptions } from './plan';
+import { createPostings, P_COND, P_HEAD, P_LEN, P_MASK } from './postings';
+import { compileRegex, Kind, type Predicate } from './predicates';
+import { addSignature, requiredSignature } from './literal-signature';
+import { addResidual, removeResidual } from './residuals';
+import { insertThreshold, removeThreshold, type Thresholds } from './thresholds';
 import type { Engine, Fields, RuleDefinition } from './types';
 import { inputBoolean, inputNumber } from './values';
 
 /**
- * Group records: [epoch of the last hit, hits in that epoch, hits needed,
- * owning rule, fields required, flags]; rule records use the first three. "Fields
- * required" is the presence mask of the fields the group's verify members,
- * and its rule's verify conjunctions, read: a request lacking one of them
- * cannot match, so the group is not verified at all (bench: engine, 10k
- * mixed: most candidates fail on a field the request does not carry).
+ * Group record: [epoch of the last hit, hits in that epoch, hits needed,
+ * rule record (0: this group alone decides its rule), rule number, words
+ * of verify code, -, -], then the conditions to verify once the drivers
+ * have all hit, in check order.
  */
-const EPOCH = 0;
-const COUNT = 1;
-const NEED = 2;
-const RULE = 3;
-const MASK = 4;
-/** Group flags: the group has members to verify; its rule matches as soon as the group fires. */
-const FLAGS = 5;
-const HAS_VERIFY = 1;
-const RULE_DONE = 2;
-const GROUP_WIDTH = 6;
-const RULE_WIDTH = 3;
+const G_EPOCH = 0;
+const G_COUNT = 1;
+const G_NEED = 2;
+const G_RULE = 3;
+const G_INDEX = 4;
+const G_WORDS = 5;
+const G_HEAD = 8;
+/**
+ * Rule record (rules of several driver groups, or with groups to verify):
+ * [epoch, hits, driver groups needed, rule number, words of verify code, -],
+ * then the verify groups (code.ts: a group head, then its conditions).
+ */
+const R_EPOCH = 0;
+const R_COUNT = 1;
+const R_NEED = 2;
+const R_INDEX = 3;
+const R_WORDS = 4;
+const R_HEAD = 6;
+
+interface GroupEntry {
+  readonly offset: number;
+  readonly words: number;
+  readonly drivers: readonly Predicate[];
+}
 
 interface RuleEntry {
-  /** Record in the rule table; -1 when the active rule can never match (nothing indexed). */
-  readonly rule: number;
-  /** Its driver groups' records in the group table, and each one's driver atoms. */
-  readonly groups: readonly number[];
-  readonly drivers: readonly (readonly Atom[])[];
-  /** Every atom use, released on removal. */
-  readonly atoms: readonly Atom[];
+  /** The rule's number (ids and sort keys); -1 when the active rule can never match. */
+  readonly index: number;
+  /** Its rule record, 0 when it has none. */
+  readonly record: number;
+  readonly recordWords: number;
+  readonly groups: readonly GroupEntry[];
+  /** Every condition it uses, driven or verified: their operands are released on removal. */
+  readonly uses: readonly Predicate[];
+}
+
+/** Interned operands with reference counts: the strings of affix conditions, compiled regexes. */
+interface Pool<T> {
+  readonly items: T[];
+  acquire(key: string, make: () => T): void;
+  release(key: string): void;
+  indexOf(key: string): number;
+}
+
+function createPool<T>(): Pool<T> {
+  const items: T[] = [];
+  const entries = new Map<string, { index: number; refs: number }>();
+  const free: number[] = [];
+  return {
+    items,
+    acquire(key, make) {
+      const entry = entries.get(key);
+      if (entry !== undefined) {
+        entry.refs += 1;
+        return;
+      }
+      const index = free.length > 0 ? free.pop()! : items.length;
+      items[index] = make();
+      entries.set(key, { index, refs: 1 });
+    },
+    release(key) {
+      const entry = entries.get(key);
+      if (entry === undefined) return;
+      entry.refs -= 1;
+      if (entry.refs > 0) return;
+      entries.delete(key);
+      free.push(entry.index);
+    },
+    indexOf(key) {
+      return entries.get(key)?.index ?? -1;
+    },
+  };
 }
 
 const hasOwn = Object.prototype.hasOwnProperty;
-const NONE: readonly never[] = [];
 
-/** The presence mask of the fields `atoms` read. */
-function fieldsOf(atoms: readonly Atom[]): number {
-  let mask = 0;
-  for (const atom of atoms) mask |= atom.slot.bit;
-  return mask;
+/** Kinds driven from the residual list: tested one by one, their condition carried in the posting block. */
+function isResidual(kind: Kind): boolean {
+  switch (kind) {
+    case Kind.TEXT_NE: case Kind.TEXT_NOT_IN: case Kind.CONTAINS: case Kind.NOT_CONTAINS: case Kind.REGEX:
+    case Kind.NUM_NE: case Kind.NUM_NOT_IN:
+      return true;
+    default:
+      return false;
+  }
 }
 
 export interface EngineOptions {
   /**
-   * How conjunctions pick their counted drivers (never changes answers):
-   * 'estimated' (default) counts only equality members estimated selective
-   * from the rule set; 'all-equalities' counts every equals/in member, the
-   * textbook counting algorithm (the differential tests run both).
+   * How conjunctions pick their drivers (never changes answers; plan.ts):
+   * 'single' (default) drives each conjunction by its one best member and
+   * verifies the rest; 'all-equalities' counts every equals/in member
+   * (every one assumed selective), the textbook counting algorithm. The
+   * differential tests run both.
    */
-  readonly drivers?: 'estimated' | 'all-equalities';
+  readonly drivers?: 'single' | 'all-equalities';
   /**
    * Evaluations after which the epoch counter wraps and every stamp is
    * cleared (default 2^30, so int32 stamps never overflow); tests set it low
@@ -83,208 +151,391 @@ const DEFAULT_EPOCH_LIMIT = 2 ** 30;
 
 /** A new, empty engine. */
 export function createEngine(options: EngineOptions = {}): Engine {
-  const selectivity: Selectivity | undefined = options.drivers === 'all-equalities'
-    ? undefined
-    : (p) => estimateShare(slots.get(p.field), p);
+  const planOptions: PlanOptions = options.drivers === 'all-equalities'
+    ? { countEveryEquality: true }
+    : { selectivity: (p) => estimateShare(slots.get(p.field), p) };
   const epochLimit = options.epochLimit ?? DEFAULT_EPOCH_LIMIT;
+  const arena = createArena();
+  const postings = createPostings(arena);
   const rules = new Map<string, RuleEntry>();
-  const atoms = new Map<string, Atom>();
   const slots = new Map<string, FieldSlot>();
-  // Each group's verify atoms, and each rule's id and verify groups, beside their records.
-  const groupTable = createRecordTable(GROUP_WIDTH);
-  const groupVerify: (readonly Atom[])[] = [];
-  const ruleTable = createRecordTable(RULE_WIDTH);
+  const freeSlots: number[] = [];
+  let slotCount = 0;
+  // Residual, threshold and affix drivers by predicate key: one posting list per distinct predicate.
+  const keyed = new Map<string, number>();
+  const strings = createPool<string>();
+  const regexes = createPool<RegexEntry>();
+  // Rule numbers: ids and sort keys of the rules records point at.
   const ruleIds: string[] = [];
   const ruleKeys: number[] = [];
-  const ruleVerify: (readonly VerifyGroup[])[] = [];
-  let fieldOrdinal = 0;
+  const freeRuleIndexes: number[] = [];
+
+  const view: RequestView = {
+    epoch: 0,
+    slotEpoch: new Int32Array(32),
+    slotValue: new Int32Array(32),
+    slotNum: new Float64Array(32),
+    slotBool: new Int8Array(32),
+    slotText: [],
+    strings: strings.items,
+    regexes: regexes.items,
+  };
   let epoch = 0;
+  // Refreshed at each evaluate: the arena and handle table are replaced when they grow.
+  let i32 = arena.i32;
+  let f64 = arena.f64;
+  let at = postings.at;
   // The current request's presence mask (see FieldSlot.bit).
   let presence = 0;
   // The matching rules' numbers, collected in evaluation order.
   let out: number[] = [];
-  // Reused between calls: the slots present in the current request.
+  // Reused between calls: the slots present in the current request; a value's literal signature.
   const present: FieldSlot[] = [];
+  const signature = new Int32Array(2);
 
-  function acquire(pred: Predicate, uses: Atom[]): Atom {
-    let atom = atoms.get(pred.key);
-    if (atom === undefined) {
-      let slot = slots.get(pred.field);
-      if (slot === undefined) {
-        slot = createFieldSlot(pred.field, fieldOrdinal++);
-        slots.set(pred.field, slot);
-      }
-      slot.refs += 1;
-      const view = viewOf(pred.kind);
-      if (view === 'text') slot.textAtoms += 1;
-      else if (view === 'num') slot.numAtoms += 1;
-      else slot.boolAtoms += 1;
-      for (const v of namedValues(pred)) slot.named.set(v, (slot.named.get(v) ?? 0) + 1);
-      atom = {
-        key: pred.key, field: pred.field, kind: pred.kind, text: pred.text, num: pred.num, num2: pred.num2,
-        texts: pred.texts, nums: pred.nums, re: pred.re, filter: pred.filter,
-        slot, groups: [], fields: 0, refs: 0, memoEpoch: 0, memo: false,
-      };
-      atoms.set(pred.key, atom);
-    }
-    atom.refs += 1;
-    uses.push(atom);
-    return atom;
+  const operands: OperandIndex = {
+    slot: (field) => slots.get(field)!.index,
+    valueId: (field, text) => slots.get(field)!.valueIds.get(text)!,
+    string: (text) => strings.indexOf(text),
+    regex: (key) => regexes.indexOf(key),
+  };
+
+  function growSlots(): void {
+    const n = view.slotEpoch.length * 2;
+    const grown = <T extends Int32Array | Float64Array | Int8Array>(old: T, make: (n: number) => T): T => {
+      const array = make(n);
+      array.set(old);
+      return array;
+    };
+    view.slotEpoch = grown(view.slotEpoch, (k) => new Int32Array(k));
+    view.slotValue = grown(view.slotValue, (k) => new Int32Array(k));
+    view.slotNum = grown(view.slotNum, (k) => new Float64Array(k));
+    view.slotBool = grown(view.slotBool, (k) => new Int8Array(k));
   }
 
-  function release(atom: Atom): void {
-    atom.refs -= 1;
-    if (atom.refs > 0) return;
-    atoms.delete(atom.key);
-    const slot = atom.slot;
-    const view = viewOf(atom.kind);
-    if (view === 'text') slot.textAtoms -= 1;
-    else if (view === 'num') slot.numAtoms -= 1;
-    else slot.boolAtoms -= 1;
-    for (const v of namedValues(atom)) {
+  /** Takes a reference on everything `pred` reads: its field's slot and views, its interned operands. */
+  function acquire(pred: Predicate): void {
+    let slot = slots.get(pred.field);
+    if (slot === undefined) {
+      const index = freeSlots.length > 0 ? freeSlots.pop()! : slotCount++;
+      if (index >= view.slotEpoch.length) growSlots();
+      view.slotEpoch[index] = 0;
+      slot = createFieldSlot(pred.field, index);
+      slots.set(pred.field, slot);
+    }
+    slot.refs += 1;
+    const reads = viewOf(pred.kind);
+    if (reads === 'text') slot.textReads += 1;
+    else if (reads === 'num') slot.numReads += 1;
+    else slot.boolReads += 1;
+    for (const v of namedValues(pred)) slot.named.set(v, (slot.named.get(v) ?? 0) + 1);
+    for (const text of comparedTexts(pred)) acquireValueId(slot, text);
+    if (pred.kind === Kind.REGEX) {
+      regexes.acquire(pred.key, () => ({ re: pred.re!, filter: pred.filter, memoEpoch: 0, memo: false }));
+    } else if (pred.kind >= Kind.STARTS_WITH && pred.kind <= Kind.NOT_CONTAINS) {
+      strings.acquire(pred.text, () => pred.text);
+    }
+  }
+
+  function release(pred: Predicate): void {
+    const slot = slots.get(pred.field)!;
+    const reads = viewOf(pred.kind);
+    if (reads === 'text') slot.textReads -= 1;
+    else if (reads === 'num') slot.numReads -= 1;
+    else slot.boolReads -= 1;
+    for (const v of namedValues(pred)) {
       const left = (slot.named.get(v) ?? 1) - 1;
       if (left === 0) slot.named.delete(v);
       else slot.named.set(v, left);
     }
+    for (const text of comparedTexts(pred)) releaseValueId(slot, text);
+    if (pred.kind === Kind.REGEX) regexes.release(pred.key);
+    else if (pred.kind >= Kind.STARTS_WITH && pred.kind <= Kind.NOT_CONTAINS) strings.release(pred.text);
     slot.refs -= 1;
-    if (slot.refs === 0) slots.delete(slot.name);
+    if (slot.refs === 0) {
+      slots.delete(slot.name);
+      freeSlots.push(slot.index);
+    }
+  }
+
+  /** The presence mask of the fields `preds` read. */
+  function fieldsOf(preds: readonly Predicate[]): number {
+    let mask = 0;
+    for (const p of preds) mask |= slots.get(p.field)!.bit;
+    return mask;
+  }
+
+  /** The posting lists a driver feeds (one per item of an `in`), created and filed when `create`; missing ones are skipped. */
+  function driverHandles(pred: Predicate, create: boolean): number[] {
+    const slot = slots.get(pred.field)!;
+    const handles: number[] = [];
+    const take = (h: number | undefined, file: (h: number) => void): void => {
+      if (h !== undefined && h !== 0) handles.push(h);
+      else if (create) {
+        const made = postings.create(isResidual(pred.kind) ? conditionWords(pred) : 0);
+        file(made);
+        handles.push(made);
+      }
+    };
+    switch (pred.kind) {
+      case Kind.TEXT_EQ: case Kind.TEXT_IN:
+        for (const text of comparedTexts(pred)) {
+          const id = slot.valueIds.get(text)!;
+          take(slot.textPostings[id], (h) => (slot.textPostings[id] = h));
+        }
+        break;
+      case Kind.NUM_EQ: case Kind.NUM_IN:
+        for (const n of pred.kind === Kind.NUM_EQ ? [pred.num] : pred.nums) {
+          take(slot.numPostings.get(n), (h) => slot.numPostings.set(n, h));
+        }
+        break;
+      case Kind.BOOL_EQ:
+        take(slot.boolPostings[pred.num], (h) => (slot.boolPostings[pred.num] = h));
+        break;
+      default:
+        take(keyed.get(pred.key), (h) => {
+          keyed.set(pred.key, h);
+          fileKeyed(slot, pred, h);
+        });
+    }
+    return handles;
+  }
+
+  function thresholdsOf(slot: FieldSlot, kind: Kind): Thresholds {
+    if (kind === Kind.NUM_GT || kind === Kind.NUM_GTE) return slot.above;
+    if (kind === Kind.NUM_LT || kind === Kind.NUM_LTE) return slot.below;
+    return slot.between;
+  }
+
+  function fileKeyed(slot: FieldSlot, pred: Predicate, h: number): void {
+    switch (pred.kind) {
+      case Kind.NUM_GT: case Kind.NUM_LT:
+        return insertThreshold(thresholdsOf(slot, pred.kind), pred.num, NaN, false, h);
+      case Kind.NUM_GTE: case Kind.NUM_LTE: case Kind.BETWEEN:
+        return insertThreshold(thresholdsOf(slot, pred.kind), pred.num, pred.num2, true, h);
+      case Kind.STARTS_WITH: return affixInsert(slot.prefixes, pred.text, h);
+      case Kind.ENDS_WITH: return affixInsert(slot.suffixes, pred.text, h);
+      default:
+        writeCondition(arena.i32, arena.f64, postings.at[h] + P_HEAD, pred, operands);
+        addResidual(slot.scan, requiredSignature(requiredLiterals(pred)), h);
+    }
+  }
+
+  function unfile(pred: Predicate, h: number): void {
+    const slot = slots.get(pred.field)!;
+    switch (pred.kind) {
+      case Kind.TEXT_EQ: case Kind.TEXT_IN:
+        for (const text of comparedTexts(pred)) {
+          const id = slot.valueIds.get(text)!;
+          if (slot.textPostings[id] === h) slot.textPostings[id] = 0;
+        }
+        return;
+      case Kind.NUM_EQ: case Kind.NUM_IN:
+        for (const n of pred.kind === Kind.NUM_EQ ? [pred.num] : pred.nums) if (slot.numPostings.get(n) === h) slot.numPostings.delete(n);
+        return;
+      case Kind.BOOL_EQ:
+        slot.boolPostings[pred.num] = 0;
+        return;
+      case Kind.NUM_GT: case Kind.NUM_GTE: case Kind.NUM_LT: case Kind.NUM_LTE: case Kind.BETWEEN:
+        removeThreshold(thresholdsOf(slot, pred.kind), h);
+        break;
+      case Kind.STARTS_WITH: affixRemove(slot.prefixes, pred.text); break;
+      case Kind.ENDS_WITH: affixRemove(slot.suffixes, pred.text); break;
+      default: removeResidual(slot.scan, h);
+    }
+    keyed.delete(pred.key);
+  }
+
+  /** Writes `preds` as conditions from word `from`; returns the word after them. */
+  function writeConditions(from: number, preds: readonly Predicate[]): number {
+    let p = from;
+    for (const pred of preds) {
+      writeCondition(arena.i32, arena.f64, p, pred, operands);
+      p += conditionWords(pred);
+    }
+    return p;
+  }
+
+  const codeWords = (preds: readonly Predicate[]): number => preds.reduce((n, p) => n + conditionWords(p), 0);
+
+  function addGroup(plan: GroupPlan, rule: number, index: number, ruleFields: number): GroupEntry {
+    const words = G_HEAD + codeWords(plan.verify);
+    const offset = arena.alloc(words);
+    const record = arena.i32;
+    record[offset + G_NEED] = plan.operator === 'AND' ? plan.drivers.length : 1;
+    record[offset + G_RULE] = rule;
+    record[offset + G_INDEX] = index;
+    record[offset + G_WORDS] = words - G_HEAD;
+    writeConditions(offset + G_HEAD, plan.verify);
+    const mask = fieldsOf(plan.verify) | ruleFields;
+    for (const driver of plan.drivers) {
+      for (const h of driverHandles(driver, true)) postings.add(h, offset, mask);
+    }
+    return { offset, words, drivers: plan.drivers };
   }
 
   function add(definition: RuleDefinition): RuleEntry {
-    const plan = planRule(definition, selectivity);
-    const uses: Atom[] = [];
-    if (plan === null) return { rule: -1, groups: [], drivers: [], atoms: uses };
-    const rule = ruleTable.allocate();
-    ruleTable.data[rule * RULE_WIDTH + NEED] = plan.operator === 'AND' ? plan.drivers.length : 1;
-    ruleIds[rule] = plan.id;
-    ruleKeys[rule] = orderKey(plan.id);
-    const verifyGroups: VerifyGroup[] = plan.verify.map((g) => ({
-      operator: g.operator,
-      atoms: inCheckOrder([...g.drivers, ...g.verify]).map((p) => acquire(p, uses)),
-    }));
-    ruleVerify[rule] = verifyGroups;
-    // A conjunction needs every member's field; a disjunction needs none in particular.
-    const ruleFields = verifyGroups.reduce((mask, g) => (g.operator === 'AND' ? mask | fieldsOf(g.atoms) : mask), 0);
-    const groups: number[] = [];
-    const drivers: Atom[][] = [];
-    for (const g of plan.drivers) {
-      const group = groupTable.allocate();
-      const verify = g.verify.map((p) => acquire(p, uses));
-      const record = group * GROUP_WIDTH;
-      groupTable.data[record + NEED] = g.operator === 'AND' ? g.drivers.length : 1;
-      groupTable.data[record + RULE] = rule;
-      groupTable.data[record + MASK] = fieldsOf(verify) | ruleFields;
-      groupTable.data[record + FLAGS] = (verify.length > 0 ? HAS_VERIFY : 0)
-        | (plan.drivers.length === 1 && verifyGroups.length === 0 ? RULE_DONE : 0);
-      groupVerify[group] = verify;
-      const driven = g.drivers.map((p) => acquire(p, uses));
-      for (const atom of driven) {
-        atom.groups.push(group);
-        atom.fields = atom.groups.length === 1 ? groupFields(group) : atom.fields & groupFields(group);
-        if (atom.groups.length === 1) indexAtom(atom);
+    const plan = planRule(definition, planOptions);
+    if (plan === null) return { index: -1, record: 0, recordWords: 0, groups: [], uses: [] };
+    const uses: Predicate[] = [];
+    for (const g of [...plan.drivers, ...plan.verify]) uses.push(...g.drivers, ...g.verify);
+    for (const pred of uses) acquire(pred);
+    const index = freeRuleIndexes.length > 0 ? freeRuleIndexes.pop()! : ruleIds.length;
+    ruleIds[index] = plan.id;
+    ruleKeys[index] = orderKey(plan.id);
+
+    // Groups checked directly once the driver groups have all fired, cheapest members first.
+    const verifyGroups = plan.verify.map((g) => ({ operator: g.operator, members: inCheckOrder([...g.drivers, ...g.verify]) }));
+    // A rule of one driver group and nothing else to verify needs no rule record: the group decides it.
+    let record = 0;
+    let recordWords = 0;
+    if (plan.drivers.length > 1 || verifyGroups.length > 0) {
+      recordWords = R_HEAD + verifyGroups.reduce((n, g) => n + GROUP_HEAD + codeWords(g.members), 0);
+      record = arena.alloc(recordWords);
+      const r = arena.i32;
+      r[record + R_NEED] = plan.operator === 'AND' ? plan.drivers.length : 1;
+      r[record + R_INDEX] = index;
+      r[record + R_WORDS] = recordWords - R_HEAD;
+      let p = record + R_HEAD;
+      for (const g of verifyGroups) {
+        const end = writeConditions(p + GROUP_HEAD, g.members);
+        writeGroupHead(arena.i32, p, g.operator, end - p);
+        p = end;
       }
-      groups.push(group);
-      drivers.push(driven);
     }
-    return { rule, groups, drivers, atoms: uses };
+    // A conjunction needs every member's field; a disjunction needs none in particular.
+    const ruleFields = verifyGroups.reduce((mask, g) => (g.operator === 'AND' ? mask | fieldsOf(g.members) : mask), 0);
+    const groups = plan.drivers.map((g) => addGroup(g, record, index, ruleFields));
+    return { index, record, recordWords, groups, uses };
   }
 
   function drop(entry: RuleEntry): void {
-    entry.groups.forEach((group, g) => {
-      for (const atom of entry.drivers[g]) {
-        removeItem(atom.groups, group);
-        atom.fields = atom.groups.reduce((mask, other) => mask & groupFields(other), ~0);
-        if (atom.groups.length === 0) unindexAtom(atom);
+    for (const group of entry.groups) {
+      for (const driver of group.drivers) {
+        for (const h of driverHandles(driver, false)) {
+          if (postings.remove(h, group.offset) > 0) continue;
+          unfile(driver, h);
+          postings.destroy(h);
+        }
       }
-      groupVerify[group] = NONE;
-      groupTable.release(group);
-    });
-    for (const atom of entry.atoms) release(atom);
-    if (entry.rule >= 0) {
-      ruleIds[entry.rule] = '';
-      ruleVerify[entry.rule] = NONE;
-      ruleTable.release(entry.rule);
+      arena.free(group.offset, group.words);
+    }
+    if (entry.record !== 0) arena.free(entry.record, entry.recordWords);
+    for (const pred of entry.uses) release(pred);
+    if (entry.index >= 0) {
+      ruleIds[entry.index] = '';
+      freeRuleIndexes.push(entry.index);
     }
   }
 
-  /** Whether an atom holds for the current request; absent field => false whatever the operator. */
-  function holds(atom: Atom): boolean {
-    const slot = atom.slot;
-    if (slot.epoch !== epoch) return false;
-    if (atom.kind !== Kind.REGEX) return testPredicate(atom, slot);
-    if (atom.memoEpoch !== epoch) {
-      atom.memoEpoch = epoch;
-      atom.memo = testPredicate(atom, slot);
-    }
-    return atom.memo;
+  function holds(p: number): boolean {
+    return testCondition(i32, f64, p, view);
   }
 
-  function groupHolds(group: VerifyGroup): boolean {
-    const list = group.atoms;
-    if (group.operator === 'AND') {
-      for (let i = 0; i < list.length; i++) if (!holds(list[i])) return false;
+  function groupHolds(q: number): boolean {
+    const end = q + sizeAt(i32, q);
+    if (groupOperatorAt(i32, q) === GROUP_AND) {
+      for (let p = q + GROUP_HEAD; p < end; p += sizeAt(i32, p)) if (!holds(p)) return false;
       return true;
     }
-    for (let i = 0; i < list.length; i++) if (holds(list[i])) return true;
+    for (let p = q + GROUP_HEAD; p < end; p += sizeAt(i32, p)) if (holds(p)) return true;
     return false;
   }
 
-  /** A group's drivers have all hit: verify its other members, then count it for its rule. */
-  function fire(group: number, rule: number, flags: number): void {
-    if ((flags & HAS_VERIFY) !== 0) {
-      const verify = groupVerify[group];
-      for (let i = 0; i < verify.length; i++) if (!holds(verify[i])) return;
-    }
-    // A rule of one driver group and nothing else to verify: this group is the rule, and a
-    // group fires at most once per evaluation, so the rule record is not needed (bench: engine, 10k mixed).
-    if ((flags & RULE_DONE) !== 0) {
-      out.push(rule);
+  /** A driver of group `g` hit: count it; once all have, verify the group's other members, then count it for its rule. */
+  function hitGroup(g: number): void {
+    let count: number;
+    if (i32[g + G_EPOCH] !== epoch) {
+      i32[g + G_EPOCH] = epoch;
+      count = i32[g + G_COUNT] = 1;
+    } else count = ++i32[g + G_COUNT];
+    if (count !== i32[g + G_NEED]) return;
+    const end = g + G_HEAD + i32[g + G_WORDS];
+    for (let p = g + G_HEAD; p < end; p += sizeAt(i32, p)) if (!holds(p)) return;
+    const rule = i32[g + G_RULE];
+    if (rule === 0) {
+      // A group fires at most once per evaluation, so its rule is listed once.
+      out.push(i32[g + G_INDEX]);
       return;
     }
-    const r = ruleTable.data;
-    const record = rule * RULE_WIDTH;
-    let count: number;
-    if (r[record + EPOCH] !== epoch) {
-      r[record + EPOCH] = epoch;
-      count = r[record + COUNT] = 1;
-    } else count = ++r[record + COUNT];
-    if (count !== r[record + NEED]) return;
-    const groups = ruleVerify[rule];
-    for (let i = 0; i < groups.length; i++) if (!groupHolds(groups[i])) return;
-    out.push(rule);
+    if (i32[rule + R_EPOCH] !== epoch) {
+      i32[rule + R_EPOCH] = epoch;
+      count = i32[rule + R_COUNT] = 1;
+    } else count = ++i32[rule + R_COUNT];
+    if (count !== i32[rule + R_NEED]) return;
+    const rend = rule + R_HEAD + i32[rule + R_WORDS];
+    for (let q = rule + R_HEAD; q < rend; q += sizeAt(i32, q)) if (!groupHolds(q)) return;
+    out.push(i32[rule + R_INDEX]);
   }
 
-  function groupFields(group: number): number {
-    return groupTable.data[group * GROUP_WIDTH + MASK];
+  /** Walks a posting block: every group whose required fields are present gets a hit. */
+  function walk(block: number): void {
+    if ((i32[block + P_MASK] & ~presence) !== 0) return;
+    let e = block + P_HEAD + i32[block + P_COND];
+    const end = e + 2 * i32[block + P_LEN];
+    for (; e < end; e += 2) if ((i32[e + 1] & ~presence) === 0) hitGroup(i32[e]);
   }
 
-  function hit(atom: Atom): void {
-    if ((atom.fields & ~presence) !== 0) return;
-    const list = atom.groups;
-    const g = groupTable.data;
-    for (let i = 0; i < list.length; i++) {
-      const record = list[i] * GROUP_WIDTH;
-      let count: number;
-      if (g[record + EPOCH] !== epoch) {
-        g[record + EPOCH] = epoch;
-        count = g[record + COUNT] = 1;
-      } else count = ++g[record + COUNT];
-      if (count === g[record + NEED] && (g[record + MASK] & ~presence) === 0) fire(list[i], g[record + RULE], g[record + FLAGS]);
+  function walkHandle(handle: number): void {
+    walk(at[handle]);
+  }
+
+  function drive(slot: FieldSlot): void {
+    const s = slot.index;
+    const id = view.slotValue[s];
+    if (id !== 0) {
+      const h = slot.textPostings[id];
+      if (h !== 0) walk(at[h]);
     }
-  }
-
-  function hitAll(list: readonly Atom[] | undefined): void {
-    if (list === undefined) return;
-    for (let i = 0; i < list.length; i++) hit(list[i]);
-  }
-
-  /** Clears every stamp so the epoch can restart at 1 (once per `epochLimit` evaluations). */
-  function wrapEpoch(): void {
-    groupTable.clearField(EPOCH);
-    ruleTable.clearField(EPOCH);
-    for (const slot of slots.values()) slot.epoch = 0;
-    for (const atom of atoms.values()) atom.memoEpoch = 0;
-    epoch = 0;
+    const num = view.slotNum[s];
+    if (num === num) {
+      if (slot.numPostings.size > 0) {
+        const h = slot.numPostings.get(num);
+        if (h !== undefined) walk(at[h]);
+      }
+      // Sorted thresholds: walk the true prefix only (bench: engine, broad).
+      const above = slot.above;
+      for (let i = 0; i < above.size; i++) {
+        const t = above.bound[i];
+        if (t > num) break;
+        if (t < num || above.inclusive[i] === 1) walk(at[above.handle[i]]);
+      }
+      const below = slot.below;
+      for (let i = 0; i < below.size; i++) {
+        const t = below.bound[i];
+        if (t < num) break;
+        if (t > num || below.inclusive[i] === 1) walk(at[below.handle[i]]);
+      }
+      const between = slot.between;
+      for (let i = 0; i < between.size; i++) {
+        if (between.bound[i] > num) break;
+        if (num <= between.high[i]) walk(at[between.handle[i]]);
+      }
+    }
+    const bool = view.slotBool[s];
+    if (bool >= 0) {
+      const h = slot.boolPostings[bool];
+      if (h !== 0) walk(at[h]);
+    }
+    if (slot.prefixes.lengths.length > 0) affixWalk(slot.prefixes, view.slotText[s], walkHandle);
+    if (slot.suffixes.lengths.length > 0) affixWalk(slot.suffixes, view.slotText[s], walkHandle);
+    const scan = slot.scan;
+    if (scan.size > 0) {
+      signature[0] = 0;
+      signature[1] = 0;
+      addSignature(view.slotText[s], signature);
+      const lo = ~signature[0];
+      const hi = ~signature[1];
+      const needLo = scan.needLo;
+      const needHi = scan.needHi;
+      for (let i = 0; i < scan.size; i++) {
+        // Cheapest first: a value lacking a required literal, then a request lacking a field
+        // every group of the driver needs, skip the test.
+        if (((needLo[i] & lo) | (needHi[i] & hi)) !== 0) continue;
+        const block = at[scan.handle[i]];
+        if ((i32[block + P_MASK] & ~presence) === 0 && holds(block + P_HEAD)) walk(block);
+      }
+    }
   }
 
   /** Stamps a slot present with its typed views; false when the value counts as absent. */
@@ -295,59 +546,38 @@ export function createEngine(options: EngineOptions = {}): Engine {
       // Not expressible in JSON: treated as absent (case table: non-finite number).
       if (!Number.isFinite(value)) return false;
       // String(number) allocates; only done when a string condition reads this field.
-      text = slot.textAtoms > 0 ? String(value) : '';
+      text = slot.textReads > 0 ? String(value) : '';
     } else if (typeof value === 'boolean') text = value ? 'true' : 'false';
     else return false;
-    slot.epoch = epoch;
-    slot.text = text;
-    slot.num = slot.numAtoms > 0 ? inputNumber(value) : NaN;
-    slot.bool = slot.boolAtoms > 0 ? inputBoolean(value) : -1;
+    const s = slot.index;
+    view.slotEpoch[s] = epoch;
+    view.slotText[s] = text;
+    view.slotValue[s] = slot.valueIds.size > 0 ? slot.valueIds.get(text) ?? 0 : 0;
+    view.slotNum[s] = slot.numReads > 0 ? inputNumber(value) : NaN;
+    view.slotBool[s] = slot.boolReads > 0 ? inputBoolean(value) : -1;
     return true;
   }
 
-  function drive(slot: FieldSlot): void {
-    if (slot.textEq.size > 0) hitAll(slot.textEq.get(slot.text));
-    const num = slot.num;
-    if (num === num) {
-      if (slot.numEq.size > 0) hitAll(slot.numEq.get(num));
-      // Sorted thresholds: walk the true prefix only (bench: engine, broad).
-      const above = slot.above;
-      for (let i = 0; i < above.length; i++) {
-        const a = above[i];
-        const t = a.num;
-        if (t > num) break;
-        if (t < num || a.kind === Kind.NUM_GTE) hit(a);
-      }
-      const below = slot.below;
-      for (let i = 0; i < below.length; i++) {
-        const a = below[i];
-        const t = a.num;
-        if (t < num) break;
-        if (t > num || a.kind === Kind.NUM_LTE) hit(a);
-      }
-      const between = slot.between;
-      for (let i = 0; i < between.length; i++) {
-        const a = between[i];
-        if (a.num > num) break;
-        if (num <= a.num2) hit(a);
-      }
+  /** Clears every stamp so the epoch can restart at 1 (once per `epochLimit` evaluations). */
+  function wrapEpoch(): void {
+    const words = arena.i32;
+    for (const entry of rules.values()) {
+      for (const group of entry.groups) words[group.offset + G_EPOCH] = 0;
+      if (entry.record !== 0) words[entry.record + R_EPOCH] = 0;
     }
-    if (slot.bool === 1) hitAll(slot.boolTrue);
-    else if (slot.bool === 0) hitAll(slot.boolFalse);
-    trieWalk(slot.prefixes, slot.text, false, hitAll);
-    trieWalk(slot.suffixes, slot.text, true, hitAll);
-    const scan = slot.scan;
-    for (let i = 0; i < scan.length; i++) {
-      const atom = scan[i];
-      // Cheap before costly: a request lacking a field every group of the atom needs skips the test.
-      if ((atom.fields & ~presence) === 0 && holds(atom)) hit(atom);
-    }
+    view.slotEpoch.fill(0);
+    for (const entry of regexes.items) entry.memoEpoch = 0;
+    epoch = 0;
   }
 
   function evaluate(fields: Fields): string[] {
     if (fields === null || typeof fields !== 'object' || rules.size === 0) return [];
     if (epoch >= epochLimit) wrapEpoch();
     epoch += 1;
+    view.epoch = epoch;
+    i32 = arena.i32;
+    f64 = arena.f64;
+    at = postings.at;
     out = [];
     presence = 0;
     let n = 0;
@@ -366,7 +596,6 @@ export function createEngine(options: EngineOptions = {}): Engine {
       // Only exotic inputs (throwing getters, proxies) get here: fail closed, never throw.
       out = [];
     }
-    present.length = 0;
     const matched = out;
     out = [];
     sortByOrder(matched, ruleKeys, ruleIds);

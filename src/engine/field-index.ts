@@ -1,85 +1,62 @@
 /**
- * Per-field index: the request value's typed views for the current evaluation,
- * and the driver atoms on this field, filed by how they are found: hash maps
- * for equality and `in`, two lists for booleans, sorted lists for numeric
- * comparisons, tries for prefixes and suffixes, and a residual list scanned
- * one by one.
+ * Per-field index: the text values rules name on the field (interned as
+ * small ids), and the field's drivers filed by how they are found: a
+ * posting list per named value for equals/in (text by value id, numbers by
+ * value), two for booleans, sorted thresholds for numeric comparisons,
+ * affix indexes for prefixes and suffixes, and a residual list tested one
+ * by one.
+ * The request's value on the field lives in the engine's per-slot arrays
+ * (code.ts RequestView), indexed by `index`.
  */
-import { createTrieNode, trieInsert, trieRemove, type TrieNode } from './affix-trie';
-import { Kind, type InputView, type Predicate } from './predicates';
+import { createAffixIndex, type AffixIndex } from './affix-index';
+import { Kind, type Predicate } from './predicates';
+import { createResiduals, type Residuals } from './residuals';
+import { createThresholds, type Thresholds } from './thresholds';
 
-/**
- * A predicate shared by every rule using it, with the groups it drives. The
- * predicate's members are copied in rather than referenced, so a check loads
- * one object, not two (bench: engine, 10k/100k mixed, where --cpu-prof puts
- * the object loads in holds() among the hottest lines).
- */
-export interface Atom extends Predicate {
-  readonly slot: FieldSlot;
-  /**
-   * Groups for which this atom is a counted driver, as indexes into the
-   * engine's group table (a posting list of small integers, so walking it
-   * loads no objects); the atom is indexed while non-empty.
-   */
-  readonly groups: number[];
-  /**
-   * Presence bits every one of those groups requires (the intersection of
-   * their masks): a request lacking one cannot fire any of them, so the atom
-   * is neither tested nor counted.
-   */
-  fields: number;
-  /** Rule parts holding this atom (drivers and verify lists). */
-  refs: number;
-  /** Regex results are remembered per evaluation: many rules share a pattern. */
-  memoEpoch: number;
-  memo: boolean;
-}
-
-/** A condition group checked directly, once its rule is a candidate. */
-export interface VerifyGroup {
-  readonly operator: 'AND' | 'OR';
-  readonly atoms: readonly Atom[];
-}
-
-export interface FieldSlot extends InputView {
+export interface FieldSlot {
   readonly name: string;
+  /** Index into the per-slot request arrays; reused once the field is unused. */
+  readonly index: number;
   /**
    * This field's bit in a request's presence mask (fields beyond 32 share
    * bits: a shared bit can only say "maybe present", never "absent" wrongly).
    */
   readonly bit: number;
-  /** The evaluation in which this field was last present; present now iff equal to the current one. */
-  epoch: number;
+  /** Conditions (driven or verified) reading this field, by the view of the value they read. */
   refs: number;
-  /** Atoms by input view, so a request value is only converted to the views some atom reads. */
-  textAtoms: number;
-  numAtoms: number;
-  boolAtoms: number;
-  /** Values named by equals/in atoms on this field, with how many atoms name each: the selectivity estimate. */
+  textReads: number;
+  numReads: number;
+  boolReads: number;
+  /** Values named by equals/in conditions on this field, with how many name each: the selectivity estimate. */
   readonly named: Map<string | number, number>;
-  readonly textEq: Map<string, Atom[]>;
-  readonly numEq: Map<number, Atom[]>;
-  readonly boolTrue: Atom[];
-  readonly boolFalse: Atom[];
-  /** gt/gte, ascending threshold: the true ones are a prefix. */
-  readonly above: Atom[];
-  /** lt/lte, descending threshold: the true ones are a prefix. */
-  readonly below: Atom[];
-  /** between, ascending low bound: candidates are a prefix, each checked against its high bound. */
-  readonly between: Atom[];
-  /** starts_with and ends_with operands: the value walks each trie once. */
-  readonly prefixes: TrieNode<Atom>;
-  readonly suffixes: TrieNode<Atom>;
-  /** contains, regex and negations: tested one by one. */
-  readonly scan: Atom[];
+  /** Text values named by equals/not_equals/in/not_in, by id (ids start at 1), with reference counts. */
+  readonly valueIds: Map<string, number>;
+  readonly valueRefs: number[];
+  readonly freeValueIds: number[];
+  /** Posting handle (postings.ts) of the equals/in drivers naming each value id; 0 for none. */
+  readonly textPostings: number[];
+  /** Posting handle of the number equals/in drivers naming each value. */
+  readonly numPostings: Map<number, number>;
+  /** Posting handles of boolean drivers: [false, true]; 0 for none. */
+  readonly boolPostings: [number, number];
+  /** gt/gte (ascending), lt/lte (descending), between (ascending low bound). */
+  readonly above: Thresholds;
+  readonly below: Thresholds;
+  readonly between: Thresholds;
+  /** starts_with and ends_with operands, each with its driver's posting handle. */
+  readonly prefixes: AffixIndex<number>;
+  readonly suffixes: AffixIndex<number>;
+  /** Residual drivers (contains, regex, negations), each carrying its condition: tested one by one. */
+  readonly scan: Residuals;
 }
 
-/** A slot for field `name`; `ordinal` numbers the fields so each gets a presence bit. */
-export function createFieldSlot(name: string, ordinal: number): FieldSlot {
+/** A slot for field `name` at per-slot index `index`. */
+export function createFieldSlot(name: string, index: number): FieldSlot {
   return {
-    name, bit: 1 << (ordinal & 31), epoch: 0, refs: 0, text: '', num: NaN, bool: -1, textAtoms: 0, numAtoms: 0, boolAtoms: 0, named: new Map(),
-    textEq: new Map(), numEq: new Map(), boolTrue: [], boolFalse: [],
-    above: [], below: [], between: [], prefixes: createTrieNode(), suffixes: createTrieNode(), scan: [],
+    name, index, bit: 1 << (index & 31), refs: 0, textReads: 0, numReads: 0, boolReads: 0, named: new Map(),
+    valueIds: new Map(), valueRefs: [0], freeValueIds: [], textPostings: [0], numPostings: new Map(), boolPostings: [0, 0],
+    above: createThresholds(1), below: createThresholds(-1), between: createThresholds(1),
+    prefixes: createAffixIndex(false), suffixes: createAffixIndex(true), scan: createResiduals(),
   };
 }
 
@@ -90,6 +67,15 @@ export function namedValues(pred: Predicate): Iterable<string | number> {
     case Kind.TEXT_IN: return pred.texts;
     case Kind.NUM_EQ: return [pred.num];
     case Kind.NUM_IN: return pred.nums;
+    default: return [];
+  }
+}
+
+/** The text values a predicate compares by id (equals, not_equals, in, not_in on strings). */
+export function comparedTexts(pred: Predicate): Iterable<string> {
+  switch (pred.kind) {
+    case Kind.TEXT_EQ: case Kind.TEXT_NE: return [pred.text];
+    case Kind.TEXT_IN: case Kind.TEXT_NOT_IN: return pred.texts;
     default: return [];
   }
 }
@@ -113,71 +99,31 @@ export function viewOf(kind: Kind): View {
   return 'num';
 }
 
-/** Files a driver atom in its slot's structures. */
-export function indexAtom(atom: Atom): void {
-  const pred: Predicate = atom;
-  const slot = atom.slot;
-  switch (pred.kind) {
-    case Kind.TEXT_EQ: return addPosting(slot.textEq, pred.text, atom);
-    case Kind.TEXT_IN: for (const t of pred.texts) addPosting(slot.textEq, t, atom); return;
-    case Kind.NUM_EQ: return addPosting(slot.numEq, pred.num, atom);
-    case Kind.NUM_IN: for (const n of pred.nums) addPosting(slot.numEq, n, atom); return;
-    case Kind.BOOL_EQ: (pred.num === 1 ? slot.boolTrue : slot.boolFalse).push(atom); return;
-    case Kind.NUM_GT: case Kind.NUM_GTE: return insertSorted(slot.above, atom, 1);
-    case Kind.NUM_LT: case Kind.NUM_LTE: return insertSorted(slot.below, atom, -1);
-    case Kind.BETWEEN: return insertSorted(slot.between, atom, 1);
-    case Kind.STARTS_WITH: return trieInsert(slot.prefixes, pred.text, false, atom);
-    case Kind.ENDS_WITH: return trieInsert(slot.suffixes, pred.text, true, atom);
-    default: slot.scan.push(atom);
+/** Acquires the id of text value `text` on the slot (a new id when no rule named it yet). */
+export function acquireValueId(slot: FieldSlot, text: string): number {
+  let id = slot.valueIds.get(text);
+  if (id === undefined) {
+    id = slot.freeValueIds.length > 0 ? slot.freeValueIds.pop()! : slot.valueRefs.length;
+    slot.valueIds.set(text, id);
+    slot.valueRefs[id] = 0;
+    slot.textPostings[id] = 0;
   }
+  slot.valueRefs[id] += 1;
+  return id;
 }
 
-/** Takes a driver atom out of its slot's structures (the inverse of indexAtom). */
-export function unindexAtom(atom: Atom): void {
-  const pred: Predicate = atom;
-  const slot = atom.slot;
-  switch (pred.kind) {
-    case Kind.TEXT_EQ: return removePosting(slot.textEq, pred.text, atom);
-    case Kind.TEXT_IN: for (const t of pred.texts) removePosting(slot.textEq, t, atom); return;
-    case Kind.NUM_EQ: return removePosting(slot.numEq, pred.num, atom);
-    case Kind.NUM_IN: for (const n of pred.nums) removePosting(slot.numEq, n, atom); return;
-    case Kind.BOOL_EQ: return removeItem(pred.num === 1 ? slot.boolTrue : slot.boolFalse, atom);
-    case Kind.NUM_GT: case Kind.NUM_GTE: return removeItem(slot.above, atom);
-    case Kind.NUM_LT: case Kind.NUM_LTE: return removeItem(slot.below, atom);
-    case Kind.BETWEEN: return removeItem(slot.between, atom);
-    case Kind.STARTS_WITH: return trieRemove(slot.prefixes, pred.text, false, atom);
-    case Kind.ENDS_WITH: return trieRemove(slot.suffixes, pred.text, true, atom);
-    default: removeItem(slot.scan, atom);
-  }
+export function releaseValueId(slot: FieldSlot, text: string): void {
+  const id = slot.valueIds.get(text);
+  if (id === undefined) return;
+  slot.valueRefs[id] -= 1;
+  if (slot.valueRefs[id] > 0) return;
+  slot.valueIds.delete(text);
+  slot.freeValueIds.push(id);
 }
 
-function addPosting<K>(map: Map<K, Atom[]>, key: K, atom: Atom): void {
-  const list = map.get(key);
-  if (list === undefined) map.set(key, [atom]);
-  else list.push(atom);
-}
-
-function removePosting<K>(map: Map<K, Atom[]>, key: K, atom: Atom): void {
-  const list = map.get(key);
-  if (list === undefined) return;
-  removeItem(list, atom);
-  if (list.length === 0) map.delete(key);
-}
-
-export function removeItem<T>(list: T[], item: T): void {
-  const i = list.indexOf(item);
-  if (i >= 0) list.splice(i, 1);
-}
-
-/** Binary-search insertion by `pred.num` (direction 1 ascending, -1 descending): O(log n) + one splice. */
-function insertSorted(list: Atom[], atom: Atom, direction: 1 | -1): void {
-  const t = atom.num * direction;
-  let lo = 0;
-  let hi = list.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if (list[mid].num * direction <= t) lo = mid + 1;
-    else hi = mid;
-  }
-  list.splice(lo, 0, atom);
+/** The literals a match of a residual driver must contain (none for negations). */
+export function requiredLiterals(pred: Predicate): string[] {
+  if (pred.kind === Kind.CONTAINS) return [pred.text];
+  if (pred.kind === Kind.REGEX) return [pred.filter.prefix, pred.filter.suffix, ...pred.filter.all];
+  return [];
 }

@@ -23,18 +23,23 @@ export interface RegexFilter {
   readonly all: readonly string[];
   /** For each set, the value contains at least one member. */
   readonly any: readonly (readonly string[])[];
+  /** The value holds at least this many ASCII digits (`\d{3}` needs three). */
+  readonly digits: number;
+  /** For a pattern anchored at both ends with bounded repetition: the longest value it can match (UTF-16 units). */
+  readonly maxLength: number;
 }
 
-export const NO_FILTER: RegexFilter = Object.freeze({ prefix: '', suffix: '', all: [], any: [] });
+export const NO_FILTER: RegexFilter = Object.freeze({ prefix: '', suffix: '', all: [], any: [], digits: 0, maxLength: Infinity });
 
 /** Whether `text` passes the filter: false means the regex cannot match it. */
 export function mayMatch(filter: RegexFilter, text: string): boolean {
+  if (text.length > filter.maxLength) return false;
   if (!text.startsWith(filter.prefix) || !text.endsWith(filter.suffix)) return false;
   const all = filter.all;
   for (let i = 0; i < all.length; i++) if (!text.includes(all[i])) return false;
   const any = filter.any;
   for (let i = 0; i < any.length; i++) if (!includesOne(text, any[i])) return false;
-  return true;
+  return filter.digits === 0 || hasDigits(text, filter.digits);
 }
 
 function includesOne(text: string, literals: readonly string[]): boolean {
@@ -42,12 +47,29 @@ function includesOne(text: string, literals: readonly string[]): boolean {
   return false;
 }
 
+function hasDigits(text: string, wanted: number): boolean {
+  let found = 0;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code >= 48 && code <= 57 && ++found === wanted) return true;
+  }
+  return false;
+}
+
 /** Escapes naming a class or an assertion (\d, \b, ...): they match no fixed text. */
 const CLASS_ESCAPES = new Set(['d', 'D', 's', 'S', 'w', 'W', 'b', 'B', 'A', 'z']);
+/**
+ * Widest match of a class or assertion escape, in UTF-16 units: RE2's \d,
+ * \s, \w are ASCII; their negations can match a character outside the BMP
+ * (two units); assertions match nothing.
+ */
+const ESCAPE_WIDTH: Readonly<Record<string, number>> = { d: 1, s: 1, w: 1, D: 2, S: 2, W: 2, b: 0, B: 0, A: 0, z: 0 };
 /** `{n}`, `{n,}` or `{n,m}`: RE2's counted repetition. */
-const COUNTED = /^\{(\d+)(,\d*)?\}/;
+const COUNTED = /^\{(\d+)(,(\d*))?\}/;
 /** Characters with a meaning of their own in RE2 syntax. */
 const META = new Set(['\\', '[', ']', '(', ')', '|', '.', '^', '$', '*', '+', '?', '{', '}']);
+
+const isDigit = (ch: string): boolean => ch >= '0' && ch <= '9';
 
 /** What every match of `pattern` is known to contain; NO_FILTER when nothing is known. */
 export function regexFilter(pattern: string): RegexFilter {
@@ -60,6 +82,21 @@ export function regexFilter(pattern: string): RegexFilter {
   let runAnchored = pattern.startsWith('^');
   // Whether the last thing read was a character appended to `run` (a quantifier then applies to it alone).
   let lastInRun = false;
+  // Digits every match holds, and the widest match (UTF-16 units); both summed over the
+  // top-level elements, which occupy disjoint parts of a match.
+  let digits = 0;
+  let width = 0;
+  let endAnchored = false;
+  // The last element's widest width and its digits, which a quantifier scales.
+  let lastWidth = 0;
+  let lastDigits = 0;
+
+  const element = (w: number, d: number): void => {
+    width += w;
+    digits += d;
+    lastWidth = w;
+    lastDigits = d;
+  };
 
   const commit = (): void => {
     if (run.length > 0) {
@@ -78,10 +115,14 @@ export function regexFilter(pattern: string): RegexFilter {
       case '\\': {
         const escaped = escapedLiteral(pattern, i);
         if (escaped === undefined) return NO_FILTER;
-        if (escaped === null) commit();
-        else {
+        if (escaped === null) {
+          commit();
+          const name = pattern[i + 1];
+          element(ESCAPE_WIDTH[name], name === 'd' ? 1 : 0);
+        } else {
           run += escaped;
           lastInRun = true;
+          element(1, 0);
         }
         i += 2;
         continue;
@@ -90,6 +131,8 @@ export function regexFilter(pattern: string): RegexFilter {
         const end = classEnd(pattern, i);
         if (end < 0) return NO_FILTER;
         commit();
+        const body = pattern.slice(i + 1, end - 1);
+        element(classWidth(body), body === '0-9' || body === '\\d' ? 1 : 0);
         i = end;
         continue;
       }
@@ -102,6 +145,7 @@ export function regexFilter(pattern: string): RegexFilter {
         const alternatives = literalAlternatives(pattern.slice(pattern[i + 1] === '?' ? i + 3 : i + 1, end - 1));
         const [min] = quantifierAt(pattern, end);
         if (alternatives !== null && min > 0 && !alternatives.includes('')) any.push(alternatives);
+        element(Infinity, 0);
         i = end;
         continue;
       }
@@ -109,21 +153,34 @@ export function regexFilter(pattern: string): RegexFilter {
         return NO_FILTER;
       case '$':
         // The run right before a final `$` ends the value (RE2: `$` is end of text without the m flag).
-        if (i === pattern.length - 1 && lastInRun) suffix = run;
+        if (i === pattern.length - 1) {
+          endAnchored = true;
+          if (lastInRun) suffix = run;
+        }
         commit();
+        element(0, 0);
         i += 1;
         continue;
       case '.': case '^':
         commit();
+        // `.` matches one character, which may lie outside the BMP.
+        element(ch === '.' ? 2 : 0, 0);
         i += 1;
         continue;
       case '*': case '?': case '+': case '{': {
-        const [min, length] = quantifierAt(pattern, i);
+        const [min, max, length] = quantifierAt(pattern, i);
         if (length === 0) return NO_FILTER;
         // The quantifier applies to the last character alone: optional, it leaves the run;
         // required, it stays but what follows need not be adjacent to it.
         if (lastInRun && min === 0) run = run.slice(0, -1);
         commit();
+        // The element now stands for its repetitions (so a further quantifier would scale them).
+        if (lastWidth > 0) {
+          width += lastWidth * (max - 1);
+          lastWidth *= max;
+        }
+        digits += lastDigits * (min - 1);
+        lastDigits *= min;
         i += length;
         continue;
       }
@@ -131,17 +188,41 @@ export function regexFilter(pattern: string): RegexFilter {
         if (ch.charCodeAt(0) >= 0x80) {
           // A quantifier after it would apply to the whole character, which is not in the run.
           commit();
+          element(Infinity, 0);
           i += 1;
           continue;
         }
         run += ch;
         lastInRun = true;
+        element(1, isDigit(ch) ? 1 : 0);
         i += 1;
     }
   }
   commit();
-  if (prefix === '' && suffix === '' && all.length === 0 && any.length === 0) return NO_FILTER;
-  return { prefix, suffix, all, any };
+  const maxLength = pattern.startsWith('^') && endAnchored ? width : Infinity;
+  if (prefix === '' && suffix === '' && all.length === 0 && any.length === 0 && digits === 0 && maxLength === Infinity) {
+    return NO_FILTER;
+  }
+  return { prefix, suffix, all, any, digits, maxLength };
+}
+
+/**
+ * Widest match of a bracket class: one unit when it is plainly ASCII (not
+ * negated; ASCII members, escapes only of punctuation or \d \s \w), two
+ * otherwise, since it may match a character outside the BMP.
+ */
+function classWidth(body: string): number {
+  if (body.startsWith('^')) return 2;
+  for (let i = 0; i < body.length; i++) {
+    const code = body.charCodeAt(i);
+    if (code >= 0x80) return 2;
+    if (body[i] === '\\') {
+      const next = body[i + 1] ?? '';
+      if (/[A-Za-z0-9]/.test(next) && !'dsw'.includes(next)) return 2;
+      i += 1;
+    }
+  }
+  return 1;
 }
 
 /**
@@ -156,20 +237,24 @@ function escapedLiteral(pattern: string, i: number): string | null | undefined {
   return next;
 }
 
-/** [minimum repetitions, length of the quantifier including a lazy `?`] at `i`; [1, 0] when none. */
-function quantifierAt(pattern: string, i: number): [number, number] {
+/** [minimum repetitions, maximum repetitions, length of the quantifier including a lazy `?`] at `i`; [1, 1, 0] when none. */
+function quantifierAt(pattern: string, i: number): [number, number, number] {
   const ch = pattern[i];
   let min: number;
+  let max: number;
   let length: number;
-  if (ch === '*' || ch === '?') [min, length] = [0, 1];
-  else if (ch === '+') [min, length] = [1, 1];
+  if (ch === '*') [min, max, length] = [0, Infinity, 1];
+  else if (ch === '?') [min, max, length] = [0, 1, 1];
+  else if (ch === '+') [min, max, length] = [1, Infinity, 1];
   else if (ch === '{') {
     const counted = COUNTED.exec(pattern.slice(i));
-    if (counted === null) return [1, 0];
-    [min, length] = [Number(counted[1]), counted[0].length];
-  } else return [1, 0];
+    if (counted === null) return [1, 1, 0];
+    min = Number(counted[1]);
+    max = counted[2] === undefined ? min : counted[3] === '' ? Infinity : Number(counted[3]);
+    length = counted[0].length;
+  } else return [1, 1, 0];
   if (pattern[i + length] === '?') length += 1;
-  return [min, length];
+  return [min, max, length];
 }
 
 /** The alternatives of a group body when each is plain ASCII literal text; null otherwise. */

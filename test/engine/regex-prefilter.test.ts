@@ -12,23 +12,27 @@ const seed = process.env.ENGINE_SEED !== undefined ? Number(process.env.ENGINE_S
 t.comment(`seed ${seed} (replay with ENGINE_SEED=${seed})`);
 
 t.test('what it extracts', async (t) => {
+  const none = { digits: 0, maxLength: Infinity };
   const rows: [string, object][] = [
-    ['^checkout-\\d{1,2}$', { prefix: 'checkout-', suffix: '', all: ['checkout-'], any: [] }],
-    ['^(gpt|claude)-[0-9]*8$', { prefix: '', suffix: '8', all: ['-', '8'], any: [['gpt', 'claude']] }],
-    ['-4[0-9]?$', { prefix: '', suffix: '', all: ['-4'], any: [] }],
-    ['che.*\\d{3}', { prefix: '', suffix: '', all: ['che'], any: [] }],
-    ['ab?c', { prefix: '', suffix: '', all: ['a', 'c'], any: [] }],
-    ['ab+c', { prefix: '', suffix: '', all: ['ab', 'c'], any: [] }],
-    ['ab{0,2}c$', { prefix: '', suffix: 'c', all: ['a', 'c'], any: [] }],
-    ['\\/api\\/chat', { prefix: '', suffix: '', all: ['/api/chat'], any: [] }],
-    ['(?:v1|v2)+x', { prefix: '', suffix: '', all: ['x'], any: [['v1', 'v2']] }],
+    ['^checkout-\\d{1,2}$', { prefix: 'checkout-', suffix: '', all: ['checkout-'], any: [], digits: 1, maxLength: 11 }],
+    ['^(gpt|claude)-[0-9]*8$', { prefix: '', suffix: '8', all: ['-', '8'], any: [['gpt', 'claude']], digits: 1, maxLength: Infinity }],
+    ['-4[0-9]?$', { prefix: '', suffix: '', all: ['-4'], any: [], digits: 1, maxLength: Infinity }],
+    ['che.*\\d{3}', { prefix: '', suffix: '', all: ['che'], any: [], digits: 3, maxLength: Infinity }],
+    ['ab?c', { prefix: '', suffix: '', all: ['a', 'c'], any: [], ...none }],
+    ['ab+c', { prefix: '', suffix: '', all: ['ab', 'c'], any: [], ...none }],
+    ['ab{0,2}c$', { prefix: '', suffix: 'c', all: ['a', 'c'], any: [], ...none }],
+    ['\\/api\\/chat', { prefix: '', suffix: '', all: ['/api/chat'], any: [], ...none }],
+    ['(?:v1|v2)+x', { prefix: '', suffix: '', all: ['x'], any: [['v1', 'v2']], ...none }],
+    ['^[a-z]{2,3}\\.?\\w$', { prefix: '', suffix: '', all: [], any: [], digits: 0, maxLength: 5 }],
+    ['^.x$', { prefix: '', suffix: 'x', all: ['x'], any: [], digits: 0, maxLength: 3 }],
+    ['^[^a]\\d\\d?$', { prefix: '', suffix: '', all: [], any: [], digits: 1, maxLength: 4 }],
   ];
   for (const [pattern, expected] of rows) t.same(regexFilter(pattern), expected, pattern);
   // Unsure readings give no filter at all; optional groups add nothing.
   for (const pattern of ['a|b', '(?i)abc', '\\x41bc', '\\pLx', '\\Qa.b\\E', 'a{,2}', '(a|)', '(ab)?', '']) {
     t.equal(regexFilter(pattern), NO_FILTER, `${JSON.stringify(pattern)}: no filter`);
   }
-  t.same(regexFilter('(ab)*c'), { prefix: '', suffix: '', all: ['c'], any: [] }, '(ab)*c');
+  t.same(regexFilter('(ab)*c'), { prefix: '', suffix: '', all: ['c'], any: [], ...none }, '(ab)*c');
 });
 
 t.test('passes whatever prefix, suffix and literals say, nothing else', async (t) => {
@@ -37,15 +41,22 @@ t.test('passes whatever prefix, suffix and literals say, nothing else', async (t
   t.notOk(mayMatch(filter, 'gpt-4o-mini-17'), 'suffix');
   t.notOk(mayMatch(filter, 'llama-18'), 'none of the alternatives');
   t.ok(mayMatch(NO_FILTER, ''), 'no filter passes everything');
+  const digits = regexFilter('ten.*\\d{3}');
+  t.ok(mayMatch(digits, 'tenant-123'));
+  t.notOk(mayMatch(digits, 'tenant-12'), 'fewer digits than \\d{3} needs');
+  const bounded = regexFilter('^svc-\\d{1,2}$');
+  t.ok(mayMatch(bounded, 'svc-12'));
+  t.notOk(mayMatch(bounded, 'svc-123'), 'longer than any match of a pattern anchored at both ends');
 });
 
 /** Pieces of RE2 syntax, literal and not, quantified and not. */
 const ATOMS = [
   'a', 'b', 'c', '-', '1', 'ab', 'ba', '\\.', '\\-', '\\$', '.', '\\d', '\\w', '\\s', '\\b', '[ab]', '[^a]', '[]a]', '[[:digit:]]',
+  '[0-9]', '[\\d]', '\\D', '\\W', '\\S', '[a-c1]', '[^0-9]', '12', '\\A', '\\z', '[\\x{1F600}]',
   '(a|b)', '(?:ab|c)', '(ab)', '(a(b|c))', '(a|)', '(?:a)', 'é', '😀', '\\x61', '(?i)a', '\\pL',
 ];
-const QUANTIFIERS = ['', '', '', '?', '*', '+', '{2}', '{0,2}', '{1,}', '??', '+?', '{,2}'];
-const ALPHABET = ['a', 'b', 'c', 'A', '-', '1', '2', '.', '$', ' ', '\n', 'é', '😀', ']'];
+const QUANTIFIERS = ['', '', '', '?', '*', '+', '{2}', '{0,2}', '{1,}', '??', '+?', '{,2}', '{3}', '{1,2}', '{2,3}?'];
+const ALPHABET = ['a', 'b', 'c', 'A', '-', '1', '2', '3', '.', '$', ' ', '\n', 'é', '😀', ']'];
 
 function randomPattern(random: Random): string {
   let pattern = random() < 0.3 ? '^' : '';

@@ -1,0 +1,192 @@
+/**
+ * Conditions as arena words: how a compiled predicate is written into a
+ * group or rule record (or a residual posting list), and how it is tested
+ * against the current request. Operands are inline: numbers as float64s,
+ * text equality as the value's id on its field (values named by rules are
+ * interned per field, so `equals`/`in` compare integers, not strings),
+ * other text operands and regexes by index into the engine's pools.
+ *
+ * Layout, in words, every condition an even number of words long (so a
+ * float64 operand sits at an even offset):
+ *   word 0: kind | (size in words << 8); word 1: field slot; then
+ *   TEXT_EQ, TEXT_NE                 [2] value id
+ *   TEXT_IN, TEXT_NOT_IN             [2] n, [3..] n value ids
+ *   STARTS_WITH ... NOT_CONTAINS     [2] string index
+ *   REGEX                            [2] regex index
+ *   BOOL_EQ                          [2] 1 true, 0 false
+ *   NUM_EQ ... NUM_LTE               [2,3] float64
+ *   BETWEEN                          [2,3] low, [4,5] high
+ *   NUM_IN, NUM_NOT_IN               [2] n, [4..] n float64s
+ */
+import type { RE2JS } from 're2js';
+import { Kind, type Predicate } from './predicates';
+import { mayMatch, type RegexFilter } from './regex-prefilter';
+
+export const C_SLOT = 1;
+const SIZE_SHIFT = 8;
+const KIND_MASK = 0xff;
+
+/** A verify group inside a rule record: [operator | size << 8, 0], then its conditions. */
+export const GROUP_AND = 0;
+export const GROUP_OR = 1;
+export const GROUP_HEAD = 2;
+
+/** A compiled regex shared by every condition with the same field and pattern, its answer remembered per evaluation. */
+export interface RegexEntry {
+  readonly re: RE2JS;
+  readonly filter: RegexFilter;
+  memoEpoch: number;
+  memo: boolean;
+}
+
+/**
+ * The current request, by field slot: what a condition reads. A slot is
+ * present in this evaluation iff `slotEpoch[slot] === epoch`.
+ */
+export interface RequestView {
+  epoch: number;
+  slotEpoch: Int32Array;
+  /** The value's id among the text values rules name on the field; 0 for any other value. */
+  slotValue: Int32Array;
+  /** NaN when the value is not a number. */
+  slotNum: Float64Array;
+  /** 1 true, 0 false, -1 not a boolean. */
+  slotBool: Int8Array;
+  slotText: string[];
+  readonly strings: string[];
+  readonly regexes: RegexEntry[];
+}
+
+/** How an operand is found in the engine's tables while a condition is written. */
+export interface OperandIndex {
+  slot(field: string): number;
+  valueId(field: string, text: string): number;
+  string(text: string): number;
+  /** By predicate key: one entry per field and pattern, so its answer can be remembered per evaluation. */
+  regex(key: string): number;
+}
+
+const even = (n: number): number => n + (n & 1);
+
+/** Words `p` takes when written. */
+export function conditionWords(p: Predicate): number {
+  switch (p.kind) {
+    case Kind.TEXT_IN: case Kind.TEXT_NOT_IN: return even(3 + p.texts.size);
+    case Kind.NUM_IN: case Kind.NUM_NOT_IN: return 4 + 2 * p.nums.size;
+    case Kind.BETWEEN: return 6;
+    default: return 4;
+  }
+}
+
+/** Writes `p` at word `at` (even). */
+export function writeCondition(i32: Int32Array, f64: Float64Array, at: number, p: Predicate, operands: OperandIndex): void {
+  i32[at] = p.kind | (conditionWords(p) << SIZE_SHIFT);
+  i32[at + C_SLOT] = operands.slot(p.field);
+  switch (p.kind) {
+    case Kind.TEXT_EQ: case Kind.TEXT_NE:
+      i32[at + 2] = operands.valueId(p.field, p.text);
+      return;
+    case Kind.TEXT_IN: case Kind.TEXT_NOT_IN: {
+      i32[at + 2] = p.texts.size;
+      let k = at + 3;
+      for (const text of p.texts) i32[k++] = operands.valueId(p.field, text);
+      return;
+    }
+    case Kind.STARTS_WITH: case Kind.ENDS_WITH: case Kind.CONTAINS: case Kind.NOT_CONTAINS:
+      i32[at + 2] = operands.string(p.text);
+      return;
+    case Kind.REGEX:
+      i32[at + 2] = operands.regex(p.key);
+      return;
+    case Kind.BOOL_EQ:
+      i32[at + 2] = p.num;
+      return;
+    case Kind.NUM_IN: case Kind.NUM_NOT_IN: {
+      i32[at + 2] = p.nums.size;
+      let k = (at >> 1) + 2;
+      for (const n of p.nums) f64[k++] = n;
+      return;
+    }
+    case Kind.BETWEEN:
+      f64[(at >> 1) + 1] = p.num;
+      f64[(at >> 1) + 2] = p.num2;
+      return;
+    default:
+      f64[(at >> 1) + 1] = p.num;
+  }
+}
+
+/** Words of the condition at `at`. */
+export function sizeAt(i32: Int32Array, at: number): number {
+  return i32[at] >> SIZE_SHIFT;
+}
+
+/** Writes a verify group's header; its conditions follow. */
+export function writeGroupHead(i32: Int32Array, at: number, operator: 'AND' | 'OR', words: number): void {
+  i32[at] = (operator === 'AND' ? GROUP_AND : GROUP_OR) | (words << SIZE_SHIFT);
+  i32[at + 1] = 0;
+}
+
+export function groupOperatorAt(i32: Int32Array, at: number): number {
+  return i32[at] & KIND_MASK;
+}
+
+/** Whether the condition at `at` holds for the current request; absent field => false whatever the operator. */
+export function testCondition(i32: Int32Array, f64: Float64Array, at: number, v: RequestView): boolean {
+  const slot = i32[at + C_SLOT];
+  if (v.slotEpoch[slot] !== v.epoch) return false;
+  switch (i32[at] & KIND_MASK) {
+    case Kind.TEXT_EQ: return v.slotValue[slot] === i32[at + 2];
+    case Kind.TEXT_NE: return v.slotValue[slot] !== i32[at + 2];
+    case Kind.TEXT_IN: return hasId(i32, at, v.slotValue[slot]);
+    case Kind.TEXT_NOT_IN: return !hasId(i32, at, v.slotValue[slot]);
+    case Kind.STARTS_WITH: return v.slotText[slot].startsWith(v.strings[i32[at + 2]]);
+    case Kind.ENDS_WITH: return v.slotText[slot].endsWith(v.strings[i32[at + 2]]);
+    case Kind.CONTAINS: return v.slotText[slot].includes(v.strings[i32[at + 2]]);
+    case Kind.NOT_CONTAINS: return !v.slotText[slot].includes(v.strings[i32[at + 2]]);
+    case Kind.REGEX: {
+      const entry = v.regexes[i32[at + 2]];
+      if (entry.memoEpoch !== v.epoch) {
+        const text = v.slotText[slot];
+        entry.memoEpoch = v.epoch;
+        entry.memo = mayMatch(entry.filter, text) && entry.re.test(text);
+      }
+      return entry.memo;
+    }
+    case Kind.BOOL_EQ: return v.slotBool[slot] === i32[at + 2];
+    // NaN (not a number) fails every comparison below, including the negations.
+    case Kind.NUM_EQ: return v.slotNum[slot] === f64[(at >> 1) + 1];
+    case Kind.NUM_NE: {
+      const n = v.slotNum[slot];
+      return n === n && n !== f64[(at >> 1) + 1];
+    }
+    case Kind.NUM_GT: return v.slotNum[slot] > f64[(at >> 1) + 1];
+    case Kind.NUM_GTE: return v.slotNum[slot] >= f64[(at >> 1) + 1];
+    case Kind.NUM_LT: return v.slotNum[slot] < f64[(at >> 1) + 1];
+    case Kind.NUM_LTE: return v.slotNum[slot] <= f64[(at >> 1) + 1];
+    case Kind.BETWEEN: {
+      const n = v.slotNum[slot];
+      return n >= f64[(at >> 1) + 1] && n <= f64[(at >> 1) + 2];
+    }
+    case Kind.NUM_IN: return hasNumber(i32, f64, at, v.slotNum[slot]);
+    case Kind.NUM_NOT_IN: {
+      const n = v.slotNum[slot];
+      return n === n && !hasNumber(i32, f64, at, n);
+    }
+    default: return false;
+  }
+}
+
+/** Whether an `in` list of value ids holds `id` (0, a value no rule names, is in none). */
+function hasId(i32: Int32Array, at: number, id: number): boolean {
+  const end = at + 3 + i32[at + 2];
+  for (let k = at + 3; k < end; k++) if (i32[k] === id) return true;
+  return false;
+}
+
+function hasNumber(i32: Int32Array, f64: Float64Array, at: number, n: number): boolean {
+  const first = (at >> 1) + 2;
+  const end = first + i32[at + 2];
+  for (let k = first; k < end; k++) if (f64[k] === n) return true;
+  return false;
+}
