@@ -31,12 +31,21 @@ export const GROUP_AND = 0;
 export const GROUP_OR = 1;
 export const GROUP_HEAD = 2;
 
-/** A compiled regex shared by every condition with the same field and pattern, its answer remembered per evaluation. */
-export interface RegexEntry {
+/**
+ * A compiled regex shared by every condition with the same field and
+ * pattern, its answer remembered per evaluation. It carries its prefilter's
+ * members itself, so testing reads one object.
+ */
+export interface RegexEntry extends RegexFilter {
   readonly re: RE2JS;
-  readonly filter: RegexFilter;
   memoEpoch: number;
   memo: boolean;
+}
+
+/** The entry for compiled regex `re` and its prefilter. */
+export function createRegexEntry(re: RE2JS, filter: RegexFilter): RegexEntry {
+  const { prefix, suffix, all, any, digits, maxLength } = filter;
+  return { prefix, suffix, all, any, digits, maxLength, re, memoEpoch: 0, memo: false };
 }
 
 /**
@@ -149,7 +158,7 @@ export function testCondition(i32: Int32Array, f64: Float64Array, at: number, v:
       if (entry.memoEpoch !== v.epoch) {
         const text = v.slotText[slot];
         entry.memoEpoch = v.epoch;
-        entry.memo = mayMatch(entry.filter, text) && entry.re.test(text);
+        entry.memo = mayMatch(entry, text) && entry.re.test(text);
       }
       return entry.memo;
     }

@@ -20,7 +20,7 @@
 import { affixInsert, affixRemove, affixWalk } from './affix-index';
 import { createArena } from './arena';
 import {
-  conditionWords, GROUP_AND, GROUP_HEAD, groupOperatorAt, sizeAt, testCondition, writeCondition, writeGroupHead,
+  conditionWords, createRegexEntry, GROUP_AND, GROUP_HEAD, groupOperatorAt, sizeAt, testCondition, writeCondition, writeGroupHead,
   type OperandIndex, type RegexEntry, type RequestView,
 } from './code';
 import {
@@ -40,8 +40,11 @@ import { inputBoolean, inputNumber } from './values';
 /**
  * Group record: [epoch of the last hit, hits in that epoch, hits needed,
  * rule record (0: this group alone decides its rule), rule number, words
- * of verify code, -, -], then the conditions to verify once the drivers
- * have all hit, in check order.
+ * of the group's verify code, words of its rule's verify groups, -], then
+ * the conditions to verify once the drivers have all hit, in check order,
+ * then, for a rule with this one driver group, the rule's other groups
+ * (code.ts: a group head, then its conditions): a candidate is decided
+ * from this one record (bench: engine, 10k mixed).
  */
 const G_EPOCH = 0;
 const G_COUNT = 1;
@@ -49,11 +52,13 @@ const G_NEED = 2;
 const G_RULE = 3;
 const G_INDEX = 4;
 const G_WORDS = 5;
+const G_GROUP_WORDS = 6;
 const G_HEAD = 8;
 /**
- * Rule record (rules of several driver groups, or with groups to verify):
- * [epoch, hits, driver groups needed, rule number, words of verify code, -],
- * then the verify groups (code.ts: a group head, then its conditions).
+ * Rule record (AND rules of several driver groups, when every selective
+ * equality counts): [epoch, hits, driver groups needed, rule number, words
+ * of verify groups, -], then the verify groups. An OR rule needs none: each
+ * of its groups lists the rule when it holds, and the answer drops repeats.
  */
 const R_EPOCH = 0;
 const R_COUNT = 1;
@@ -63,8 +68,16 @@ const R_WORDS = 4;
 const R_HEAD = 6;
 
 interface GroupEntry {
+  /** Its record, 0 for a group that needs none (see `target`). */
   readonly offset: number;
   readonly words: number;
+  /**
+   * What its posting entries name: the record's offset, or, for a group with
+   * nothing to count or verify (one hit decides it), ~rule number, so a hit
+   * lists the rule without reading a record (bench: engine, 10k mixed: half
+   * of all hits).
+   */
+  readonly target: number;
   readonly drivers: readonly Predicate[];
 }
 
@@ -231,7 +244,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     for (const v of namedValues(pred)) slot.named.set(v, (slot.named.get(v) ?? 0) + 1);
     for (const text of comparedTexts(pred)) acquireValueId(slot, text);
     if (pred.kind === Kind.REGEX) {
-      regexes.acquire(pred.key, () => ({ re: pred.re!, filter: pred.filter, memoEpoch: 0, memo: false }));
+      regexes.acquire(pred.key, () => createRegexEntry(pred.re!, pred.filter));
     } else if (pred.kind >= Kind.STARTS_WITH && pred.kind <= Kind.NOT_CONTAINS) {
       strings.acquire(pred.text, () => pred.text);
     }
@@ -358,20 +371,50 @@ export function createEngine(options: EngineOptions = {}): Engine {
 
   const codeWords = (preds: readonly Predicate[]): number => preds.reduce((n, p) => n + conditionWords(p), 0);
 
-  function addGroup(plan: GroupPlan, rule: number, index: number, ruleFields: number): GroupEntry {
-    const words = G_HEAD + codeWords(plan.verify);
+  interface VerifyGroup {
+    readonly operator: 'AND' | 'OR';
+    readonly members: readonly Predicate[];
+  }
+
+  const groupsWords = (groups: readonly VerifyGroup[]): number =>
+    groups.reduce((n, g) => n + GROUP_HEAD + codeWords(g.members), 0);
+
+  /** Writes verify groups from word `from`; returns the word after them. */
+  function writeGroups(from: number, groups: readonly VerifyGroup[]): number {
+    let p = from;
+    for (const g of groups) {
+      const end = writeConditions(p + GROUP_HEAD, g.members);
+      writeGroupHead(arena.i32, p, g.operator, end - p);
+      p = end;
+    }
+    return p;
+  }
+
+  /** A driver group's record and postings; `inline` are its rule's verify groups when the rule has no record. */
+  function addGroup(plan: GroupPlan, rule: number, index: number, inline: readonly VerifyGroup[], ruleFields: number): GroupEntry {
+    const need = plan.operator === 'AND' ? plan.drivers.length : 1;
+    if (need === 1 && rule === 0 && plan.verify.length === 0 && inline.length === 0) {
+      for (const driver of plan.drivers) {
+        for (const h of driverHandles(driver, true)) postings.add(h, ~index, 0);
+      }
+      return { offset: 0, words: 0, target: ~index, drivers: plan.drivers };
+    }
+    const own = codeWords(plan.verify);
+    const inlined = groupsWords(inline);
+    const words = G_HEAD + own + inlined;
     const offset = arena.alloc(words);
     const record = arena.i32;
-    record[offset + G_NEED] = plan.operator === 'AND' ? plan.drivers.length : 1;
+    record[offset + G_NEED] = need;
     record[offset + G_RULE] = rule;
     record[offset + G_INDEX] = index;
-    record[offset + G_WORDS] = words - G_HEAD;
-    writeConditions(offset + G_HEAD, plan.verify);
+    record[offset + G_WORDS] = own;
+    record[offset + G_GROUP_WORDS] = inlined;
+    writeGroups(writeConditions(offset + G_HEAD, plan.verify), inline);
     const mask = fieldsOf(plan.verify) | ruleFields;
     for (const driver of plan.drivers) {
       for (const h of driverHandles(driver, true)) postings.add(h, offset, mask);
     }
-    return { offset, words, drivers: plan.drivers };
+    return { offset, words, target: offset, drivers: plan.drivers };
   }
 
   function add(definition: RuleDefinition): RuleEntry {
@@ -386,26 +429,23 @@ export function createEngine(options: EngineOptions = {}): Engine {
 
     // Groups checked directly once the driver groups have all fired, cheapest members first.
     const verifyGroups = plan.verify.map((g) => ({ operator: g.operator, members: inCheckOrder([...g.drivers, ...g.verify]) }));
-    // A rule of one driver group and nothing else to verify needs no rule record: the group decides it.
-    let record = 0;
-    let recordWords = 0;
-    if (plan.drivers.length > 1 || verifyGroups.length > 0) {
-      recordWords = R_HEAD + verifyGroups.reduce((n, g) => n + GROUP_HEAD + codeWords(g.members), 0);
-      record = arena.alloc(recordWords);
-      const r = arena.i32;
-      r[record + R_NEED] = plan.operator === 'AND' ? plan.drivers.length : 1;
-      r[record + R_INDEX] = index;
-      r[record + R_WORDS] = recordWords - R_HEAD;
-      let p = record + R_HEAD;
-      for (const g of verifyGroups) {
-        const end = writeConditions(p + GROUP_HEAD, g.members);
-        writeGroupHead(arena.i32, p, g.operator, end - p);
-        p = end;
-      }
-    }
     // A conjunction needs every member's field; a disjunction needs none in particular.
     const ruleFields = verifyGroups.reduce((mask, g) => (g.operator === 'AND' ? mask | fieldsOf(g.members) : mask), 0);
-    const groups = plan.drivers.map((g) => addGroup(g, record, index, ruleFields));
+    if (plan.operator === 'OR') {
+      return { index, record: 0, recordWords: 0, groups: plan.drivers.map((g) => addGroup(g, 0, index, [], 0)), uses };
+    }
+    if (plan.drivers.length === 1) {
+      // One driver group decides the rule: no rule record, its verify groups ride in the group's record.
+      return { index, record: 0, recordWords: 0, groups: [addGroup(plan.drivers[0], 0, index, verifyGroups, ruleFields)], uses };
+    }
+    const recordWords = R_HEAD + groupsWords(verifyGroups);
+    const record = arena.alloc(recordWords);
+    const r = arena.i32;
+    r[record + R_NEED] = plan.drivers.length;
+    r[record + R_INDEX] = index;
+    r[record + R_WORDS] = recordWords - R_HEAD;
+    writeGroups(record + R_HEAD, verifyGroups);
+    const groups = plan.drivers.map((g) => addGroup(g, record, index, [], ruleFields));
     return { index, record, recordWords, groups, uses };
   }
 
@@ -413,12 +453,12 @@ export function createEngine(options: EngineOptions = {}): Engine {
     for (const group of entry.groups) {
       for (const driver of group.drivers) {
         for (const h of driverHandles(driver, false)) {
-          if (postings.remove(h, group.offset) > 0) continue;
+          if (postings.remove(h, group.target) > 0) continue;
           unfile(driver, h);
           postings.destroy(h);
         }
       }
-      arena.free(group.offset, group.words);
+      if (group.offset !== 0) arena.free(group.offset, group.words);
     }
     if (entry.record !== 0) arena.free(entry.record, entry.recordWords);
     for (const pred of entry.uses) release(pred);
@@ -454,7 +494,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
     for (let p = g + G_HEAD; p < end; p += sizeAt(i32, p)) if (!holds(p)) return;
     const rule = i32[g + G_RULE];
     if (rule === 0) {
-      // A group fires at most once per evaluation, so its rule is listed once.
+      const groupsEnd = end + i32[g + G_GROUP_WORDS];
+      for (let q = end; q < groupsEnd; q += sizeAt(i32, q)) if (!groupHolds(q)) return;
+      // A group fires at most once per evaluation (an OR rule's other groups may list it too).
       out.push(i32[g + G_INDEX]);
       return;
     }
@@ -473,7 +515,13 @@ export function createEngine(options: EngineOptions = {}): Engine {
     if ((i32[block + P_MASK] & ~presence) !== 0) return;
     let e = block + P_HEAD + i32[block + P_COND];
     const end = e + 2 * i32[block + P_LEN];
-    for (; e < end; e += 2) if ((i32[e + 1] & ~presence) === 0) hitGroup(i32[e]);
+    for (; e < end; e += 2) {
+      if ((i32[e + 1] & ~presence) !== 0) continue;
+      const target = i32[e];
+      // A group one hit decides names its rule (~number) instead of a record.
+      if (target < 0) out.push(~target);
+      else hitGroup(target);
+    }
   }
 
   function walkHandle(handle: number): void {
@@ -517,13 +565,14 @@ export function createEngine(options: EngineOptions = {}): Engine {
       const h = slot.boolPostings[bool];
       if (h !== 0) walk(at[h]);
     }
-    if (slot.prefixes.lengths.length > 0) affixWalk(slot.prefixes, view.slotText[s], walkHandle);
-    if (slot.suffixes.lengths.length > 0) affixWalk(slot.suffixes, view.slotText[s], walkHandle);
+    const text = view.slotText[s];
+    if (slot.prefixes.lengths.length > 0) affixWalk(slot.prefixes, text, walkHandle);
+    if (slot.suffixes.lengths.length > 0) affixWalk(slot.suffixes, text, walkHandle);
     const scan = slot.scan;
     if (scan.size > 0) {
       signature[0] = 0;
       signature[1] = 0;
-      addSignature(view.slotText[s], signature);
+      addSignature(text, signature);
       const lo = ~signature[0];
       const hi = ~signature[1];
       const needLo = scan.needLo;
@@ -562,7 +611,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
   function wrapEpoch(): void {
     const words = arena.i32;
     for (const entry of rules.values()) {
-      for (const group of entry.groups) words[group.offset + G_EPOCH] = 0;
+      for (const group of entry.groups) if (group.offset !== 0) words[group.offset + G_EPOCH] = 0;
       if (entry.record !== 0) words[entry.record + R_EPOCH] = 0;
     }
     view.slotEpoch.fill(0);
@@ -599,8 +648,11 @@ export function createEngine(options: EngineOptions = {}): Engine {
     const matched = out;
     out = [];
     sortByOrder(matched, ruleKeys, ruleIds);
-    const ids = new Array<string>(matched.length);
-    for (let i = 0; i < matched.length; i++) ids[i] = ruleIds[matched[i]];
+    // Sorted, a rule listed by several of its groups is listed in a row: keep it once.
+    let unique = 0;
+    for (let i = 0; i < matched.length; i++) if (unique === 0 || matched[i] !== matched[unique - 1]) matched[unique++] = matched[i];
+    const ids = new Array<string>(unique);
+    for (let i = 0; i < unique; i++) ids[i] = ruleIds[matched[i]];
     return ids;
   }
 
