@@ -18,9 +18,7 @@
  *   BETWEEN                          [2,3] low, [4,5] high
  *   NUM_IN, NUM_NOT_IN               [2] n, [4..] n float64s
  */
-import type { RE2JS } from 're2js';
-import { Kind, type Predicate } from './predicates';
-import { mayMatch, type RegexFilter } from './regex-prefilter';
+import { Kind, regexMatches, type CompiledRegex, type Predicate } from './predicates';
 
 export const C_SLOT = 1;
 const SIZE_SHIFT = 8;
@@ -31,21 +29,10 @@ export const GROUP_AND = 0;
 export const GROUP_OR = 1;
 export const GROUP_HEAD = 2;
 
-/**
- * A compiled regex shared by every condition with the same field and
- * pattern, its answer remembered per evaluation. It carries its prefilter's
- * members itself, so testing reads one object.
- */
-export interface RegexEntry extends RegexFilter {
-  readonly re: RE2JS;
+/** A compiled regex shared by every condition with the same field and pattern, its answer remembered per evaluation. */
+export interface RegexEntry extends CompiledRegex {
   memoEpoch: number;
   memo: boolean;
-}
-
-/** The entry for compiled regex `re` and its prefilter. */
-export function createRegexEntry(re: RE2JS, filter: RegexFilter): RegexEntry {
-  const { prefix, suffix, all, any, digits, maxLength } = filter;
-  return { prefix, suffix, all, any, digits, maxLength, re, memoEpoch: 0, memo: false };
 }
 
 /**
@@ -158,7 +145,7 @@ export function testCondition(i32: Int32Array, f64: Float64Array, at: number, v:
       if (entry.memoEpoch !== v.epoch) {
         const text = v.slotText[slot];
         entry.memoEpoch = v.epoch;
-        entry.memo = mayMatch(entry, text) && entry.re.test(text);
+        entry.memo = regexMatches(entry, text);
       }
       return entry.memo;
     }

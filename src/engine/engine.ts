@@ -20,7 +20,7 @@
 import { affixInsert, affixRemove, affixWalk } from './affix-index';
 import { createArena } from './arena';
 import {
-  conditionWords, createRegexEntry, GROUP_AND, GROUP_HEAD, groupOperatorAt, sizeAt, testCondition, writeCondition, writeGroupHead,
+  conditionWords, GROUP_AND, GROUP_HEAD, groupOperatorAt, sizeAt, testCondition, writeCondition, writeGroupHead,
   type OperandIndex, type RegexEntry, type RequestView,
 } from './code';
 import {
@@ -30,7 +30,7 @@ import {
 import { orderKey, sortByOrder } from './id-order';
 import { inCheckOrder, planRule, type GroupPlan, type PlanOptions } from './plan';
 import { createPostings, P_COND, P_HEAD, P_LEN, P_MASK } from './postings';
-import { compileRegex, Kind, type Predicate } from './predicates';
+import { Kind, type Predicate } from './predicates';
 import { addSignature, requiredSignature } from './literal-signature';
 import { addResidual, removeResidual } from './residuals';
 import { insertThreshold, removeThreshold, type Thresholds } from './thresholds';
@@ -244,7 +244,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     for (const v of namedValues(pred)) slot.named.set(v, (slot.named.get(v) ?? 0) + 1);
     for (const text of comparedTexts(pred)) acquireValueId(slot, text);
     if (pred.kind === Kind.REGEX) {
-      regexes.acquire(pred.key, () => createRegexEntry(pred.re!, pred.filter));
+      regexes.acquire(pred.key, () => ({ re: pred.re!, filter: pred.filter, fast: pred.fast, memoEpoch: 0, memo: false }));
     } else if (pred.kind >= Kind.STARTS_WITH && pred.kind <= Kind.NOT_CONTAINS) {
       strings.acquire(pred.text, () => pred.text);
     }

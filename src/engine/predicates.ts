@@ -5,6 +5,7 @@
  */
 import { RE2JS } from 're2js';
 import type { Condition } from '../events/rule-events';
+import { compileFastRegex, MATCH, UNKNOWN, type FastRegex } from './fast-regex';
 import { mayMatch, NO_FILTER, regexFilter, type RegexFilter } from './regex-prefilter';
 import { parseDecimal, splitBetween, splitList } from './values';
 
@@ -36,8 +37,10 @@ export interface Predicate {
   readonly texts: ReadonlySet<string>;
   readonly nums: ReadonlySet<number>;
   readonly re: RE2JS | null;
-  /** REGEX: what every match contains, tested before the regex (NO_FILTER for other kinds). */
+  /** REGEX: what every match contains, tested before re2js (NO_FILTER for other kinds). */
   readonly filter: RegexFilter;
+  /** REGEX: the fast matcher, when the pattern is simple enough for it (fast-regex.ts). */
+  readonly fast: FastRegex | null;
 }
 
 /** The typed views of one present request value (see values.ts). */
@@ -83,8 +86,9 @@ function compileText(field: string, operator: string, value: string): Predicate 
       return make(kind, field, [...texts].sort().join('\u0000'), { texts });
     }
     case 'regex': {
-      const re = compileRegex(value);
-      return re === null ? null : make(Kind.REGEX, field, value, { re, filter: regexFilter(value) });
+      const compiledRegex = compileRegex(value);
+      if (compiledRegex === null) return null;
+      return make(Kind.REGEX, field, value, { text: value, ...compiledRegex });
     }
     default: return null;
   }
@@ -139,26 +143,44 @@ function compileBoolean(field: string, operator: string, value: string): Predica
  * re2js compiles were a tenth of it). A compiled RE2JS is immutable, so
  * rules share it; the map is cleared when full to stay bounded.
  */
-const compiled = new Map<string, RE2JS | null>();
+const compiled = new Map<string, CompiledRegex | null>();
 const MAX_COMPILED = 10_000;
 
-/** Compiles a rule author's pattern with re2js; null when re2js rejects it. */
-export function compileRegex(pattern: string): RE2JS | null {
-  let re = compiled.get(pattern);
-  if (re !== undefined) return re;
+export interface CompiledRegex {
+  readonly re: RE2JS;
+  readonly filter: RegexFilter;
+  readonly fast: FastRegex | null;
+}
+
+/** Compiles a rule author's pattern with re2js (and its prefilter and fast matcher); null when re2js rejects it. */
+export function compileRegex(pattern: string): CompiledRegex | null {
+  let entry = compiled.get(pattern);
+  if (entry !== undefined) return entry;
   try {
-    re = RE2JS.compile(pattern);
+    entry = { re: RE2JS.compile(pattern), filter: regexFilter(pattern), fast: compileFastRegex(pattern) };
   } catch {
-    re = null;
+    entry = null;
   }
   if (compiled.size >= MAX_COMPILED) compiled.clear();
-  compiled.set(pattern, re);
-  return re;
+  compiled.set(pattern, entry);
+  return entry;
+}
+
+/**
+ * Whether a compiled regex matches `text`: the fast matcher where it
+ * answers, otherwise the prefilter and then re2js (linear time either way).
+ */
+export function regexMatches(regex: CompiledRegex, text: string): boolean {
+  if (regex.fast !== null) {
+    const answer = regex.fast.test(text);
+    if (answer !== UNKNOWN) return answer === MATCH;
+  }
+  return mayMatch(regex.filter, text) && regex.re.test(text);
 }
 
 interface Operands {
   text?: string; num?: number; num2?: number;
-  texts?: ReadonlySet<string>; nums?: ReadonlySet<number>; re?: RE2JS; filter?: RegexFilter;
+  texts?: ReadonlySet<string>; nums?: ReadonlySet<number>; re?: RE2JS; filter?: RegexFilter; fast?: FastRegex | null;
 }
 
 function make(kind: Kind, field: string, canonical: string, o: Operands): Predicate {
@@ -173,6 +195,7 @@ function make(kind: Kind, field: string, canonical: string, o: Operands): Predic
     nums: o.nums ?? NO_NUMS,
     re: o.re ?? null,
     filter: o.filter ?? NO_FILTER,
+    fast: o.fast ?? null,
   };
 }
 
@@ -187,7 +210,8 @@ export function testPredicate(p: Predicate, v: InputView): boolean {
     case Kind.ENDS_WITH: return v.text.endsWith(p.text);
     case Kind.CONTAINS: return v.text.includes(p.text);
     case Kind.NOT_CONTAINS: return !v.text.includes(p.text);
-    case Kind.REGEX: return p.re !== null && mayMatch(p.filter, v.text) && p.re.test(v.text);
+    // A regex predicate carries its compiled regex's members (re non-null once compiled).
+    case Kind.REGEX: return p.re !== null && regexMatches(p as CompiledRegex, v.text);
     // NaN (not a number) fails every comparison below, including the negations.
     case Kind.NUM_EQ: return v.num === p.num;
     case Kind.NUM_IN: return p.nums.has(v.num);

@@ -6,7 +6,8 @@
 import { RE2JS } from 're2js';
 import t from 'tap';
 import { mayMatch, NO_FILTER, regexFilter } from '../../src/engine/regex-prefilter';
-import { pick, seededRandom, type Random } from './random-rules';
+import { randomPattern, randomValue } from './random-patterns';
+import { seededRandom } from './random-rules';
 
 const seed = process.env.ENGINE_SEED !== undefined ? Number(process.env.ENGINE_SEED) : Math.floor(Math.random() * 2 ** 31);
 t.comment(`seed ${seed} (replay with ENGINE_SEED=${seed})`);
@@ -48,33 +49,6 @@ t.test('passes whatever prefix, suffix and literals say, nothing else', async (t
   t.ok(mayMatch(bounded, 'svc-12'));
   t.notOk(mayMatch(bounded, 'svc-123'), 'longer than any match of a pattern anchored at both ends');
 });
-
-/** Pieces of RE2 syntax, literal and not, quantified and not. */
-const ATOMS = [
-  'a', 'b', 'c', '-', '1', 'ab', 'ba', '\\.', '\\-', '\\$', '.', '\\d', '\\w', '\\s', '\\b', '[ab]', '[^a]', '[]a]', '[[:digit:]]',
-  '[0-9]', '[\\d]', '\\D', '\\W', '\\S', '[a-c1]', '[^0-9]', '12', '\\A', '\\z', '[\\x{1F600}]',
-  '(a|b)', '(?:ab|c)', '(ab)', '(a(b|c))', '(a|)', '(?:a)', 'é', '😀', '\\x61', '(?i)a', '\\pL',
-];
-const QUANTIFIERS = ['', '', '', '?', '*', '+', '{2}', '{0,2}', '{1,}', '??', '+?', '{,2}', '{3}', '{1,2}', '{2,3}?'];
-const ALPHABET = ['a', 'b', 'c', 'A', '-', '1', '2', '3', '.', '$', ' ', '\n', 'é', '😀', ']'];
-
-function randomPattern(random: Random): string {
-  let pattern = random() < 0.3 ? '^' : '';
-  const n = 1 + Math.floor(random() * 6);
-  for (let i = 0; i < n; i++) pattern += pick(random, ATOMS) + pick(random, QUANTIFIERS);
-  if (random() < 0.1) pattern += '|' + pick(random, ATOMS);
-  if (random() < 0.3) pattern += '$';
-  return pattern;
-}
-
-/** Random values, and values made from the pattern's own characters (so matches are common). */
-function randomValue(random: Random, pattern: string): string {
-  const source = random() < 0.5 ? ALPHABET : [...pattern.replace(/[\\^$()[\]|?*+{}:]/g, '')].concat(ALPHABET);
-  let value = '';
-  const n = Math.floor(random() * 9);
-  for (let i = 0; i < n; i++) value += pick(random, source);
-  return value;
-}
 
 t.test('random patterns: every value re2js matches passes the filter', async (t) => {
   const random = seededRandom(seed);
