@@ -1,6 +1,6 @@
 /**
  * A 64-bit signature of the characters and adjacent character pairs in a
- * text (two int32 halves, one bit per hashed character or pair). If a value
+ * text (two int32 words, one bit per hashed character or pair). If a value
  * contains a literal, the value's signature has every bit of the literal's.
  * The residual drivers of a field (contains, regex, negations) keep the
  * signature of the literals they require (a contains operand; the
@@ -12,35 +12,25 @@
  * Code units, as String.prototype.includes compares them.
  */
 
-/** Bit index (0..63) of one character. */
-function unitBit(code: number): number {
-  return Math.imul(code, 0x9e3779b1) >>> 26;
-}
-
-/** Bit index (0..63) of the pair (a, b). */
-function pairBit(a: number, b: number): number {
-  return Math.imul((a << 16) ^ b ^ 0x5bd1e995, 0x85ebca77) >>> 26;
-}
-
-/** OR-s into `into` ([low 32 bits, high 32 bits]) the signature of everything `text` contains. */
+/**
+ * OR-s into `into` the signature of everything `text` contains: word 0 has
+ * a bit per character (its code mod 32: `1 << n` shifts by n mod 32), word
+ * 1 a bit per hashed pair of adjacent characters. Branch-free, one pass
+ * (bench: engine, 10k mixed: computed once per text value per request).
+ */
 export function addSignature(text: string, into: Int32Array): void {
-  let lo = into[0];
-  let hi = into[1];
-  let previous = -1;
-  for (let i = 0; i < text.length; i++) {
+  let units = into[0];
+  let pairs = into[1];
+  let previous = text.length > 0 ? text.charCodeAt(0) : 0;
+  units |= text.length > 0 ? 1 << previous : 0;
+  for (let i = 1; i < text.length; i++) {
     const code = text.charCodeAt(i);
-    const u = unitBit(code);
-    if (u < 32) lo |= 1 << u;
-    else hi |= 1 << (u - 32);
-    if (previous >= 0) {
-      const p = pairBit(previous, code);
-      if (p < 32) lo |= 1 << p;
-      else hi |= 1 << (p - 32);
-    }
+    units |= 1 << code;
+    pairs |= 1 << (Math.imul((previous << 16) ^ code, 0x9e3779b1) >>> 27);
     previous = code;
   }
-  into[0] = lo;
-  into[1] = hi;
+  into[0] = units;
+  into[1] = pairs;
 }
 
 /** The signature every value containing all of `literals` has ([0, 0] when there are none). */
