@@ -1,39 +1,34 @@
 /**
  * The compiled, indexed rule engine. upsert/remove touch only the rule's own
  * records and index entries; evaluate visits only the indexes of fields
- * present in the request, counts driver hits per group and per rule
- * (planned in plan.ts), and verifies the remaining conditions of the few
- * candidates directly.
+ * present in the request (field-index.ts), counts driver hits per group
+ * (planned in plan.ts: one driver per conjunction by default), and verifies
+ * the remaining conditions of the few candidates directly.
  *
  * Memory layout (bench: engine, 10k and 100k mixed, where evaluate spent
  * half its time waiting on loads from a rule set spread over the heap):
- * group and rule records live in one arena of int32 words (arena.ts), each
- * holding its hit counter and, inline, the conditions it verifies (code.ts);
- * posting lists hold (group, presence mask) pairs (postings.ts). A hit on an
- * equality driver reads the field's hash map, one posting block and the
- * group's record, and verifying a group reads on in that same record.
+ * group records live in one arena of int32 words (arena.ts), each holding
+ * its hit counter and, inline, the conditions it verifies (code.ts) and its
+ * rule's other groups; posting lists hold (group, presence mask) pairs
+ * (postings.ts), or the rule's number itself for a group that one hit
+ * decides. A hit on an equality driver reads the field's hash map, one
+ * posting block and at most one record.
  *
- * Evaluation state (field presence, group and rule hit counts, regex
- * answers) is stamped with an evaluation counter ("epoch") instead of being
- * cleared, so evaluate allocates nothing but the answer.
+ * Evaluation state (field presence, group hit counts, regex answers) is
+ * stamped with an evaluation counter ("epoch") instead of being cleared, so
+ * evaluate allocates little beyond the answer.
  */
-import { affixInsert, affixRemove, affixWalk } from './affix-index';
+import { affixWalk } from './affix-index';
 import { createArena } from './arena';
-import {
-  conditionWords, GROUP_AND, GROUP_HEAD, groupOperatorAt, sizeAt, testCondition, writeCondition, writeGroupHead,
-  type OperandIndex, type RegexEntry, type RequestView,
-} from './code';
-import {
-  acquireValueId, comparedTexts, createFieldSlot, estimateShare, namedValues, releaseValueId, requiredLiterals, viewOf,
-  type FieldSlot,
-} from './field-index';
+import { conditionWords, GROUP_AND, GROUP_HEAD, groupOperatorAt, sizeAt, testCondition, writeCondition, writeGroupHead } from './code';
+import { createDrivers } from './drivers';
+import { estimateShare, type FieldSlot } from './field-index';
 import { orderKey, sortByOrder } from './id-order';
+import { addSignature } from './literal-signature';
+import { createOperands } from './operands';
 import { inCheckOrder, planRule, type GroupPlan, type PlanOptions } from './plan';
 import { createPostings, P_COND, P_HEAD, P_LEN, P_MASK } from './postings';
-import { Kind, type Predicate } from './predicates';
-import { addSignature, requiredSignature } from './literal-signature';
-import { addResidual, removeResidual } from './residuals';
-import { insertThreshold, removeThreshold, type Thresholds } from './thresholds';
+import type { Predicate } from './predicates';
 import type { Engine, Fields, RuleDefinition } from './types';
 import { inputBoolean, inputNumber } from './values';
 
@@ -92,56 +87,7 @@ interface RuleEntry {
   readonly uses: readonly Predicate[];
 }
 
-/** Interned operands with reference counts: the strings of affix conditions, compiled regexes. */
-interface Pool<T> {
-  readonly items: T[];
-  acquire(key: string, make: () => T): void;
-  release(key: string): void;
-  indexOf(key: string): number;
-}
-
-function createPool<T>(): Pool<T> {
-  const items: T[] = [];
-  const entries = new Map<string, { index: number; refs: number }>();
-  const free: number[] = [];
-  return {
-    items,
-    acquire(key, make) {
-      const entry = entries.get(key);
-      if (entry !== undefined) {
-        entry.refs += 1;
-        return;
-      }
-      const index = free.length > 0 ? free.pop()! : items.length;
-      items[index] = make();
-      entries.set(key, { index, refs: 1 });
-    },
-    release(key) {
-      const entry = entries.get(key);
-      if (entry === undefined) return;
-      entry.refs -= 1;
-      if (entry.refs > 0) return;
-      entries.delete(key);
-      free.push(entry.index);
-    },
-    indexOf(key) {
-      return entries.get(key)?.index ?? -1;
-    },
-  };
-}
-
 const hasOwn = Object.prototype.hasOwnProperty;
-
-/** Kinds driven from the residual list: tested one by one, their condition carried in the posting block. */
-function isResidual(kind: Kind): boolean {
-  switch (kind) {
-    case Kind.TEXT_NE: case Kind.TEXT_NOT_IN: case Kind.CONTAINS: case Kind.NOT_CONTAINS: case Kind.REGEX:
-    case Kind.NUM_NE: case Kind.NUM_NOT_IN:
-      return true;
-    default:
-      return false;
-  }
-}
 
 export interface EngineOptions {
   /**
@@ -170,29 +116,15 @@ export function createEngine(options: EngineOptions = {}): Engine {
   const epochLimit = options.epochLimit ?? DEFAULT_EPOCH_LIMIT;
   const arena = createArena();
   const postings = createPostings(arena);
+  const operands = createOperands();
+  const { slots, view } = operands;
+  const drivers = createDrivers(arena, postings, operands);
   const rules = new Map<string, RuleEntry>();
-  const slots = new Map<string, FieldSlot>();
-  const freeSlots: number[] = [];
-  let slotCount = 0;
-  // Residual, threshold and affix drivers by predicate key: one posting list per distinct predicate.
-  const keyed = new Map<string, number>();
-  const strings = createPool<string>();
-  const regexes = createPool<RegexEntry>();
   // Rule numbers: ids and sort keys of the rules records point at.
   const ruleIds: string[] = [];
   const ruleKeys: number[] = [];
   const freeRuleIndexes: number[] = [];
 
-  const view: RequestView = {
-    epoch: 0,
-    slotEpoch: new Int32Array(32),
-    slotValue: new Int32Array(32),
-    slotNum: new Float64Array(32),
-    slotBool: new Int8Array(32),
-    slotText: [],
-    strings: strings.items,
-    regexes: regexes.items,
-  };
   let epoch = 0;
   // Refreshed at each evaluate: the arena and handle table are replaced when they grow.
   let i32 = arena.i32;
@@ -206,164 +138,11 @@ export function createEngine(options: EngineOptions = {}): Engine {
   const present: FieldSlot[] = [];
   const signature = new Int32Array(2);
 
-  const operands: OperandIndex = {
-    slot: (field) => slots.get(field)!.index,
-    valueId: (field, text) => slots.get(field)!.valueIds.get(text)!,
-    string: (text) => strings.indexOf(text),
-    regex: (key) => regexes.indexOf(key),
-  };
-
-  function growSlots(): void {
-    const n = view.slotEpoch.length * 2;
-    const grown = <T extends Int32Array | Float64Array | Int8Array>(old: T, make: (n: number) => T): T => {
-      const array = make(n);
-      array.set(old);
-      return array;
-    };
-    view.slotEpoch = grown(view.slotEpoch, (k) => new Int32Array(k));
-    view.slotValue = grown(view.slotValue, (k) => new Int32Array(k));
-    view.slotNum = grown(view.slotNum, (k) => new Float64Array(k));
-    view.slotBool = grown(view.slotBool, (k) => new Int8Array(k));
-  }
-
-  /** Takes a reference on everything `pred` reads: its field's slot and views, its interned operands. */
-  function acquire(pred: Predicate): void {
-    let slot = slots.get(pred.field);
-    if (slot === undefined) {
-      const index = freeSlots.length > 0 ? freeSlots.pop()! : slotCount++;
-      if (index >= view.slotEpoch.length) growSlots();
-      view.slotEpoch[index] = 0;
-      slot = createFieldSlot(pred.field, index);
-      slots.set(pred.field, slot);
-    }
-    slot.refs += 1;
-    const reads = viewOf(pred.kind);
-    if (reads === 'text') slot.textReads += 1;
-    else if (reads === 'num') slot.numReads += 1;
-    else slot.boolReads += 1;
-    for (const v of namedValues(pred)) slot.named.set(v, (slot.named.get(v) ?? 0) + 1);
-    for (const text of comparedTexts(pred)) acquireValueId(slot, text);
-    if (pred.kind === Kind.REGEX) {
-      regexes.acquire(pred.key, () => ({ re: pred.re!, filter: pred.filter, fast: pred.fast, memoEpoch: 0, memo: false }));
-    } else if (pred.kind >= Kind.STARTS_WITH && pred.kind <= Kind.NOT_CONTAINS) {
-      strings.acquire(pred.text, () => pred.text);
-    }
-  }
-
-  function release(pred: Predicate): void {
-    const slot = slots.get(pred.field)!;
-    const reads = viewOf(pred.kind);
-    if (reads === 'text') slot.textReads -= 1;
-    else if (reads === 'num') slot.numReads -= 1;
-    else slot.boolReads -= 1;
-    for (const v of namedValues(pred)) {
-      const left = (slot.named.get(v) ?? 1) - 1;
-      if (left === 0) slot.named.delete(v);
-      else slot.named.set(v, left);
-    }
-    for (const text of comparedTexts(pred)) releaseValueId(slot, text);
-    if (pred.kind === Kind.REGEX) regexes.release(pred.key);
-    else if (pred.kind >= Kind.STARTS_WITH && pred.kind <= Kind.NOT_CONTAINS) strings.release(pred.text);
-    slot.refs -= 1;
-    if (slot.refs === 0) {
-      slots.delete(slot.name);
-      freeSlots.push(slot.index);
-    }
-  }
-
-  /** The presence mask of the fields `preds` read. */
-  function fieldsOf(preds: readonly Predicate[]): number {
-    let mask = 0;
-    for (const p of preds) mask |= slots.get(p.field)!.bit;
-    return mask;
-  }
-
-  /** The posting lists a driver feeds (one per item of an `in`), created and filed when `create`; missing ones are skipped. */
-  function driverHandles(pred: Predicate, create: boolean): number[] {
-    const slot = slots.get(pred.field)!;
-    const handles: number[] = [];
-    const take = (h: number | undefined, file: (h: number) => void): void => {
-      if (h !== undefined && h !== 0) handles.push(h);
-      else if (create) {
-        const made = postings.create(isResidual(pred.kind) ? conditionWords(pred) : 0);
-        file(made);
-        handles.push(made);
-      }
-    };
-    switch (pred.kind) {
-      case Kind.TEXT_EQ: case Kind.TEXT_IN:
-        for (const text of comparedTexts(pred)) {
-          const id = slot.valueIds.get(text)!;
-          take(slot.textPostings[id], (h) => (slot.textPostings[id] = h));
-        }
-        break;
-      case Kind.NUM_EQ: case Kind.NUM_IN:
-        for (const n of pred.kind === Kind.NUM_EQ ? [pred.num] : pred.nums) {
-          take(slot.numPostings.get(n), (h) => slot.numPostings.set(n, h));
-        }
-        break;
-      case Kind.BOOL_EQ:
-        take(slot.boolPostings[pred.num], (h) => (slot.boolPostings[pred.num] = h));
-        break;
-      default:
-        take(keyed.get(pred.key), (h) => {
-          keyed.set(pred.key, h);
-          fileKeyed(slot, pred, h);
-        });
-    }
-    return handles;
-  }
-
-  function thresholdsOf(slot: FieldSlot, kind: Kind): Thresholds {
-    if (kind === Kind.NUM_GT || kind === Kind.NUM_GTE) return slot.above;
-    if (kind === Kind.NUM_LT || kind === Kind.NUM_LTE) return slot.below;
-    return slot.between;
-  }
-
-  function fileKeyed(slot: FieldSlot, pred: Predicate, h: number): void {
-    switch (pred.kind) {
-      case Kind.NUM_GT: case Kind.NUM_LT:
-        return insertThreshold(thresholdsOf(slot, pred.kind), pred.num, NaN, false, h);
-      case Kind.NUM_GTE: case Kind.NUM_LTE: case Kind.BETWEEN:
-        return insertThreshold(thresholdsOf(slot, pred.kind), pred.num, pred.num2, true, h);
-      case Kind.STARTS_WITH: return affixInsert(slot.prefixes, pred.text, h);
-      case Kind.ENDS_WITH: return affixInsert(slot.suffixes, pred.text, h);
-      default:
-        writeCondition(arena.i32, arena.f64, postings.at[h] + P_HEAD, pred, operands);
-        addResidual(slot.scan, requiredSignature(requiredLiterals(pred)), h);
-    }
-  }
-
-  function unfile(pred: Predicate, h: number): void {
-    const slot = slots.get(pred.field)!;
-    switch (pred.kind) {
-      case Kind.TEXT_EQ: case Kind.TEXT_IN:
-        for (const text of comparedTexts(pred)) {
-          const id = slot.valueIds.get(text)!;
-          if (slot.textPostings[id] === h) slot.textPostings[id] = 0;
-        }
-        return;
-      case Kind.NUM_EQ: case Kind.NUM_IN:
-        for (const n of pred.kind === Kind.NUM_EQ ? [pred.num] : pred.nums) if (slot.numPostings.get(n) === h) slot.numPostings.delete(n);
-        return;
-      case Kind.BOOL_EQ:
-        slot.boolPostings[pred.num] = 0;
-        return;
-      case Kind.NUM_GT: case Kind.NUM_GTE: case Kind.NUM_LT: case Kind.NUM_LTE: case Kind.BETWEEN:
-        removeThreshold(thresholdsOf(slot, pred.kind), h);
-        break;
-      case Kind.STARTS_WITH: affixRemove(slot.prefixes, pred.text); break;
-      case Kind.ENDS_WITH: affixRemove(slot.suffixes, pred.text); break;
-      default: removeResidual(slot.scan, h);
-    }
-    keyed.delete(pred.key);
-  }
-
   /** Writes `preds` as conditions from word `from`; returns the word after them. */
   function writeConditions(from: number, preds: readonly Predicate[]): number {
     let p = from;
     for (const pred of preds) {
-      writeCondition(arena.i32, arena.f64, p, pred, operands);
+      writeCondition(arena.i32, arena.f64, p, pred, operands.index);
       p += conditionWords(pred);
     }
     return p;
@@ -394,9 +173,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
   function addGroup(plan: GroupPlan, rule: number, index: number, inline: readonly VerifyGroup[], ruleFields: number): GroupEntry {
     const need = plan.operator === 'AND' ? plan.drivers.length : 1;
     if (need === 1 && rule === 0 && plan.verify.length === 0 && inline.length === 0) {
-      for (const driver of plan.drivers) {
-        for (const h of driverHandles(driver, true)) postings.add(h, ~index, 0);
-      }
+      for (const driver of plan.drivers) drivers.attach(driver, ~index, 0);
       return { offset: 0, words: 0, target: ~index, drivers: plan.drivers };
     }
     const own = codeWords(plan.verify);
@@ -410,10 +187,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
     record[offset + G_WORDS] = own;
     record[offset + G_GROUP_WORDS] = inlined;
     writeGroups(writeConditions(offset + G_HEAD, plan.verify), inline);
-    const mask = fieldsOf(plan.verify) | ruleFields;
-    for (const driver of plan.drivers) {
-      for (const h of driverHandles(driver, true)) postings.add(h, offset, mask);
-    }
+    const mask = operands.fieldsOf(plan.verify) | ruleFields;
+    for (const driver of plan.drivers) drivers.attach(driver, offset, mask);
     return { offset, words, target: offset, drivers: plan.drivers };
   }
 
@@ -422,7 +197,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     if (plan === null) return { index: -1, record: 0, recordWords: 0, groups: [], uses: [] };
     const uses: Predicate[] = [];
     for (const g of [...plan.drivers, ...plan.verify]) uses.push(...g.drivers, ...g.verify);
-    for (const pred of uses) acquire(pred);
+    for (const pred of uses) operands.acquire(pred);
     const index = freeRuleIndexes.length > 0 ? freeRuleIndexes.pop()! : ruleIds.length;
     ruleIds[index] = plan.id;
     ruleKeys[index] = orderKey(plan.id);
@@ -430,7 +205,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     // Groups checked directly once the driver groups have all fired, cheapest members first.
     const verifyGroups = plan.verify.map((g) => ({ operator: g.operator, members: inCheckOrder([...g.drivers, ...g.verify]) }));
     // A conjunction needs every member's field; a disjunction needs none in particular.
-    const ruleFields = verifyGroups.reduce((mask, g) => (g.operator === 'AND' ? mask | fieldsOf(g.members) : mask), 0);
+    const ruleFields = verifyGroups.reduce((mask, g) => (g.operator === 'AND' ? mask | operands.fieldsOf(g.members) : mask), 0);
     if (plan.operator === 'OR') {
       return { index, record: 0, recordWords: 0, groups: plan.drivers.map((g) => addGroup(g, 0, index, [], 0)), uses };
     }
@@ -451,17 +226,11 @@ export function createEngine(options: EngineOptions = {}): Engine {
 
   function drop(entry: RuleEntry): void {
     for (const group of entry.groups) {
-      for (const driver of group.drivers) {
-        for (const h of driverHandles(driver, false)) {
-          if (postings.remove(h, group.target) > 0) continue;
-          unfile(driver, h);
-          postings.destroy(h);
-        }
-      }
+      for (const driver of group.drivers) drivers.detach(driver, group.target);
       if (group.offset !== 0) arena.free(group.offset, group.words);
     }
     if (entry.record !== 0) arena.free(entry.record, entry.recordWords);
-    for (const pred of entry.uses) release(pred);
+    for (const pred of entry.uses) operands.release(pred);
     if (entry.index >= 0) {
       ruleIds[entry.index] = '';
       freeRuleIndexes.push(entry.index);
@@ -615,7 +384,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
       if (entry.record !== 0) words[entry.record + R_EPOCH] = 0;
     }
     view.slotEpoch.fill(0);
-    for (const entry of regexes.items) entry.memoEpoch = 0;
+    for (const entry of view.regexes) entry.memoEpoch = 0;
     epoch = 0;
   }
 

@@ -11,7 +11,7 @@
  * in the block, so testing it and walking its groups read one block.
  *
  * A list moves when it outgrows its block, so its owner (a hash map entry, a
- * threshold, a trie node) holds a handle, and `at[handle]` is the block.
+ * threshold, an affix) holds a handle, and `at[handle]` is the block.
  */
 import { blockWords, type Arena } from './arena';
 

@@ -1,0 +1,160 @@
+/**
+ * What conditions read: a slot per field (its index into the per-slot
+ * request arrays, its presence bit, the text values rules name on it) and
+ * the interned operands (affix strings, compiled regexes), all reference
+ * counted by the conditions that use them, so a rule's removal releases
+ * exactly what its upsert took. The request view (code.ts) is the current
+ * request's values in those slots.
+ */
+import type { OperandIndex, RegexEntry, RequestView } from './code';
+import { acquireValueId, comparedTexts, createFieldSlot, namedValues, releaseValueId, viewOf, type FieldSlot } from './field-index';
+import { Kind, type Predicate } from './predicates';
+
+export interface Operands {
+  /** Slots by field name. */
+  readonly slots: ReadonlyMap<string, FieldSlot>;
+  readonly view: RequestView;
+  /** How writeCondition finds operands (code.ts). */
+  readonly index: OperandIndex;
+  /** Takes a reference on everything `pred` reads: its field's slot and views, its interned operands. */
+  acquire(pred: Predicate): void;
+  release(pred: Predicate): void;
+  /** The presence mask of the fields `preds` read (acquired). */
+  fieldsOf(preds: readonly Predicate[]): number;
+}
+
+/** Interned values with reference counts; an index is reused once its value is released. */
+interface Pool<T> {
+  readonly items: T[];
+  acquire(key: string, make: () => T): void;
+  release(key: string): void;
+  indexOf(key: string): number;
+}
+
+function createPool<T>(): Pool<T> {
+  const items: T[] = [];
+  const entries = new Map<string, { index: number; refs: number }>();
+  const free: number[] = [];
+  return {
+    items,
+    acquire(key, make) {
+      const entry = entries.get(key);
+      if (entry !== undefined) {
+        entry.refs += 1;
+        return;
+      }
+      const index = free.length > 0 ? free.pop()! : items.length;
+      items[index] = make();
+      entries.set(key, { index, refs: 1 });
+    },
+    release(key) {
+      const entry = entries.get(key);
+      if (entry === undefined) return;
+      entry.refs -= 1;
+      if (entry.refs > 0) return;
+      entries.delete(key);
+      free.push(entry.index);
+    },
+    indexOf(key) {
+      return entries.get(key)?.index ?? -1;
+    },
+  };
+}
+
+const isAffixOrContains = (kind: Kind): boolean => kind >= Kind.STARTS_WITH && kind <= Kind.NOT_CONTAINS;
+
+export function createOperands(): Operands {
+  const slots = new Map<string, FieldSlot>();
+  const freeSlots: number[] = [];
+  let slotCount = 0;
+  const strings = createPool<string>();
+  const regexes = createPool<RegexEntry>();
+  const view: RequestView = {
+    epoch: 0,
+    slotEpoch: new Int32Array(32),
+    slotValue: new Int32Array(32),
+    slotNum: new Float64Array(32),
+    slotBool: new Int8Array(32),
+    slotText: [],
+    strings: strings.items,
+    regexes: regexes.items,
+  };
+
+  function growSlots(): void {
+    const n = view.slotEpoch.length * 2;
+    const grown = <T extends Int32Array | Float64Array | Int8Array>(old: T, make: (n: number) => T): T => {
+      const array = make(n);
+      array.set(old);
+      return array;
+    };
+    view.slotEpoch = grown(view.slotEpoch, (k) => new Int32Array(k));
+    view.slotValue = grown(view.slotValue, (k) => new Int32Array(k));
+    view.slotNum = grown(view.slotNum, (k) => new Float64Array(k));
+    view.slotBool = grown(view.slotBool, (k) => new Int8Array(k));
+  }
+
+  function acquire(pred: Predicate): void {
+    let slot = slots.get(pred.field);
+    if (slot === undefined) {
+      const index = freeSlots.length > 0 ? freeSlots.pop()! : slotCount++;
+      if (index >= view.slotEpoch.length) growSlots();
+      // A reused index must not look present in the current evaluation.
+      view.slotEpoch[index] = 0;
+      slot = createFieldSlot(pred.field, index);
+      slots.set(pred.field, slot);
+    }
+    slot.refs += 1;
+    const reads = viewOf(pred.kind);
+    if (reads === 'text') slot.textReads += 1;
+    else if (reads === 'num') slot.numReads += 1;
+    else slot.boolReads += 1;
+    for (const v of namedValues(pred)) slot.named.set(v, (slot.named.get(v) ?? 0) + 1);
+    for (const text of comparedTexts(pred)) acquireValueId(slot, text);
+    if (pred.kind === Kind.REGEX) {
+      regexes.acquire(pred.key, () => ({ re: pred.re!, filter: pred.filter, fast: pred.fast, memoEpoch: 0, memo: false }));
+    } else if (isAffixOrContains(pred.kind)) {
+      strings.acquire(pred.text, () => pred.text);
+    }
+  }
+
+  function release(pred: Predicate): void {
+    const slot = slots.get(pred.field)!;
+    const reads = viewOf(pred.kind);
+    if (reads === 'text') slot.textReads -= 1;
+    else if (reads === 'num') slot.numReads -= 1;
+    else slot.boolReads -= 1;
+    for (const v of namedValues(pred)) {
+      const left = (slot.named.get(v) ?? 1) - 1;
+      if (left === 0) slot.named.delete(v);
+      else slot.named.set(v, left);
+    }
+    for (const text of comparedTexts(pred)) releaseValueId(slot, text);
+    if (pred.kind === Kind.REGEX) regexes.release(pred.key);
+    else if (isAffixOrContains(pred.kind)) strings.release(pred.text);
+    slot.refs -= 1;
+    if (slot.refs === 0) {
+      slots.delete(slot.name);
+      freeSlots.push(slot.index);
+    }
+  }
+
+  function fieldsOf(preds: readonly Predicate[]): number {
+    let mask = 0;
+    for (const p of preds) mask |= slots.get(p.field)!.bit;
+    return mask;
+  }
+
+  return {
+    slots,
+    view,
+    index: {
+      slot: (field) => slots.get(field)!.index,
+      valueId: (field, text) => slots.get(field)!.valueIds.get(text)!,
+      string: (text) => strings.indexOf(text),
+      regex: (key) => regexes.indexOf(key),
+    },
+    acquire,
+    release,
+    fieldsOf,
+  };
+}
