@@ -32,18 +32,19 @@ import type { Predicate } from './predicates';
 import type { Engine, Fields, RuleDefinition } from './types';
 import { inputBoolean, inputNumber } from './values';
 
+/** Both record kinds begin [epoch of the last hit, hits in that epoch, hits needed]. */
+const EPOCH = 0;
+const COUNT = 1;
+const NEED = 2;
 /**
- * Group record: [epoch of the last hit, hits in that epoch, hits needed,
- * rule record (0: this group alone decides its rule), rule number, words
- * of the group's verify code, words of its rule's verify groups, -], then
- * the conditions to verify once the drivers have all hit, in check order,
- * then, for a rule with this one driver group, the rule's other groups
- * (code.ts: a group head, then its conditions): a candidate is decided
- * from this one record (bench: engine, 10k mixed).
+ * Group record: [epoch, hits, needed, rule record (0: this group alone
+ * decides its rule), rule number, words of the group's verify code, words
+ * of its rule's verify groups, -], then the conditions to verify once the
+ * drivers have all hit, in check order, then, for a rule with this one
+ * driver group, the rule's other groups (code.ts: a group head, then its
+ * conditions): a candidate is decided from this one record (bench: engine,
+ * 10k mixed).
  */
-const G_EPOCH = 0;
-const G_COUNT = 1;
-const G_NEED = 2;
 const G_RULE = 3;
 const G_INDEX = 4;
 const G_WORDS = 5;
@@ -55,9 +56,6 @@ const G_HEAD = 8;
  * of verify groups, -], then the verify groups. An OR rule needs none: each
  * of its groups lists the rule when it holds, and the answer drops repeats.
  */
-const R_EPOCH = 0;
-const R_COUNT = 1;
-const R_NEED = 2;
 const R_INDEX = 3;
 const R_WORDS = 4;
 const R_HEAD = 6;
@@ -181,7 +179,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     const words = G_HEAD + own + inlined;
     const offset = arena.alloc(words);
     const record = arena.i32;
-    record[offset + G_NEED] = need;
+    record[offset + NEED] = need;
     record[offset + G_RULE] = rule;
     record[offset + G_INDEX] = index;
     record[offset + G_WORDS] = own;
@@ -216,7 +214,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     const recordWords = R_HEAD + groupsWords(verifyGroups);
     const record = arena.alloc(recordWords);
     const r = arena.i32;
-    r[record + R_NEED] = plan.drivers.length;
+    r[record + NEED] = plan.drivers.length;
     r[record + R_INDEX] = index;
     r[record + R_WORDS] = recordWords - R_HEAD;
     writeGroups(record + R_HEAD, verifyGroups);
@@ -251,14 +249,19 @@ export function createEngine(options: EngineOptions = {}): Engine {
     return false;
   }
 
+  /** Counts a hit on a group or rule record; true when it is the hit the record needed last. */
+  function completes(record: number): boolean {
+    let count: number;
+    if (i32[record + EPOCH] !== epoch) {
+      i32[record + EPOCH] = epoch;
+      count = i32[record + COUNT] = 1;
+    } else count = ++i32[record + COUNT];
+    return count === i32[record + NEED];
+  }
+
   /** A driver of group `g` hit: count it; once all have, verify the group's other members, then count it for its rule. */
   function hitGroup(g: number): void {
-    let count: number;
-    if (i32[g + G_EPOCH] !== epoch) {
-      i32[g + G_EPOCH] = epoch;
-      count = i32[g + G_COUNT] = 1;
-    } else count = ++i32[g + G_COUNT];
-    if (count !== i32[g + G_NEED]) return;
+    if (!completes(g)) return;
     const end = g + G_HEAD + i32[g + G_WORDS];
     for (let p = g + G_HEAD; p < end; p += sizeAt(i32, p)) if (!holds(p)) return;
     const rule = i32[g + G_RULE];
@@ -269,11 +272,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
       out.push(i32[g + G_INDEX]);
       return;
     }
-    if (i32[rule + R_EPOCH] !== epoch) {
-      i32[rule + R_EPOCH] = epoch;
-      count = i32[rule + R_COUNT] = 1;
-    } else count = ++i32[rule + R_COUNT];
-    if (count !== i32[rule + R_NEED]) return;
+    if (!completes(rule)) return;
     const rend = rule + R_HEAD + i32[rule + R_WORDS];
     for (let q = rule + R_HEAD; q < rend; q += sizeAt(i32, q)) if (!groupHolds(q)) return;
     out.push(i32[rule + R_INDEX]);
@@ -380,8 +379,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
   function wrapEpoch(): void {
     const words = arena.i32;
     for (const entry of rules.values()) {
-      for (const group of entry.groups) if (group.offset !== 0) words[group.offset + G_EPOCH] = 0;
-      if (entry.record !== 0) words[entry.record + R_EPOCH] = 0;
+      for (const group of entry.groups) if (group.offset !== 0) words[group.offset + EPOCH] = 0;
+      if (entry.record !== 0) words[entry.record + EPOCH] = 0;
     }
     view.slotEpoch.fill(0);
     for (const entry of view.regexes) entry.memoEpoch = 0;

@@ -4,6 +4,7 @@
  * quantified and not, and values made partly from the pattern's own
  * characters so that matches are common.
  */
+import { RE2JS } from 're2js';
 import { pick, type Random } from './random-rules';
 
 const ATOMS = [
@@ -31,4 +32,18 @@ export function randomValue(random: Random, pattern: string): string {
   const n = Math.floor(random() * 9);
   for (let i = 0; i < n; i++) value += pick(random, source);
   return value;
+}
+
+/** Up to `tries` random patterns, those re2js accepts, each with its compiled form. */
+export function* validPatterns(random: Random, tries: number): Generator<{ pattern: string; re: RE2JS }> {
+  for (let p = 0; p < tries; p++) {
+    const pattern = randomPattern(random);
+    let re: RE2JS;
+    try {
+      re = RE2JS.compile(pattern);
+    } catch {
+      continue;
+    }
+    yield { pattern, re };
+  }
 }
