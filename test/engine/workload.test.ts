@@ -2,7 +2,7 @@
 import t from 'tap';
 import { checkConditionGroups } from '../../src/engine';
 import { percentile } from '../../bench/stats';
-import { FIELDS, generateRequests, generateRules, toDefinitions } from '../../bench/workload';
+import { FIELDS, generateRequests, generateRules, SCOPED_FROM, toDefinitions } from '../../bench/workload';
 
 t.test('same seed, same rules and requests; another seed, others', async (t) => {
   t.same(generateRules({ seed: 3, count: 50 }), generateRules({ seed: 3, count: 50 }));
@@ -11,7 +11,7 @@ t.test('same seed, same rules and requests; another seed, others', async (t) => 
 });
 
 t.test('every generated rule passes write-time validation, in every shape', async (t) => {
-  for (const shape of ['mixed', 'broad', 'regex-only'] as const) {
+  for (const shape of ['mixed', 'broad', 'regex-only', 'scoped'] as const) {
     const bodies = generateRules({ seed: 5, count: 2000, shape });
     const bad = bodies.filter((b) => checkConditionGroups(b.condition_groups).length > 0);
     t.same(bad, [], `${shape}: no invalid rule`);
@@ -52,4 +52,16 @@ t.test('percentile is nearest-rank', async (t) => {
   t.equal(percentile([5, 1, 4, 2, 3], 50), 3);
   t.equal(percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 99), 10);
   t.equal(percentile([1, 2, 3, 4, 5, 6, 7, 8, 9, 10], 10), 1);
+});
+
+t.test('"scoped" is the standard rule set, then rules of one tenant each', async (t) => {
+  const count = SCOPED_FROM + 300;
+  const scoped = generateRules({ seed: 8, count, shape: 'scoped' });
+  t.same(scoped.slice(0, SCOPED_FROM), generateRules({ seed: 8, count: SCOPED_FROM }), 'the first rules are the standard ones');
+  const tenantScoped = scoped.slice(SCOPED_FROM).every((b) => {
+    const [first] = b.condition_groups;
+    const [lead] = first.conditions;
+    return b.group_operator === 'AND' && first.condition_operator === 'AND' && lead.field === 'tenant.id' && lead.operator === 'equals';
+  });
+  t.ok(tenantScoped, 'every later rule is an AND led by tenant.id equals');
 });
