@@ -10,13 +10,14 @@
  * float64 operand sits at an even offset):
  *   word 0: kind | (size in words << 8); word 1: field slot; then
  *   TEXT_EQ, TEXT_NE                 [2] value id
- *   TEXT_IN, TEXT_NOT_IN             [2] n, [3..] n value ids
+ *   TEXT_IN, TEXT_NOT_IN             [2] n, [3..] n value ids, ascending
  *   STARTS_WITH ... NOT_CONTAINS     [2] string index
  *   REGEX                            [2] regex index
  *   BOOL_EQ                          [2] 1 true, 0 false
  *   NUM_EQ ... NUM_LTE               [2,3] float64
  *   BETWEEN                          [2,3] low, [4,5] high
- *   NUM_IN, NUM_NOT_IN               [2] n, [4..] n float64s
+ *   NUM_IN, NUM_NOT_IN               [2] n, [4..] n float64s, ascending
+ * (`in` lists are sorted so a long one is searched, not scanned.)
  */
 import { Kind, regexMatches, type CompiledRegex, type Predicate } from './predicates';
 
@@ -83,9 +84,9 @@ export function writeCondition(i32: Int32Array, f64: Float64Array, at: number, p
       i32[at + 2] = operands.valueId(p.field, p.text);
       return;
     case Kind.TEXT_IN: case Kind.TEXT_NOT_IN: {
-      i32[at + 2] = p.texts.size;
-      let k = at + 3;
-      for (const text of p.texts) i32[k++] = operands.valueId(p.field, text);
+      const ids = [...p.texts].map((text) => operands.valueId(p.field, text)).sort((a, b) => a - b);
+      i32[at + 2] = ids.length;
+      i32.set(ids, at + 3);
       return;
     }
     case Kind.STARTS_WITH: case Kind.ENDS_WITH: case Kind.CONTAINS: case Kind.NOT_CONTAINS:
@@ -98,9 +99,9 @@ export function writeCondition(i32: Int32Array, f64: Float64Array, at: number, p
       i32[at + 2] = p.num;
       return;
     case Kind.NUM_IN: case Kind.NUM_NOT_IN: {
-      i32[at + 2] = p.nums.size;
-      let k = (at >> 1) + 2;
-      for (const n of p.nums) f64[k++] = n;
+      const nums = [...p.nums].sort((a, b) => a - b);
+      i32[at + 2] = nums.length;
+      f64.set(nums, (at >> 1) + 2);
       return;
     }
     case Kind.BETWEEN:
@@ -173,16 +174,40 @@ export function testCondition(i32: Int32Array, f64: Float64Array, at: number, v:
   }
 }
 
+/** In-lists up to this long are scanned; longer ones binary-searched. */
+const SCAN = 8;
+
 /** Whether an `in` list of value ids holds `id` (0, a value no rule names, is in none). */
 function hasId(i32: Int32Array, at: number, id: number): boolean {
-  const end = at + 3 + i32[at + 2];
-  for (let k = at + 3; k < end; k++) if (i32[k] === id) return true;
+  let lo = at + 3;
+  let hi = lo + i32[at + 2] - 1;
+  if (hi - lo < SCAN) {
+    for (let k = lo; k <= hi; k++) if (i32[k] === id) return true;
+    return false;
+  }
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = i32[mid];
+    if (v === id) return true;
+    if (v < id) lo = mid + 1;
+    else hi = mid - 1;
+  }
   return false;
 }
 
 function hasNumber(i32: Int32Array, f64: Float64Array, at: number, n: number): boolean {
-  const first = (at >> 1) + 2;
-  const end = first + i32[at + 2];
-  for (let k = first; k < end; k++) if (f64[k] === n) return true;
+  let lo = (at >> 1) + 2;
+  let hi = lo + i32[at + 2] - 1;
+  if (hi - lo < SCAN) {
+    for (let k = lo; k <= hi; k++) if (f64[k] === n) return true;
+    return false;
+  }
+  while (lo <= hi) {
+    const mid = (lo + hi) >>> 1;
+    const v = f64[mid];
+    if (v === n) return true;
+    if (v < n) lo = mid + 1;
+    else hi = mid - 1;
+  }
   return false;
 }

@@ -38,7 +38,7 @@ type Node =
 /** More positions than this, and the pattern is left to re2js. */
 const MAX_POSITIONS = 32;
 
-/** Thrown inside the parser for anything outside the subset; never escapes compileFastRegex. */
+/** Thrown inside the parser for anything outside the subset; compileFastRegex turns it into null. */
 class Unsupported extends Error {}
 
 function emptySet(): CharSet {
@@ -346,9 +346,9 @@ export function compileFastRegex(pattern: string): FastRegex | null {
     // `^a|b` anchors its first branch only: keep anchors to patterns without a top-level `|`.
     if ((anchoredStart || anchoredEnd) && root.kind === 'alt') return null;
     g = build(root, sets, follow);
-  } catch (error) {
-    if (error instanceof Unsupported) return null;
-    throw error;
+  } catch {
+    // Outside the subset (Unsupported), or anything unforeseen: re2js answers instead.
+    return null;
   }
   // Per character, the positions whose set holds it.
   const table = new Int32Array(128);

@@ -52,6 +52,9 @@ function one(c: C): RuleDefinition[] {
 }
 
 const R = ['r'];
+/** 40 text items and 30 numbers (-50, -43, ..., 153), listed out of order. */
+const LONG_TEXTS = Array.from({ length: 40 }, (_, i) => `v${(i * 17) % 40}`).join(',');
+const LONG_NUMBERS = Array.from({ length: 30 }, (_, i) => String(((i * 11) % 30) * 7 - 50)).join(', ');
 const NONE: string[] = [];
 
 /** Rows for a single condition: [name suffix, fields, matches?]. */
@@ -239,6 +242,15 @@ const structureCases: Case[] = [
   ['invalid regex never holds', [rule('r', 'AND', [['OR', ['f', 'regex', '(a'], ['g', 'equals', 'y']]])], { f: 'a', g: 'y' }, R],
   ['operator not for data type never holds', [rule('r', 'AND', [['AND', ['b', 'gt', '1', 'boolean']]])], { b: true }, NONE],
   ['between with lo > hi never holds', [rule('r', 'AND', [['AND', ['n', 'between', '5,1', 'number']]])], { n: 3 }, NONE],
+  // Long lists checked beside a driving equality (searched, not scanned, by the compiled engine).
+  ['long in list, checked: inside', [rule('r', 'AND', [['AND', ['k', 'equals', 'x'], ['f', 'in', LONG_TEXTS]]])], { k: 'x', f: 'v37' }, R],
+  ['long in list, checked: first item', [rule('r', 'AND', [['AND', ['k', 'equals', 'x'], ['f', 'in', LONG_TEXTS]]])], { k: 'x', f: 'v0' }, R],
+  ['long in list, checked: outside', [rule('r', 'AND', [['AND', ['k', 'equals', 'x'], ['f', 'in', LONG_TEXTS]]])], { k: 'x', f: 'v40' }, NONE],
+  ['long not_in list, checked: outside', [rule('r', 'AND', [['AND', ['k', 'equals', 'x'], ['f', 'not_in', LONG_TEXTS]]])], { k: 'x', f: 'w' }, R],
+  ['long not_in list, checked: inside', [rule('r', 'AND', [['AND', ['k', 'equals', 'x'], ['f', 'not_in', LONG_TEXTS]]])], { k: 'x', f: 'v39' }, NONE],
+  ['long number in list, checked: inside', [rule('r', 'AND', [['AND', ['k', 'equals', 'x'], ['n', 'in', LONG_NUMBERS, 'number']]])], { k: 'x', n: 146 }, R],
+  ['long number in list, checked: between items', [rule('r', 'AND', [['AND', ['k', 'equals', 'x'], ['n', 'in', LONG_NUMBERS, 'number']]])], { k: 'x', n: 147 }, NONE],
+  ['long number not_in list, checked: lowest item', [rule('r', 'AND', [['AND', ['k', 'equals', 'x'], ['n', 'not_in', LONG_NUMBERS, 'number']]])], { k: 'x', n: '-50' }, NONE],
 ];
 
 export const CASES: readonly Case[] = [
