@@ -179,34 +179,26 @@ const SCAN = 8;
 
 /** Whether an `in` list of value ids holds `id` (0, a value no rule names, is in none). */
 function hasId(i32: Int32Array, at: number, id: number): boolean {
-  let lo = at + 3;
-  let hi = lo + i32[at + 2] - 1;
-  if (hi - lo < SCAN) {
-    for (let k = lo; k <= hi; k++) if (i32[k] === id) return true;
-    return false;
-  }
-  while (lo <= hi) {
-    const mid = (lo + hi) >>> 1;
-    const v = i32[mid];
-    if (v === id) return true;
-    if (v < id) lo = mid + 1;
-    else hi = mid - 1;
-  }
-  return false;
+  return sortedHas(i32, at + 3, i32[at + 2], id);
 }
 
 function hasNumber(i32: Int32Array, f64: Float64Array, at: number, n: number): boolean {
-  let lo = (at >> 1) + 2;
-  let hi = lo + i32[at + 2] - 1;
-  if (hi - lo < SCAN) {
-    for (let k = lo; k <= hi; k++) if (f64[k] === n) return true;
+  return sortedHas(f64, (at >> 1) + 2, i32[at + 2], n);
+}
+
+/** Whether the ascending run of `count` values from `first` holds `x` (NaN is in no run). */
+function sortedHas(values: Int32Array | Float64Array, first: number, count: number, x: number): boolean {
+  let lo = first;
+  let hi = first + count - 1;
+  if (count <= SCAN) {
+    for (let k = lo; k <= hi; k++) if (values[k] === x) return true;
     return false;
   }
   while (lo <= hi) {
     const mid = (lo + hi) >>> 1;
-    const v = f64[mid];
-    if (v === n) return true;
-    if (v < n) lo = mid + 1;
+    const v = values[mid];
+    if (v === x) return true;
+    if (v < x) lo = mid + 1;
     else hi = mid - 1;
   }
   return false;
