@@ -11,7 +11,7 @@
 import { affixInsert, affixRemove } from './affix-index';
 import type { Arena } from './arena';
 import { conditionWords, writeCondition } from './code';
-import { comparedTexts, requiredLiterals, type FieldSlot } from './field-index';
+import { comparedNumbers, comparedTexts, requiredLiterals, type FieldSlot } from './field-index';
 import { requiredSignature } from './literal-signature';
 import type { Operands } from './operands';
 import { P_HEAD, type Postings } from './postings';
@@ -67,7 +67,7 @@ export function createDrivers(arena: Arena, postings: Postings, operands: Operan
         }
         break;
       case Kind.NUM_EQ: case Kind.NUM_IN:
-        for (const n of pred.kind === Kind.NUM_EQ ? [pred.num] : pred.nums) {
+        for (const n of comparedNumbers(pred)) {
           take(slot.numPostings.get(n), (h) => slot.numPostings.set(n, h));
         }
         break;
@@ -107,7 +107,7 @@ export function createDrivers(arena: Arena, postings: Postings, operands: Operan
         }
         return;
       case Kind.NUM_EQ: case Kind.NUM_IN:
-        for (const n of pred.kind === Kind.NUM_EQ ? [pred.num] : pred.nums) if (slot.numPostings.get(n) === h) slot.numPostings.delete(n);
+        for (const n of comparedNumbers(pred)) if (slot.numPostings.get(n) === h) slot.numPostings.delete(n);
         return;
       case Kind.BOOL_EQ:
         slot.boolPostings[pred.num] = 0;

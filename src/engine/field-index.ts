@@ -80,6 +80,15 @@ export function comparedTexts(pred: Predicate): Iterable<string> {
   }
 }
 
+/** The numbers a number equals/in predicate names (none for other kinds). */
+export function comparedNumbers(pred: Predicate): Iterable<number> {
+  switch (pred.kind) {
+    case Kind.NUM_EQ: return [pred.num];
+    case Kind.NUM_IN: return pred.nums;
+    default: return [];
+  }
+}
+
 /**
  * Estimated share of requests for which an equals/in predicate holds,
  * assuming requests spread over the values rules name: items / distinct
