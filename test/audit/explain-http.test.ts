@@ -46,6 +46,7 @@ t.test('explain needs the explain or admin scope: an evaluate key is refused', a
   t.same(created.json.scopes, ['evaluate', 'explain']);
 });
 
+// Asked with an admin key: the selection and the bound hold for every caller (the scope is pinned above).
 t.test('explain answers about the matching rules and the named rules, never others', async (t) => {
   const matching = await createRule({ name: 'matching', condition_groups: [{ conditions: [condition('plan', 'equals', 'pro')] }] });
   const other = await createRule({ name: 'other', condition_groups: [{ conditions: [condition('plan', 'equals', 'free')] }] });
@@ -54,24 +55,25 @@ t.test('explain answers about the matching rules and the named rules, never othe
   const matchingIds = (await evaluator.post('/api/rule-engine/evaluate', body)).json.matchingRuleIds as string[];
   t.same(matchingIds, [matching]);
 
-  const answer = await explainer.post('/api/rule-engine/explain', body);
+  const answer = await admin.post('/api/rule-engine/explain', body);
   t.equal(answer.status, 200);
   t.same(answer.json.rules.map((r: { rule_id: string }) => r.rule_id), [matching], 'only the matching rule, though two others read `plan`');
   t.same(answer.json.omitted_rule_ids, []);
   t.notOk(answer.text.includes('free'), "a rule that did not match and was not named shows none of its conditions");
+  t.same((await explainer.post('/api/rule-engine/explain', body)).json, answer.json, 'an explain key gets the same answer');
 
-  const named = await explainer.post('/api/rule-engine/explain', { ...body, rule_ids: [inactive, other] });
+  const named = await admin.post('/api/rule-engine/explain', { ...body, rule_ids: [inactive, other] });
   t.equal(named.status, 200);
   const byId = new Map(named.json.rules.map((r: { rule_id: string }) => [r.rule_id, r]));
   t.same([...byId.keys()], [matching, other, inactive].sort(), 'matching and named rules');
   t.match(byId.get(other), { matched: false, reason: /condition group 0 did not hold/ });
   t.match(byId.get(inactive), { matched: false, status: 'INACTIVE', reason: /the rule is INACTIVE/ });
 
-  const unknown = await explainer.post('/api/rule-engine/explain', { ...body, rule_ids: [matching, 'no-such-rule'] });
+  const unknown = await admin.post('/api/rule-engine/explain', { ...body, rule_ids: [matching, 'no-such-rule'] });
   t.equal(unknown.status, 400);
   t.same(unknown.json, { err: 'rule_ids[1] names no rule: "no-such-rule"' });
   for (const [bad, message] of [[{ rule_ids: null }, /rule_ids must be an array/], [{ field: null }, /field must be a string/]] as const) {
-    const answer = await explainer.post('/api/rule-engine/explain', { ...body, ...bad });
+    const answer = await admin.post('/api/rule-engine/explain', { ...body, ...bad });
     t.equal(answer.status, 400, JSON.stringify(bad));
     t.match(answer.json.err, message);
   }
@@ -102,7 +104,7 @@ t.test('a 1 KB explain request gets a bounded answer', async (t) => {
   const evaluated = (await evaluator.post('/api/rule-engine/evaluate', body)).json.matchingRuleIds as string[];
   t.same(evaluated, [...matching].sort());
 
-  const answer = await explainer.post('/api/rule-engine/explain', body);
+  const answer = await admin.post('/api/rule-engine/explain', body);
   t.equal(answer.status, 200);
   const bytes = Buffer.byteLength(answer.text);
   // The explanations, plus the omitted ids (bounded by the matching rules, like evaluate's answer) and the envelope.
@@ -115,6 +117,6 @@ t.test('a 1 KB explain request gets a bounded answer', async (t) => {
   t.ok(answer.json.rules.every((r: { matched: boolean; status: string }) => r.matched && r.status === 'ACTIVE'), 'no INACTIVE or non-matching rule');
 
   const omitted = answer.json.omitted_rule_ids[0] as string;
-  const again = await explainer.post('/api/rule-engine/explain', { ...body, rule_ids: [omitted] });
+  const again = await admin.post('/api/rule-engine/explain', { ...body, rule_ids: [omitted] });
   t.ok(again.json.rules.some((r: { rule_id: string }) => r.rule_id === omitted), 'an omitted rule is explained when named');
 });

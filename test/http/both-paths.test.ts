@@ -283,7 +283,7 @@ t.test('the decisions both paths share', async (t) => {
     // Past the CORS check: strangers and preflights are answered by the origin policy; HEAD has no body.
     if (!servedSecrets || /stranger origin|opaque origin|preflight|method HEAD/.test(name)) continue;
     t.equal(got.lean.status, 200, `${name}: 200`);
-    const json = JSON.parse(got.lean.body);
+    const json = answer(name).json ?? {};
     t.ok(Object.keys(json).sort().join() === 'err,res' && (json.err === null) === (json.res !== null), `${name}: {err, res}`);
   }
   for (const alias of [`${SECRETS}/`, SECRETS.toUpperCase()]) {
@@ -312,7 +312,7 @@ t.test('the decisions both paths share', async (t) => {
   for (const path of [EVALUATE, SECRETS]) {
     const refused = answer(`${path} huge declared length, no body sent`);
     t.equal(refused.status, path === EVALUATE ? 413 : 200);
-    t.match(refused.json.err, /larger than the limit of 4096 bytes/);
+    t.match(refused.json?.err, /larger than the limit of 4096 bytes/);
     t.equal(refused.headers.connection, 'close');
   }
 });
