@@ -6,7 +6,7 @@
  */
 import t from 'tap';
 import { EXPLAIN_ANSWER_BYTES } from '../../src/audit/explain';
-import { client, type Client } from '../support/http';
+import { client, createRule as createRuleWith, type Client } from '../support/http';
 import { removeDir, startTestNode, type TestNode } from '../support/node';
 
 let node: TestNode;
@@ -15,11 +15,7 @@ let evaluator: Client;
 let explainer: Client;
 
 const condition = (field: string, operator: string, value: string) => ({ field, operator, value });
-async function createRule(body: Record<string, unknown>): Promise<string> {
-  const answer = await admin.post('/api/rule-engine/rules', { name: 'rule', ...body });
-  if (answer.status !== 201) throw new Error(`rule not created: ${answer.text}`);
-  return answer.json.id;
-}
+const createRule = (body: Record<string, unknown>) => createRuleWith(admin, body);
 
 t.before(async () => {
   node = await startTestNode();

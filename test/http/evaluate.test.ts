@@ -1,6 +1,6 @@
 /** Black-box: POST /api/rule-engine/evaluate, every rule of SPEC 1.1, 1.3 and 2 that HTTP can show. */
 import t from 'tap';
-import { call, client, type Client } from '../support/http';
+import { call, client, createRule as createRuleWith, type Client } from '../support/http';
 import { removeDir, startTestNode, type TestNode } from '../support/node';
 
 let node: TestNode;
@@ -8,11 +8,7 @@ let admin: Client;
 let evaluator: Client;
 
 const equals = (field: string, value: string, data_type = 'string') => ({ field, operator: 'equals', value, data_type });
-async function createRule(body: Record<string, unknown>): Promise<string> {
-  const answer = await admin.post('/api/rule-engine/rules', { name: 'rule', ...body });
-  if (answer.status !== 201) throw new Error(`rule not created: ${answer.text}`);
-  return answer.json.id;
-}
+const createRule = (body: Record<string, unknown>) => createRuleWith(admin, body);
 
 t.before(async () => {
   node = await startTestNode();
