@@ -29,7 +29,7 @@ export function createApp(deps: HttpDeps): express.Express {
 
   // A request id (the caller's when sane, echoed back), then one log line and one metrics observation when answered.
   app.use((req: Request, res: Response, next: NextFunction) => {
-    recordRequest(deps, req, res, res.locals as RequestLocals, () => routeOf(req, res));
+    recordRequest(deps, req, res, res.locals as RequestLocals);
     next();
   });
 
@@ -97,12 +97,4 @@ export function createApp(deps: HttpDeps): express.Express {
     res.status(answer.status).json({ err: answer.message });
   });
   return app;
-}
-
-/** The route label: the matched route pattern (never the raw path: ids would explode label and log cardinality). */
-function routeOf(req: Request, res: Response): string {
-  const set = (res.locals as RequestLocals).route;
-  if (set !== undefined) return set;
-  const path = (req.route as { path?: unknown } | undefined)?.path;
-  return typeof path === 'string' ? path : 'unmatched';
 }

@@ -31,8 +31,6 @@ export interface HttpDeps {
 export interface RequestLocals {
   keyId?: string;
   requestId?: string;
-  /** The route label, set by a handler that is not an express route (the public front door). */
-  route?: string;
 }
 
 /** Authenticates an Authorization header and checks a scope (or one of several); throws 401/403 as AppError. */

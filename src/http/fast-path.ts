@@ -27,7 +27,7 @@ export function createFastPath(deps: HttpDeps): (req: IncomingMessage, res: Serv
     if (endpoint === undefined) return false;
 
     const locals: RequestLocals = {};
-    recordRequest(deps, req, res, locals, () => endpoint.path);
+    recordRequest(deps, req, res, locals);
     policy(req, res, () => {
       servePublic(deps, endpoint, req, res, locals, url, (done) => readBodyBytes(req, limit, done));
     });

@@ -20,7 +20,7 @@ import { NOT_READY_MESSAGE, toErrorAnswer } from './errors';
 import { declaresTooLarge, decodeJsonBody, payloadTooLarge, type BodyRead } from './request-body';
 
 export interface PublicEndpoint {
-  /** The canonical path; also the route label of its log line and metrics. */
+  /** The canonical path; also the route label of its log line and metrics (request-log.ts). */
   readonly path: string;
   /** SPEC 1.2: every answer past the CORS check is 200, a failure `{err, res: null}`. */
   readonly alwaysOk: boolean;
@@ -145,7 +145,6 @@ export type BodyReader = (done: (body: BodyRead) => void) => void;
 export function servePublic(
   deps: HttpDeps, endpoint: PublicEndpoint, req: IncomingMessage, res: ServerResponse, locals: RequestLocals, url: string, readBody: BodyReader,
 ): void {
-  locals.route = endpoint.path;
   const early = answerBeforeBody(deps, endpoint, req.method, url, req.headers);
   if (early !== undefined) {
     write(res, early);

@@ -6,21 +6,17 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { HttpDeps, RequestLocals } from './deps';
+import { publicEndpointAt } from './public-endpoints';
 import { requestIdFor } from './request-id';
+
+/** What express adds to a request that the label reads. */
+type RoutedRequest = IncomingMessage & { readonly route?: { readonly path?: unknown }; readonly originalUrl?: string };
 
 /**
  * Gives the request its id (the caller's X-Request-Id when sane, else a
  * fresh one, echoed on the answer) and records it when the answer is sent.
- * `route` names the matched route pattern, read once the answer is sent:
- * never the raw path, whose ids would explode label and log cardinality.
  */
-export function recordRequest(
-  deps: Pick<HttpDeps, 'logger' | 'metrics'>,
-  req: IncomingMessage,
-  res: ServerResponse,
-  locals: RequestLocals,
-  route: () => string,
-): void {
+export function recordRequest(deps: Pick<HttpDeps, 'logger' | 'metrics'>, req: RoutedRequest, res: ServerResponse, locals: RequestLocals): void {
   const started = performance.now();
   const requestId = requestIdFor(req.headers['x-request-id']);
   locals.requestId = requestId;
@@ -29,7 +25,7 @@ export function recordRequest(
     const ms = performance.now() - started;
     const method = req.method ?? '';
     const status = res.statusCode;
-    const pattern = route();
+    const pattern = routeLabel(req);
     deps.metrics.observeRequest(method, pattern, status, ms / 1000);
     const logger = deps.logger.pino;
     if (!logger.isLevelEnabled('info')) return;
@@ -39,4 +35,16 @@ export function recordRequest(
       status >= 500 ? 'request failed' : 'request',
     );
   });
+}
+
+/**
+ * The route a request is labelled with: the matched pattern, never the raw
+ * path (ids would explode label and log cardinality). A public endpoint is
+ * its canonical path on every alias and whichever path answered it, even when
+ * the origin policy refused it first.
+ */
+function routeLabel(req: RoutedRequest): string {
+  const pattern = req.route?.path;
+  if (typeof pattern === 'string') return pattern;
+  return publicEndpointAt(req.originalUrl ?? req.url)?.path ?? 'unmatched';
 }

@@ -7,6 +7,7 @@
  */
 import { gzipSync } from 'node:zlib';
 import t from 'tap';
+import { createLogger } from '../../src/log';
 import { client } from '../support/http';
 import { sendRaw, type RawRequest, type RawResponse } from '../support/raw-http';
 import { removeDir, startTestNode, tempDir, testEnv, type TestNode } from '../support/node';
@@ -21,6 +22,8 @@ type KeyName = 'admin' | 'evaluate' | 'reader' | 'tagged' | 'both' | 'revoked';
 
 interface Seeded {
   readonly node: TestNode;
+  /** The node's log, one JSON line each. */
+  readonly lines: string[];
   readonly keys: Record<KeyName, string>;
   /** This node's ids and times, to name in answers: value -> placeholder. */
   readonly names: Map<string, string>;
@@ -28,12 +31,13 @@ interface Seeded {
 
 /** The same data on each node, written in the same order. */
 async function seed(fastPath: string): Promise<Seeded> {
+  const lines: string[] = [];
   const node = await startTestNode(testEnv(tempDir(), {
     RULEVAULT_FAST_PATH: fastPath,
     RULEVAULT_ALLOWED_CORS_ORIGINS: ALLOWED,
     RULEVAULT_MAX_BODY_BYTES: String(LIMIT),
     RULEVAULT_REQUEST_TIMEOUT_MS: '600000',
-  }));
+  }), createLogger((line) => lines.push(line)));
   const admin = client(node.url, node.adminKey);
   const names = new Map<string, string>();
   const created = async (path: string, body: unknown, name: string) => {
@@ -72,7 +76,7 @@ async function seed(fastPath: string): Promise<Seeded> {
     names.set(record.updated_at, '<time>');
     void id;
   }
-  return { node, keys, names };
+  return { node, lines, keys, names };
 }
 
 interface Case {
@@ -249,6 +253,30 @@ t.test('every public request gets the same answer on the lean path and through e
     t.same(fromLean, fromExpress, c.name);
   }
   t.ok(cases.length > 150, `${cases.length} requests compared`);
+});
+
+/** The request line a node logged for case `index`, with its id, duration and time left out and the key's id named. */
+function logLine(seeded: Seeded, index: number) {
+  const records = seeded.lines.map((line) => JSON.parse(line)).filter((r) => r.request_id === `case-${index}`);
+  return records.map(({ time: _time, duration_ms: duration, request_id: _id, ...rest }) => ({
+    ...rest, duration_ms: typeof duration, key_id: seeded.names.get(rest.key_id) ?? rest.key_id,
+  }));
+}
+
+t.test('every public request is logged and counted the same way on both paths', async (t) => {
+  const cases = corpus();
+  cases.forEach((c, i) => {
+    if (c.headers?.['x-request-id'] !== undefined) return;
+    const fromLean = logLine(lean, i + 1);
+    t.equal(fromLean.length, 1, `${c.name}: one line`);
+    t.same(fromLean, logLine(express, i + 1), `${c.name}: the same line`);
+  });
+  const metrics = async (seeded: Seeded) => {
+    const text = (await client(seeded.node.url, seeded.node.adminKey).get('/metrics')).text;
+    // The corpus's requests, by route and status (the seeding writes are the same on both nodes too).
+    return text.split('\n').filter((line) => line.startsWith('rulevault_http_requests_total{') && !line.includes('route="/metrics"')).sort();
+  };
+  t.same(await metrics(lean), await metrics(express), 'the same request counters');
 });
 
 /** The answer both paths gave (they agree, above), parsed. */
