@@ -119,9 +119,8 @@ export function explainRules(
     const checked = checkedRule(rule);
     if (options.field !== undefined && !reads(checked, options.field)) continue;
     const explanation = explainRule(checked, rule, fields, ruleMatches(checked, inputs));
-    // The explanation as it will be sent, plus its separator.
-    const size = Buffer.byteLength(JSON.stringify(explanation)) + 1;
-    if (used + size > budget) {
+    const size = jsonBytesWithin(explanation, budget - used);
+    if (size === undefined) {
       omitted.push(id);
       continue;
     }
@@ -129,6 +128,24 @@ export function explainRules(
     explained.push(explanation);
   }
   return { rules: explained.sort((a, b) => compareIds(a.rule_id, b.rule_id)), omitted_rule_ids: omitted.sort(compareIds) };
+}
+
+/**
+ * The bytes the explanation takes in the answer (an upper bound: a separator
+ * counted per item), or undefined once it passes `limit`. Measured condition
+ * by condition, so a rule of thousands of conditions that each echo a 64 KiB
+ * input is never serialized whole to find out it does not fit.
+ */
+function jsonBytesWithin(explanation: RuleExplanation, limit: number): number | undefined {
+  let size = Buffer.byteLength(JSON.stringify({ ...explanation, groups: [] })) + 1;
+  for (const group of explanation.groups) {
+    size += Buffer.byteLength(JSON.stringify({ ...group, conditions: [] })) + 1;
+    for (const condition of group.conditions) {
+      if (size > limit) return undefined;
+      size += Buffer.byteLength(JSON.stringify(condition)) + 1;
+    }
+  }
+  return size > limit ? undefined : size;
 }
 
 function compareIds(a: string, b: string): number {

@@ -148,6 +148,19 @@ t.test('an answer holds at most its budget of explanations; the rest are named b
   t.same(bounded.rules.map((r) => r.rule_id), [...bounded.rules.map((r) => r.rule_id)].sort(), 'sorted by id');
 });
 
+t.test('a rule whose explanation alone passes the budget is omitted, not serialized whole', async (t) => {
+  // 10,000 conditions each echoing a 64 KiB input: 640 MB of JSON, more than a string can hold.
+  const conditions = Array.from({ length: 10_000 }, (_, c) => cond('x', 'not_equals', `v${c}`));
+  const rules = new Map<string, RuleRecord>([
+    ['huge', record({ id: 'huge', status: 'ACTIVE', group_operator: 'AND', condition_groups: [{ condition_operator: 'AND', conditions }] })],
+    ['small', record({ id: 'small', status: 'ACTIVE', group_operator: 'AND', condition_groups: [{ condition_operator: 'AND', conditions: [cond('x', 'not_equals', 'v')] }] })],
+  ]);
+  const answer = explainRules(rules, { x: 'i'.repeat(64 * 1024) }, ['huge', 'small'], NONE);
+  t.same(answer.omitted_rule_ids, ['huge']);
+  t.same(answer.rules.map((r) => r.rule_id), ['small']);
+  t.ok(JSON.stringify(answer.rules).length <= 70 * 1024);
+});
+
 t.test('explain options: rule_ids and field are read strictly', async (t) => {
   t.same(readExplainOptions({ rule_ids: ['a', 'b', 'a'] }), { field: undefined, ruleIds: ['a', 'b'] });
   t.same(readExplainOptions({}), NONE);
