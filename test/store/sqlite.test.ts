@@ -159,29 +159,11 @@ t.test('a second connection on the same file: its appends reach subscriptions by
   await t.rejects(service.append('rule-a', [event('RuleUpdated')], 0n), { name: 'ConcurrencyError', actual: 1n }, 'the service sees the operator revision');
 });
 
-t.test('deleteStream leaves no copy of the events in the database, WAL or shm files', async (t) => {
-  const dir = await tempDir();
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  const path = join(dir, 'events.db');
-  const store = openSqliteStore(path);
-  t.teardown(() => store.close());
-  const marker = `SEALED-${randomUUID()}`;
-  const stream = `secret-${randomUUID()}`;
-  await store.append('rule-1', [event('RuleCreated', { name: 'kept-rule' })], 'no_stream');
-  // Big enough to spill into overflow pages as well as small enough to share a page.
-  await store.append(stream, [event('SecretStored', { sealed: marker }), event('SecretRotated', { sealed: marker.repeat(200) })], 'no_stream');
-  await store.append('rule-1', [event('RuleUpdated', { note: 'written after the secret' })], 0n);
-  const rawFiles = async (): Promise<Buffer> =>
-    Buffer.concat(await Promise.all(['', '-wal', '-shm'].map((suffix) => readFile(path + suffix).catch(() => Buffer.alloc(0)))));
-  t.ok((await rawFiles()).includes(marker), 'the marker is on disk before the delete (the scan can see it)');
-
-  await store.deleteStream(stream);
-  t.notOk((await rawFiles()).includes(marker), 'no byte of the marker survives the delete');
-  t.ok((await rawFiles()).includes('kept-rule'), 'other events are still on disk');
-  t.equal((await store.readStream('rule-1')).length, 2);
-});
-
-t.test('appendErasing leaves no copy of the erased content in the database, WAL or shm files', async (t) => {
+/**
+ * A store holding a sealed-looking marker in one stream, between two events
+ * of another, and a scan of its files (database, WAL, shm) for the marker.
+ */
+async function storeWithMarkedStream(t: tap.Test) {
   const dir = await tempDir();
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const path = join(dir, 'events.db');
@@ -196,7 +178,19 @@ t.test('appendErasing leaves no copy of the erased content in the database, WAL 
   const rawFiles = async (): Promise<Buffer> =>
     Buffer.concat(await Promise.all(['', '-wal', '-shm'].map((suffix) => readFile(path + suffix).catch(() => Buffer.alloc(0)))));
   t.ok((await rawFiles()).includes(marker), 'the marker is on disk before the erasure (the scan can see it)');
+  return { store, stream, marker, rawFiles };
+}
 
+t.test('deleteStream leaves no copy of the events in the database, WAL or shm files', async (t) => {
+  const { store, stream, marker, rawFiles } = await storeWithMarkedStream(t);
+  await store.deleteStream(stream);
+  t.notOk((await rawFiles()).includes(marker), 'no byte of the marker survives the delete');
+  t.ok((await rawFiles()).includes('kept-rule'), 'other events are still on disk');
+  t.equal((await store.readStream('rule-1')).length, 2);
+});
+
+t.test('appendErasing leaves no copy of the erased content in the database, WAL or shm files', async (t) => {
+  const { store, stream, marker, rawFiles } = await storeWithMarkedStream(t);
   await store.appendErasing(stream, [event('SecretErased', { id: 'kept-record' })], 1n);
   const files = await rawFiles();
   t.notOk(files.includes(marker), 'no byte of the marker survives the erasure');
