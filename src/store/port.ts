@@ -115,7 +115,8 @@ export interface EventStore {
   /**
    * Finishes an erasure that `appendErasing` may have left half done (the
    * process died between its steps): erases the content of the stream's
-   * events before `revision`. Idempotent; a stream that is gone is left alone.
+   * events before `revision`. Idempotent, and harmless on a stream that does
+   * not exist or was deleted.
    */
   eraseBefore(stream: string, revision: bigint): Promise<void>;
   /**
