@@ -4,6 +4,7 @@
  * A bad value throws a `ConfigError` naming the variable.
  */
 import { createHash } from 'node:crypto';
+import { CRASH_POINTS, type CrashPoint } from './crash-points';
 import { LOG_LEVELS, type LogLevel } from './log';
 
 export interface Limits {
@@ -51,6 +52,8 @@ export interface Config {
   readonly auditCheckpoints: number;
   /** Bearer token that may read /metrics besides admin keys; undefined: admin keys only. */
   readonly metricsTokenHash: string | undefined;
+  /** Tests only: the erasure step at which the process kills itself (src/crash-points.ts). */
+  readonly testCrashAt: CrashPoint | undefined;
 }
 
 export const DEFAULTS = {
@@ -117,6 +120,7 @@ export function loadConfig(env: Env = process.env): Config {
     snapshotIntervalMs: integer(env, 'RULEVAULT_SNAPSHOT_INTERVAL_MS', DEFAULTS.snapshotIntervalMs, 0, 7 * 24 * 3_600_000),
     metricsTokenHash: optionalSecretHash(env, 'RULEVAULT_METRICS_TOKEN'),
     auditCheckpoints: integer(env, 'RULEVAULT_AUDIT_CHECKPOINTS', DEFAULTS.auditCheckpoints, 2, 65_536),
+    testCrashAt: crashPointSetting(env),
   };
   return Object.freeze(config);
 }
@@ -154,6 +158,15 @@ function logLevel(env: Env): LogLevel {
     throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${value}"`);
   }
   return value as LogLevel;
+}
+
+function crashPointSetting(env: Env): CrashPoint | undefined {
+  const value = nonEmpty(env, 'RULEVAULT_TEST_CRASH_AT');
+  if (value === undefined) return undefined;
+  if (!(CRASH_POINTS as readonly string[]).includes(value)) {
+    throw new ConfigError('RULEVAULT_TEST_CRASH_AT', `is for tests only; must be one of ${CRASH_POINTS.join(', ')}, got "${value}"`);
+  }
+  return value as CrashPoint;
 }
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {

@@ -8,6 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAuditService } from './audit/service';
 import { ConfigError, loadConfig, type Config } from './config';
+import { armCrashPoint } from './crash-points';
 import { createApp } from './http/app';
 import type { HttpDeps } from './http/deps';
 import { createFastPath } from './http/fast-path';
@@ -89,7 +90,7 @@ export async function startNode(config: Config, options: NodeOptions = {}): Prom
   const fromPosition = initial?.position;
   let replayed = 0;
   const snapshots = createSnapshotter(store, readModel, config.dataDir, config.snapshotIntervalMs, logger);
-  const httpDeps = createServices({ config, store, sealer, readModel, logger, runtime, onErased: () => snapshots.save('secret erased') });
+  const httpDeps = createServices({ config, store, sealer, readModel, logger, runtime, onErased: () => snapshots.afterErasure() });
   const { vault, apiKeys, metrics } = httpDeps;
   const app = createApp(httpDeps);
   const server = await listen(app, config.fastPath ? createFastPath(httpDeps) : undefined, config);
@@ -194,6 +195,8 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(undefined, config.logLevel);
+  // Tests only (test/http/erasure-crash.test.ts); armed here, in a real process, never by in-process nodes.
+  armCrashPoint(config.testCrashAt);
   let node: RunningNode;
   try {
     node = await startNode(config, { logger });

@@ -23,8 +23,13 @@ export interface Runtime {
   newId(): string;
 }
 
+export interface AppendOptions {
+  /** The events record an erasure: the stream's earlier events lose their content in the same write (`EventStore.appendErasing`). */
+  readonly erasing?: boolean;
+}
+
 export interface CommandBus {
-  append(stream: string, expected: ExpectedRevision, events: readonly DomainEvent[], actor: Actor): Promise<AppendResult>;
+  append(stream: string, expected: ExpectedRevision, events: readonly DomainEvent[], actor: Actor, options?: AppendOptions): Promise<AppendResult>;
   /**
    * Runs `attempt` (read model -> decide -> append); when another writer moved
    * the stream on and the caller gave no If-Match, waits for the read model to
@@ -43,14 +48,14 @@ export function createCommandBus(store: EventStore, readModel: ReadModel, runtim
     return run;
   }
   return {
-    async append(stream, expected, events, actor) {
+    async append(stream, expected, events, actor, options = {}) {
       const at = runtime.now().toISOString();
       const records: NewEvent[] = events.map((event) => ({
         type: event.type,
         data: event.data as unknown as { [key: string]: Json },
         metadata: { actor: actor.id, at, request_id: actor.requestId, schema: SCHEMA_VERSION },
       }));
-      const result = await appendMapped(store, stream, records, expected);
+      const result = await appendMapped(store, stream, records, expected, options.erasing === true);
       await readModel.waitFor(result.position);
       return result;
     },
@@ -79,9 +84,9 @@ class StaleWriteError extends Error {
   }
 }
 
-async function appendMapped(store: EventStore, stream: string, events: NewEvent[], expected: ExpectedRevision) {
+async function appendMapped(store: EventStore, stream: string, events: NewEvent[], expected: ExpectedRevision, erasing: boolean) {
   try {
-    return await store.append(stream, events, expected);
+    return await (erasing ? store.appendErasing(stream, events, expected) : store.append(stream, events, expected));
   } catch (error) {
     if (error instanceof ConcurrencyError) throw new StaleWriteError(error);
     throw toAppError(error);

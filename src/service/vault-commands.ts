@@ -7,9 +7,10 @@
 import {
   decideCreateSecret, decideDeleteSecret, decideUpdateSecret, parseSecretCreate, parseSecretPatch,
 } from '../domain/secrets';
+import { crashPoint } from '../crash-points';
 import { KEYRING_STREAM, streams } from '../events';
 import type { ReadModel } from '../read-model';
-import { StreamDeletedError, type EventStore } from '../store/port';
+import type { EventStore } from '../store/port';
 import type { Sealer } from '../vault/seal';
 import type { Actor, CommandBus, Runtime } from './command-bus';
 import { secretView } from './views';
@@ -20,7 +21,7 @@ export interface VaultDeps {
   readonly readModel: ReadModel;
   readonly runtime: Runtime;
   readonly sealer: Sealer;
-  /** Called after a secret's stream is erased: copies elsewhere (snapshots) must follow. */
+  /** Called after secrets are erased: copies elsewhere (snapshots) must follow. */
   readonly onErased?: () => Promise<void>;
 }
 
@@ -31,15 +32,23 @@ export class MasterKeyMismatchError extends Error {
 export function createVaultCommands({ bus, store, readModel, runtime, sealer, onErased }: VaultDeps) {
   const vault = readModel.state.vault;
 
-  /** Physically erases a deleted secret's stream; idempotent. */
-  async function erase(id: string): Promise<void> {
-    try {
-      await store.deleteStream(streams.secret(id));
-    } catch (error) {
-      if (!(error instanceof StreamDeletedError)) throw error;
+  /**
+   * The last steps of erasures whose SecretDeleted is in the log: the store's
+   * part again when `inStore` (idempotent: it finishes an erasure a crash cut
+   * short), then the snapshot, so no copy on disk keeps a sealed value.
+   */
+  async function finishErasures(ids: readonly string[], inStore: boolean): Promise<void> {
+    for (const id of ids) {
+      if (inStore) {
+        const stream = streams.secret(id);
+        const deletion = (await store.readStream(stream)).find((event) => event.type === 'SecretDeleted');
+        if (deletion !== undefined) await store.eraseBefore(stream, deletion.revision);
+      }
+      vault.erasurePending.delete(id);
     }
-    vault.erasurePending.delete(id);
+    crashPoint('erasure:before-snapshot');
     await onErased?.();
+    crashPoint('erasure:after-snapshot');
   }
 
   return {
@@ -67,19 +76,25 @@ export function createVaultCommands({ bus, store, readModel, runtime, sealer, on
       return secretView(vault.secrets.get(id)!);
     },
 
-    /** The secret leaves the vault when the event is applied; then its stream is erased. */
+    /**
+     * SecretDeleted is appended and the secret's earlier (sealed) events are
+     * erased in the same write; the secret leaves the vault when the event is
+     * applied; then the snapshot is rewritten.
+     */
     async deleteSecret(id: string, actor: Actor) {
       await bus.withRetry(undefined, () => {
         const current = vault.secrets.get(id);
-        return bus.append(streams.secret(id), current?.revision ?? 'any', decideDeleteSecret(id, current), actor);
+        const events = decideDeleteSecret(id, current);
+        crashPoint('erasure:before-append');
+        return bus.append(streams.secret(id), current?.revision ?? 'any', events, actor, { erasing: true });
       });
-      await erase(id);
+      await finishErasures([id], false);
     },
 
     /** Finishes erasures interrupted by a crash; run once the read model has caught up. */
     async eraseDeletedSecrets(): Promise<number> {
       const pending = [...vault.erasurePending];
-      for (const id of pending) await erase(id);
+      if (pending.length > 0) await finishErasures(pending, true);
       return pending.length;
     },
 
