@@ -126,7 +126,7 @@ t.test('the service refuses those settings at start, and warns about a mistyped 
     [{ RULEVAULT_ADMIN_KEY: 'my very long admin pass phrase with spaces' }, /^RuleVault cannot start: RULEVAULT_ADMIN_KEY: cannot be sent as a bearer token/],
   ];
   for (const [env, message] of refusals) {
-    const run = await runService({ ...base, ...env });
+    const run = await runService({ ...base, ...env }, /"msg":"ready"/);
     t.equal(run.code, 1);
     t.match(run.stderr, message);
   }
