@@ -1,10 +1,9 @@
 /** Configuration: defaults, and every bad setting named in the error (SPEC 7). */
-import { spawn } from 'node:child_process';
 import path from 'node:path';
 import t from 'tap';
 import { ConfigError, DEFAULTS, loadConfig } from '../src/config';
 import { removeDir, tempDir, testEnv } from './support/node';
-import { DIST, freePort } from './support/process';
+import { freePort, runService } from './support/process';
 
 t.test('defaults', async (t) => {
   const config = loadConfig({});
@@ -101,21 +100,6 @@ t.test('unknown RULEVAULT_* variables are listed with the closest known name', a
   t.same(loadConfig({ RULEVAULT_SNAPSHOT_INTERVAL: '0' }).unknownVariables, [{ variable: 'RULEVAULT_SNAPSHOT_INTERVAL', closest: 'RULEVAULT_SNAPSHOT_INTERVAL_MS' }]);
   t.same(loadConfig({}).unknownVariables, []);
 });
-
-/** Starts `node dist/src/main.js`; resolves with stdout and stderr once it exits, or once `until` sees its stdout. */
-function runService(env: Record<string, string>, until?: RegExp): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(DIST, 'src', 'main.js')], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      if (until?.test(stdout)) child.kill('SIGTERM');
-    });
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
 
 t.test('the service refuses those settings at start, and warns about a mistyped variable', async (t) => {
   const dir = tempDir();

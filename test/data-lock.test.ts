@@ -4,8 +4,6 @@
  * a separate one; the lock dies with its holder (kill -9) and is let go on a
  * graceful stop; EventStoreDB-backed nodes lock their data folder too.
  */
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import t from 'tap';
 import { loadConfig } from '../src/config';
 import { DataFolderLockedError } from '../src/data-lock';
@@ -14,20 +12,7 @@ import { startNode } from '../src/main';
 import { client } from './support/http';
 import { createEsdbStandin } from './support/esdb-standin';
 import { removeDir, startTestNode, tempDir, testEnv } from './support/node';
-import { DIST, exited, freePort, spawnService } from './support/process';
-
-/** Runs `node dist/src/main.js` until it exits (a refused start exits at once); its exit code and stderr. */
-function runServiceToExit(env: Record<string, string>): Promise<{ code: number | null; stderr: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(DIST, 'src', 'main.js')], {
-      env: { ...process.env, ...env, PORT: '0' },
-      stdio: ['ignore', 'ignore', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('close', (code) => resolve({ code, stderr }));
-  });
-}
+import { exited, freePort, runService, spawnService } from './support/process';
 
 t.test('a second node on the same data folder refuses to start, naming the holder', async (t) => {
   const dir = tempDir();
@@ -42,7 +27,7 @@ t.test('a second node on the same data folder refuses to start, naming the holde
   await t.rejects(startNode(loadConfig(env), { logger: silentLogger, announce: () => undefined }), holder, 'in this process');
   await t.rejects(startNode(loadConfig(env), { logger: silentLogger }), DataFolderLockedError);
 
-  const child = await runServiceToExit(env);
+  const child = await runService({ ...env, PORT: '0' }, /"msg":"ready"/);
   t.equal(child.code, 1, 'a separate process exits 1');
   t.match(child.stderr, /RuleVault cannot start: the data folder .* is in use by a RuleVault service/);
   t.match(child.stderr, holder, 'and names the holder: pid, host, start time, URL');

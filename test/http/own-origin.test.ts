@@ -5,12 +5,10 @@
  * with, while every other origin, DNS-rebinding pages included, is still
  * refused. And the first-start admin key is a banner on stderr, not a log line.
  */
-import { spawn } from 'node:child_process';
 import { request } from 'node:http';
-import path from 'node:path';
 import t from 'tap';
 import { removeDir, startTestNode, tempDir, testEnv, type TestNode } from '../support/node';
-import { DIST, freePort } from '../support/process';
+import { freePort, runService } from '../support/process';
 
 interface RawAnswer {
   readonly status: number;
@@ -90,18 +88,7 @@ t.test('the first-start admin key is a banner on stderr, never in the JSON log',
   const dir = tempDir();
   t.teardown(() => removeDir(dir));
   const { RULEVAULT_ADMIN_KEY: _none, ...env } = testEnv(dir, { PORT: String(await freePort()) });
-  const child = spawn(process.execPath, [path.join(DIST, 'src', 'main.js')], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  await new Promise<void>((resolve) => {
-    child.stdout.on('data', (chunk: Buffer) => {
-      stdout += chunk.toString();
-      if (stdout.includes('"msg":"ready"')) resolve();
-    });
-    child.on('close', () => resolve());
-  });
-  child.kill('SIGKILL');
+  const { stdout, stderr } = await runService(env, /"msg":"ready"/);
 
   const key = /^ {4}(rv_[A-Za-z0-9_-]{43})$/m.exec(stderr)?.[1];
   t.ok(key, `the key stands on its own line of the banner: ${stderr}`);
