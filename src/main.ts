@@ -9,6 +9,7 @@ import type { AddressInfo } from 'node:net';
 import { createAuditService } from './audit/service';
 import { ConfigError, loadConfig, unknownVariableWarning, type Config } from './config';
 import { acquireDataLock, DataFolderLockedError } from './data-lock';
+import { KEYRING_STREAM } from './events';
 import { createApp } from './http/app';
 import type { HttpDeps } from './http/deps';
 import { createFastPath } from './http/fast-path';
@@ -24,7 +25,6 @@ import { createVaultHealth } from './service/vault-health';
 import { createSnapshotter, loadStartState } from './snapshotter';
 import { openStore } from './store/open-store';
 import type { EventStore, Subscription } from './store/port';
-import { KEYRING_STREAM } from './events';
 import { loadMasterKey } from './vault/master-key';
 import { createSealer, type Sealer } from './vault/seal';
 
@@ -178,7 +178,7 @@ export async function startNode(config: Config, options: NodeOptions = {}): Prom
  * The first-start admin key, framed so a person reading the terminal sees it:
  * on stderr, apart from the JSON log lines on stdout, and printed only once.
  */
-export function adminKeyBanner(id: string, key: string): string {
+function adminKeyBanner(id: string, key: string): string {
   const rule = '='.repeat(72);
   return [
     '',
