@@ -7,11 +7,12 @@
 import {
   decideCreateSecret, decideDeleteSecret, decideUpdateSecret, parseSecretCreate, parseSecretPatch,
 } from '../domain/secrets';
+import type { IfMatch } from '../domain/input';
 import { KEYRING_STREAM, streams } from '../events';
 import type { ReadModel } from '../read-model';
 import { StreamDeletedError, type EventStore } from '../store/port';
 import type { Sealer } from '../vault/seal';
-import type { Actor, CommandBus, Runtime } from './command-bus';
+import { appendDecided, type Actor, type CommandBus, type Runtime } from './command-bus';
 import { secretView } from './views';
 
 export interface VaultDeps {
@@ -54,7 +55,7 @@ export function createVaultCommands({ bus, store, readModel, runtime, sealer, on
       return secretView(vault.secrets.get(id)!);
     },
 
-    async updateSecret(id: string, body: unknown, ifMatch: bigint | undefined, actor: Actor) {
+    async updateSecret(id: string, body: unknown, ifMatch: IfMatch | undefined, actor: Actor) {
       const patch = parseSecretPatch(body);
       await bus.withRetry(ifMatch, () => {
         const current = vault.secrets.get(id);
@@ -62,16 +63,16 @@ export function createVaultCommands({ bus, store, readModel, runtime, sealer, on
         const sealed = current !== undefined && patch.value !== undefined ? sealer.seal(id, version, patch.value) : undefined;
         const owner = patch.key === undefined ? undefined : vault.idsByKey.get(patch.key);
         const events = decideUpdateSecret(id, current, patch, sealed, owner, ifMatch);
-        return bus.append(streams.secret(id), current!.revision, events, actor);
+        return appendDecided(bus, streams.secret(id), current!.revision, events, actor);
       });
       return secretView(vault.secrets.get(id)!);
     },
 
     /** The secret leaves the vault when the event is applied; then its stream is erased. */
-    async deleteSecret(id: string, actor: Actor) {
-      await bus.withRetry(undefined, () => {
+    async deleteSecret(id: string, actor: Actor, ifMatch?: IfMatch) {
+      await bus.withRetry(ifMatch, () => {
         const current = vault.secrets.get(id);
-        return bus.append(streams.secret(id), current?.revision ?? 'any', decideDeleteSecret(id, current), actor);
+        return bus.append(streams.secret(id), current?.revision ?? 'any', decideDeleteSecret(id, current, ifMatch), actor);
       });
       await erase(id);
     },
