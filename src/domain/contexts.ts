@@ -6,7 +6,6 @@ import {
   INPUT_LIMITS, changedMembers, checkIfMatch, has, optional, readEnum, readMembers, readMetaProperties, readString, readTags,
   type IfMatch,
 } from './input';
-import { linkedConflict } from './rules';
 
 const STATUSES = ['ACTIVE', 'INACTIVE'] as const;
 const CONTEXT_MEMBERS = ['name', 'description', 'content', 'tags', 'meta_properties', 'status'] as const;
@@ -55,18 +54,9 @@ export function decideUpdateContext(
   return Object.keys(changes).length === 0 ? [] : [{ type: 'ContextUpdated', data: { id, changes } }];
 }
 
-/**
- * A context that rules link to is not deleted: 409 naming the rules (unlink
- * them, or delete them, first). `linkedBy` is the ids of the live rules linking it.
- */
-export function decideDeleteContext(
-  id: string,
-  current: ContextRecord | undefined,
-  linkedBy: readonly string[],
-  ifMatch: IfMatch | undefined,
-): ContextEvent[] {
+/** Rules that link to the context are unlinked first (see decideUnlinkEntity). */
+export function decideDeleteContext(id: string, current: ContextRecord | undefined, ifMatch: IfMatch | undefined): ContextEvent[] {
   if (current === undefined) throw notFound('context', id);
   checkIfMatch('context', id, current.revision, ifMatch);
-  if (linkedBy.length > 0) throw linkedConflict('context', id, linkedBy);
   return [{ type: 'ContextDeleted', data: { id } }];
 }

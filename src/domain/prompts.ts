@@ -8,7 +8,6 @@ import {
   INPUT_LIMITS, changedMembers, checkIfMatch, has, optional, readEnum, readMembers, readMetaProperties, readString, readTags,
   requireObject, type IfMatch,
 } from './input';
-import { linkedConflict } from './rules';
 
 const STATUSES = ['ACTIVE', 'INACTIVE'] as const;
 const PROMPT_PATCH_MEMBERS = ['name', 'tags', 'meta_properties', 'status'] as const;
@@ -95,16 +94,10 @@ export function decideUpdatePrompt(
   return Object.keys(changes).length === 0 ? [] : [{ type: 'PromptUpdated', data: { id, changes } }];
 }
 
-/** As for contexts: a prompt that rules link to is not deleted (409 naming the rules). */
-export function decideDeletePrompt(
-  id: string,
-  current: PromptRecord | undefined,
-  linkedBy: readonly string[],
-  ifMatch: IfMatch | undefined,
-): PromptEvent[] {
+/** Rules that link to the prompt are unlinked first (see decideUnlinkEntity). */
+export function decideDeletePrompt(id: string, current: PromptRecord | undefined, ifMatch: IfMatch | undefined): PromptEvent[] {
   if (current === undefined) throw notFound('prompt', id);
   checkIfMatch('prompt', id, current.revision, ifMatch);
-  if (linkedBy.length > 0) throw linkedConflict('prompt', id, linkedBy);
   return [{ type: 'PromptDeleted', data: { id } }];
 }
 

@@ -1,6 +1,6 @@
 /** Rule commands: reading the author's input and deciding the events. Pure. */
 import { checkConditionGroups } from '../engine';
-import { AppError, badRequest, conflict, notFound } from '../errors';
+import { badRequest, notFound } from '../errors';
 import {
   DATA_TYPES, ENTITY_TYPES, OPERATORS,
   type Condition, type ConditionGroup, type EntityLink, type RuleBody, type RuleEvent,
@@ -92,19 +92,15 @@ export function decideDeleteRule(id: string, current: RuleRecord | undefined, if
   return [{ type: 'RuleDeleted', data: { id } }];
 }
 
-const LISTED_RULES = 50;
-
 /**
- * The refusal to delete a context or prompt that rules link to, naming the
- * rules (the first 50, sorted): deleting it would leave them dead links.
+ * Deleting a context or prompt first unlinks it from each rule that names it:
+ * a RuleUpdated whose `entities` lack the link (and any other dead link), so
+ * no write of the API leaves a rule pointing at nothing, and the rule's
+ * history shows why its links changed.
  */
-export function linkedConflict(what: 'context' | 'prompt', id: string, ruleIds: readonly string[]): AppError {
-  const sorted = [...ruleIds].sort();
-  const listed = sorted.slice(0, LISTED_RULES).join(', ') + (sorted.length > LISTED_RULES ? ` and ${sorted.length - LISTED_RULES} more` : '');
-  return conflict(
-    `${what} ${id} is linked by ${sorted.length === 1 ? 'rule' : `${sorted.length} rules`} ${listed}: ` +
-      'remove the link from their entities (PATCH) or delete them first',
-  );
+export function decideUnlinkEntity(id: string, current: RuleRecord | undefined, link: EntityLink, context: RuleContext): RuleEvent[] {
+  const entities = current?.entities.filter((l) => linkKey(l) !== linkKey(link));
+  return decideUpdateRule(id, current, { entities }, undefined, context);
 }
 
 function checkConditions(groups: readonly ConditionGroup[], context: RuleContext): void {

@@ -120,7 +120,7 @@ const ERROR_MEANING = {
   401: 'No API key, or the key is unknown or revoked',
   403: 'The key lacks the scope, or the browser Origin is not allowed',
   404: 'No such resource (or it is deleted)',
-  409: 'The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, a context or prompt that rules link to, the last admin key)',
+  409: 'The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key)',
   413: 'The request body is larger than RULEVAULT_MAX_BODY_BYTES',
   503: 'The read models are still catching up with the log',
 } as const;
@@ -508,7 +508,7 @@ function resource(options: {
 const NO_KEY: readonly { [scheme: string]: readonly string[] }[] = [];
 
 const rules = resource({ base: '/api/rule-engine/rules', what: 'rule', tag: 'rules', name: 'Rule', plural: 'Rules', list: 'RuleList' });
-const LINKED_DELETE = 'Refused with 409 naming the rules while rules (ACTIVE or INACTIVE) link to it: remove the links or the rules first.';
+const LINKED_DELETE = 'Rules (ACTIVE or INACTIVE) that link to it are unlinked first, with a RuleUpdated event each; then it is deleted.';
 const contexts = resource({ base: '/api/contexts', what: 'context', tag: 'contexts', name: 'Context', plural: 'Contexts', list: 'ContextList', deleteNote: LINKED_DELETE });
 const prompts = resource({ base: '/api/prompts', what: 'prompt', tag: 'prompts', name: 'Prompt', plural: 'Prompts', list: 'PromptList', deleteNote: LINKED_DELETE });
 const secrets = resource({ base: '/api/vault/secrets', what: 'secret', tag: 'vault', name: 'Secret', plural: 'Secrets', list: 'SecretList' });

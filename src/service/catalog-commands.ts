@@ -7,7 +7,7 @@ import {
   parsePromptCreate, parsePromptPatch, parsePromptVersion,
 } from '../domain/prompts';
 import {
-  decideCreateRule, decideDeleteRule, decideUpdateRule, parseRuleCreate, parseRulePatch, type RuleContext,
+  decideCreateRule, decideDeleteRule, decideUnlinkEntity, decideUpdateRule, parseRuleCreate, parseRulePatch, type RuleContext,
 } from '../domain/rules';
 import type { IfMatch } from '../domain/input';
 import { streams, type EntityLink } from '../events';
@@ -29,14 +29,19 @@ export function createCatalogCommands({ bus, readModel, runtime, maxRegexLength 
     entityExists: (link: EntityLink) =>
       link.entity_type === 'context' ? state.contexts.has(link.entity_id) : state.prompts.has(link.entity_id),
   };
-  /** Ids of the live rules (ACTIVE or INACTIVE) that link to this context or prompt. */
-  const linkedBy = (entity_type: 'context' | 'prompt', entity_id: string) => {
-    const ids: string[] = [];
-    for (const record of state.rules.values()) {
-      if (record.entities.some((l) => l.entity_type === entity_type && l.entity_id === entity_id)) ids.push(record.id);
+  /**
+   * Unlinks a context or prompt about to be deleted from every rule naming it
+   * (one RuleUpdated each, decided on the rule as it is now). Not atomic with
+   * the delete: interrupted, it leaves rules unlinked and the entity in place,
+   * and repeating the delete finishes it.
+   */
+  async function unlinkFromRules(link: EntityLink, actor: Actor): Promise<void> {
+    const linking = [...state.rules.values()].filter((r) => r.entities.some((l) => l.entity_type === link.entity_type && l.entity_id === link.entity_id));
+    for (const { id } of linking) {
+      const current = state.rules.get(id);
+      await appendDecided(bus, streams.rule(id), current?.revision ?? 'any', decideUnlinkEntity(id, current, link, ruleContext), actor);
     }
-    return ids;
-  };
+  }
   const rule = (id: string) => ruleView(state.rules.get(id)!);
   const context = (id: string) => contextAdminView(state.contexts.get(id)!);
   const prompt = (id: string) => {
@@ -85,10 +90,11 @@ export function createCatalogCommands({ bus, readModel, runtime, maxRegexLength 
       return context(id);
     },
     async deleteContext(id: string, actor: Actor, ifMatch?: IfMatch) {
-      await bus.withRetry(ifMatch, () => {
+      await bus.withRetry(ifMatch, async () => {
         const current = state.contexts.get(id);
-        const events = decideDeleteContext(id, current, linkedBy('context', id), ifMatch);
-        return bus.append(streams.context(id), current?.revision ?? 'any', events, actor);
+        const events = decideDeleteContext(id, current, ifMatch);
+        await unlinkFromRules({ entity_type: 'context', entity_id: id }, actor);
+        return bus.append(streams.context(id), current!.revision, events, actor);
       });
     },
 
@@ -118,10 +124,11 @@ export function createCatalogCommands({ bus, readModel, runtime, maxRegexLength 
       return prompt(id);
     },
     async deletePrompt(id: string, actor: Actor, ifMatch?: IfMatch) {
-      await bus.withRetry(ifMatch, () => {
+      await bus.withRetry(ifMatch, async () => {
         const current = state.prompts.get(id);
-        const events = decideDeletePrompt(id, current, linkedBy('prompt', id), ifMatch);
-        return bus.append(streams.prompt(id), current?.revision ?? 'any', events, actor);
+        const events = decideDeletePrompt(id, current, ifMatch);
+        await unlinkFromRules({ entity_type: 'prompt', entity_id: id }, actor);
+        return bus.append(streams.prompt(id), current!.revision, events, actor);
       });
     },
   };

@@ -1,9 +1,9 @@
 /**
  * Black-box (issue 14, item 11): links from rules to contexts and prompts.
- * Deleting a linked context or prompt is refused (409 naming the rules); a
- * rule that already links a deleted one (written before this rule existed,
- * here appended to the log through the store port as an old version would
- * have) can still be PATCHed, and the PATCH drops the dead link.
+ * Deleting a linked context or prompt unlinks it from the rules first (an
+ * event each); a rule that already links a deleted one (from an older log,
+ * here appended through the store port as an old version would have) can
+ * still be PATCHed, and the PATCH drops the dead link.
  */
 import t from 'tap';
 import { SCHEMA_VERSION } from '../../src/events';
@@ -30,37 +30,51 @@ async function create(path: string, body: unknown): Promise<{ id: string; revisi
   return answer.json;
 }
 
-/** Deletes a context behind the API's back, as a log written before the 409 holds it. */
+/** Deletes a context behind the API's back (no unlinking), as a log written by an older version holds it. */
 async function deleteInTheLog(context: { id: string; revision: string }): Promise<void> {
   const metadata = { actor: 'env-admin', at: new Date().toISOString(), request_id: 'old-version', schema: SCHEMA_VERSION };
   const result = await node.node.store.append(`context-${context.id}`, [{ type: 'ContextDeleted', data: { id: context.id }, metadata }], BigInt(context.revision));
   await node.node.readModel.waitFor(result.position);
 }
 
-t.test('deleting a context or prompt that rules link to is a 409 naming the rules', async (t) => {
+t.test('deleting a context or prompt that rules link to unlinks it from them first, with an event each', async (t) => {
   const context = await create('/api/contexts', { name: 'c', content: 'x' });
   const prompt = await create('/api/prompts', { name: 'p', prompt: 'Hi' });
-  const links = [{ entity_type: 'context', entity_id: context.id }, { entity_type: 'prompt', entity_id: prompt.id }];
+  const links = [
+    { entity_type: 'context', entity_id: context.id },
+    { entity_type: 'prompt', entity_id: prompt.id },
+    { entity_type: 'evaluation', entity_id: 'eval-1' },
+  ];
   const active = await create('/api/rule-engine/rules', { name: 'a', condition_groups: conditionGroups, entities: links });
   const inactive = await create('/api/rule-engine/rules', { name: 'i', status: 'INACTIVE', condition_groups: conditionGroups, entities: links });
-  const both = [active.id, inactive.id].sort().join(', ');
+  const untouched = await create('/api/rule-engine/rules', { name: 'u', condition_groups: conditionGroups, entities: [links[2]] });
 
-  const refused = await admin.delete(`/api/contexts/${context.id}`);
-  t.equal(refused.status, 409);
-  t.equal(refused.json.err, `context ${context.id} is linked by 2 rules ${both}: remove the link from their entities (PATCH) or delete them first`);
-  t.equal((await admin.get(`/api/contexts/${context.id}`)).status, 200, 'the context is still there');
-  const refusedPrompt = await admin.delete(`/api/prompts/${prompt.id}`);
-  t.equal(refusedPrompt.status, 409);
-  t.match(refusedPrompt.json.err, `prompt ${prompt.id} is linked by 2 rules ${both}`);
+  const deleted = await admin.delete(`/api/contexts/${context.id}`);
+  t.equal(deleted.status, 204);
+  t.equal((await admin.get(`/api/contexts/${context.id}`)).status, 404, 'the context is gone');
+  for (const rule of [active, inactive]) {
+    const now = (await admin.get(`/api/rule-engine/rules/${rule.id}`)).json;
+    t.same(now.entities, links.slice(1), 'the rule no longer links it, and keeps its other links');
+    t.equal(now.revision, '1');
+    const last = (await admin.get(`/api/rule-engine/rules/${rule.id}/history`)).json.events.at(-1);
+    t.equal(last.type, 'RuleUpdated');
+    t.same(last.changes, { entities: { before: links, after: links.slice(1) } }, 'the history records the unlink');
+    t.equal(last.request_id, deleted.headers.get('x-request-id'), 'written by the delete request');
+  }
+  t.equal((await admin.get(`/api/rule-engine/rules/${untouched.id}`)).json.revision, '0', 'a rule not linking it is not touched');
 
-  // Unlinked from one rule, deleted with the other: then the delete goes through.
-  t.equal((await admin.patch(`/api/rule-engine/rules/${active.id}`, { entities: [links[1]] })).status, 200);
-  t.equal((await admin.delete(`/api/rule-engine/rules/${inactive.id}`)).status, 204);
-  t.equal((await admin.delete(`/api/contexts/${context.id}`)).status, 204);
-  t.match((await admin.delete(`/api/prompts/${prompt.id}`)).json.err, `is linked by rule ${active.id}:`);
+  t.equal((await admin.delete(`/api/prompts/${prompt.id}`, { headers: { 'if-match': '"0"' } })).status, 204);
+  t.same((await admin.get(`/api/rule-engine/rules/${active.id}`)).json.entities, [links[2]]);
+
+  // A stale If-Match refuses the whole delete: no rule is unlinked.
+  const kept = await create('/api/contexts', { name: 'k', content: 'x' });
+  await admin.patch(`/api/contexts/${kept.id}`, { content: 'y' });
+  const rule = await create('/api/rule-engine/rules', { name: 'k', condition_groups: conditionGroups, entities: [{ entity_type: 'context', entity_id: kept.id }] });
+  t.equal((await admin.delete(`/api/contexts/${kept.id}`, { headers: { 'if-match': '"0"' } })).status, 409);
+  t.equal((await admin.get(`/api/rule-engine/rules/${rule.id}`)).json.revision, '0', 'the rule kept its link');
 });
 
-t.test('a rule linking a context deleted before the 409 existed can still be PATCHed; the dead link is dropped', async (t) => {
+t.test('a rule linking a context deleted by an older version can still be PATCHed; the dead link is dropped', async (t) => {
   const context = await create('/api/contexts', { name: 'doomed', content: 'x' });
   const kept = await create('/api/contexts', { name: 'kept', content: 'y' });
   const links = [

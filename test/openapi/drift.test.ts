@@ -183,8 +183,7 @@ t.test('real answers match the documented schemas', async (t) => {
   await hit('patch', '/api/rule-engine/rules/{id}', 200, { ...admin, params: { id: rule.json.id }, body: {}, headers: { 'if-match': '*' } });
   await hit('patch', '/api/rule-engine/rules/{id}', 400, { ...admin, params: { id: rule.json.id }, body: { stauts: 'INACTIVE' } });
   await hit('get', '/api/rule-engine/rules/{id}', 400, { ...admin, params: { id: rule.json.id }, query: '?verbose=1' });
-  await hit('delete', '/api/contexts/{id}', 409, { ...admin, params: { id: context.json.id } });
-  await hit('delete', '/api/prompts/{id}', 409, { ...admin, params: { id: prompt.json.id } });
+  await hit('delete', '/api/contexts/{id}', 409, { ...admin, params: { id: context.json.id }, headers: { 'if-match': '"0"' } });
   const spareRule = await hit('post', '/api/rule-engine/rules', 201, { ...admin, body: { ...ruleBody, entities: [] } });
   await hit('delete', '/api/rule-engine/rules/{id}', 409, { ...admin, params: { id: spareRule.json.id }, headers: { 'if-match': '"7"' } });
   await hit('delete', '/api/rule-engine/rules/{id}', 204, { ...admin, params: { id: spareRule.json.id } });
