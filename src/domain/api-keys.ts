@@ -2,7 +2,7 @@
 import { badRequest, conflict, notFound } from '../errors';
 import { SCOPES, type ApiKeyEvent, type Scope } from '../events';
 import type { ApiKeyRecord } from '../../projections';
-import { INPUT_LIMITS, has, readArray, readEnum, readMembers, readString, readTags } from './input';
+import { INPUT_LIMITS, checkIfMatch, has, readArray, readEnum, readMembers, readString, readTags, type IfMatch } from './input';
 
 const API_KEY_MEMBERS = ['name', 'scopes', 'secret_tags'] as const;
 
@@ -35,8 +35,14 @@ export function decideCreateApiKey(id: string, input: ApiKeyCreateInput, keyHash
  * the service until it is restarted with RULEVAULT_ADMIN_KEY or the CLI
  * creates a key (README: "Lost admin key").
  */
-export function decideRevokeApiKey(id: string, current: ApiKeyRecord | undefined, otherAdmins: number): ApiKeyEvent[] {
+export function decideRevokeApiKey(
+  id: string,
+  current: ApiKeyRecord | undefined,
+  otherAdmins: number,
+  ifMatch?: IfMatch,
+): ApiKeyEvent[] {
   if (current === undefined) throw notFound('API key', id);
+  checkIfMatch('API key', id, current.revision, ifMatch);
   if (current.scopes.includes('admin') && otherAdmins === 0) {
     throw conflict(
       `API key ${id} is the last active admin key: revoking it would leave no key that can administer RuleVault; ` +

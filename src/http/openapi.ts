@@ -658,7 +658,7 @@ const paths: { [path: string]: PathItem } = {
       summary: 'Revoke an API key, at once',
       description: 'The last active admin key is not revoked (409): RULEVAULT_ADMIN_KEY on the node counts as one.',
       tags: ['api-keys'],
-      parameters: [idParameter('API key')],
+      parameters: [idParameter('API key'), ifMatch],
       responses: { 204: { description: 'revoked' }, ...errors(400, ...ADMIN_READ_ERRORS, 404, 409) },
     },
   },

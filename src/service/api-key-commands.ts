@@ -1,6 +1,7 @@
 /** API key writes and the first-start bootstrap of an admin key. */
 import { generateApiKey } from '../auth';
 import { decideCreateApiKey, decideRevokeApiKey, parseApiKeyCreate } from '../domain/api-keys';
+import type { IfMatch } from '../domain/input';
 import { streams } from '../events';
 import type { ReadModel } from '../read-model';
 import type { Actor, CommandBus, Runtime } from './command-bus';
@@ -33,10 +34,10 @@ export function createApiKeyCommands({ bus, readModel, runtime, envAdminKey = fa
       return { ...apiKeyView(keys.byId.get(id)!), key };
     },
 
-    async revokeApiKey(id: string, actor: Actor) {
-      await bus.withRetry(undefined, () => {
+    async revokeApiKey(id: string, actor: Actor, ifMatch?: IfMatch) {
+      await bus.withRetry(ifMatch, () => {
         const current = keys.byId.get(id);
-        return bus.append(streams.apiKey(id), current?.revision ?? 'any', decideRevokeApiKey(id, current, otherAdmins(id)), actor);
+        return bus.append(streams.apiKey(id), current?.revision ?? 'any', decideRevokeApiKey(id, current, otherAdmins(id), ifMatch), actor);
       });
     },
 

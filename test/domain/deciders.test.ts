@@ -208,4 +208,5 @@ t.test('the last admin key is not revoked', async (t) => {
   t.same(decideRevokeApiKey('a1', key(['admin', 'evaluate']), 1), [{ type: 'ApiKeyRevoked', data: { id: 'a1' } }]);
   // A key without the admin scope is revoked whatever the count.
   t.same(decideRevokeApiKey('a1', key(['evaluate']), 0), [{ type: 'ApiKeyRevoked', data: { id: 'a1' } }]);
+  rejects(t, () => decideRevokeApiKey('a1', key(['evaluate']), 0, [1n]), 'conflict', /API key a1 is at revision 0, not 1/);
 });

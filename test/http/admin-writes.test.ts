@@ -197,6 +197,9 @@ t.test('deletes honour If-Match', async (t) => {
   const secret = await created('/api/vault/secrets', { key: 'DELETE_ETAG', value: 'v' });
   t.equal((await admin.delete(`/api/vault/secrets/${secret.id}`, { headers: { 'if-match': '"3"' } })).status, 409);
   t.equal((await admin.delete(`/api/vault/secrets/${secret.id}`, { headers: { 'if-match': '"0"' } })).status, 204);
+  const key = await created('/api/api-keys', { name: 'revoked with If-Match', scopes: ['evaluate'] });
+  t.equal((await admin.delete(`/api/api-keys/${key.id}`, { headers: { 'if-match': '"1"' } })).status, 409, 'an API key is always at revision 0');
+  t.equal((await admin.delete(`/api/api-keys/${key.id}`, { headers: { 'if-match': '"0"' } })).status, 204);
 });
 
 t.test('the last active admin key cannot be revoked', async (t) => {

@@ -34,8 +34,8 @@ export function vaultAdminRouter(deps: HttpDeps): Router {
     res.json(queries.listApiKeys());
   });
   router.delete('/api/api-keys/:id', async (req, res) => {
-    const { actor } = adminRequest(deps, req, res);
-    await apiKeys.revokeApiKey(param(req, 'id'), actor);
+    const { actor, ifMatch } = adminRequest(deps, req, res);
+    await apiKeys.revokeApiKey(param(req, 'id'), actor, ifMatch);
     res.status(204).end();
   });
   return router;
