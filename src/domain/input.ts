@@ -95,7 +95,7 @@ export function readMembers(value: unknown, path: string, allowed: readonly stri
     if (!allowed.includes(key)) {
       const hint = closestName(key, allowed);
       throw badRequest(
-        `${path} has an unknown member ${JSON.stringify(key)}${hint === undefined ? '' : ` (did you mean ${hint}?)`}; ` +
+        `${path} has an unknown member ${quoteName(key)}${hint === undefined ? '' : ` (did you mean ${hint}?)`}; ` +
           `allowed: ${allowed.join(', ')}`,
       );
     }
@@ -114,14 +114,19 @@ export function readQuery(query: unknown, allowed: readonly string[]): { readonl
   for (const name of Object.keys(parameters)) {
     if (!allowed.includes(name)) {
       throw badRequest(allowed.length === 0
-        ? `unknown query parameter ${JSON.stringify(name)}: this route takes none`
-        : `unknown query parameter ${JSON.stringify(name)}; allowed: ${allowed.join(', ')}`);
+        ? `unknown query parameter ${quoteName(name)}: this route takes none`
+        : `unknown query parameter ${quoteName(name)}; allowed: ${allowed.join(', ')}`);
     }
     const value = parameters[name];
     if (typeof value !== 'string') throw badRequest(`${name} must be given once`);
     out[name] = value; // `name` is one of `allowed`, never __proto__
   }
   return out;
+}
+
+/** A caller's name quoted for an error message, cut short so a huge one is not echoed back whole. */
+function quoteName(name: string): string {
+  return name.length <= 100 ? JSON.stringify(name) : `${JSON.stringify(name.slice(0, 100))}...`;
 }
 
 /** The allowed name within two edits of `name` (a typo), if exactly one is closest. */

@@ -101,6 +101,7 @@ t.test('admin parsers: an unknown member is a 400 naming it and the allowed memb
   for (const [name, parse, message] of cases) {
     t.test(name, async (t) => rejects(t, parse, 'bad_request', message));
   }
+  rejects(t, () => parseContextPatch({ ['x'.repeat(5000)]: 1 }), 'bad_request', /^body has an unknown member "x{100}"\.\.\.; allowed: /);
   t.same(parsePromptPatch({ status: 'INACTIVE' }), { status: 'INACTIVE' }, 'known members still parse');
   rejects(t, () => parsePromptPatch({ prompt: 'x' }), 'bad_request', /prompt cannot be patched: add a version/);
 });
