@@ -68,7 +68,7 @@ export function createServices({ config, store, sealer, readModel, logger, runti
     logger,
     catalog: createCatalogCommands({ bus, readModel, runtime, maxRegexLength: config.limits.maxRegexLength }),
     vault: createVaultCommands({ bus, store, readModel, runtime, sealer, onErased }),
-    apiKeys: createApiKeyCommands({ bus, readModel, runtime }),
+    apiKeys: createApiKeyCommands({ bus, readModel, runtime, envAdminKey: config.adminKeyHash !== undefined }),
     queries: createQueries(store, readModel),
     metrics: createMetrics(readModel, store),
     vaultProblem: createVaultHealth(readModel, sealer, logger),

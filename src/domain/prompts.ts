@@ -5,10 +5,14 @@ import type { PromptRecord } from '../../projections';
 import { compareVersions, nextMinor, parseVersion } from '../prompts/semver';
 import { compilePromptTemplate } from '../prompts/template';
 import {
-  INPUT_LIMITS, has, optional, readEnum, readMetaProperties, readString, readTags, requireObject,
+  INPUT_LIMITS, changedMembers, checkIfMatch, has, optional, readEnum, readMembers, readMetaProperties, readString, readTags,
+  requireObject, type IfMatch,
 } from './input';
 
 const STATUSES = ['ACTIVE', 'INACTIVE'] as const;
+const PROMPT_PATCH_MEMBERS = ['name', 'tags', 'meta_properties', 'status'] as const;
+const PROMPT_MEMBERS = [...PROMPT_PATCH_MEMBERS, 'prompt', 'version'] as const;
+const VERSION_MEMBERS = ['prompt', 'version'] as const;
 export const FIRST_VERSION = '1.0.0';
 
 export interface PromptCreateInput extends PromptAttributes {
@@ -24,7 +28,7 @@ export interface PromptVersionInput {
 export type PromptPatch = Partial<PromptAttributes>;
 
 export function parsePromptCreate(body: unknown): PromptCreateInput {
-  const input = requireObject(body, 'body');
+  const input = readMembers(body, 'body', PROMPT_MEMBERS);
   for (const member of ['name', 'prompt']) if (!has(input, member)) throw badRequest(`${member} is required`);
   return {
     name: readString(input.name, 'name', { maxLength: INPUT_LIMITS.nameLength }),
@@ -37,21 +41,22 @@ export function parsePromptCreate(body: unknown): PromptCreateInput {
 }
 
 export function parsePromptVersion(body: unknown): PromptVersionInput {
-  const input = requireObject(body, 'body');
+  const input = readMembers(body, 'body', VERSION_MEMBERS);
   if (!has(input, 'prompt')) throw badRequest('prompt is required');
   return { template: readTemplate(input.prompt), version: optional(input, 'version', readVersion) };
 }
 
 export function parsePromptPatch(body: unknown): PromptPatch {
   const input = requireObject(body, 'body');
+  for (const member of ['prompt', 'version']) {
+    if (has(input, member)) throw badRequest(`${member} cannot be patched: add a version with POST /api/prompts/:id/versions`);
+  }
+  readMembers(input, 'body', PROMPT_PATCH_MEMBERS);
   const patch: { -readonly [K in keyof PromptAttributes]?: PromptAttributes[K] } = {};
   if (has(input, 'name')) patch.name = readString(input.name, 'name', { maxLength: INPUT_LIMITS.nameLength });
   if (has(input, 'tags')) patch.tags = readTags(input.tags, 'tags');
   if (has(input, 'meta_properties')) patch.meta_properties = readMetaProperties(input.meta_properties, 'meta_properties');
   if (has(input, 'status')) patch.status = readEnum(input.status, 'status', STATUSES);
-  for (const member of ['prompt', 'version']) {
-    if (has(input, member)) throw badRequest(`${member} cannot be patched: add a version with POST /api/prompts/:id/versions`);
-  }
   return patch;
 }
 
@@ -60,8 +65,14 @@ export function decideCreatePrompt(id: string, input: PromptCreateInput): Prompt
   return [{ type: 'PromptCreated', data: { id, version, template, ...attributes } }];
 }
 
-export function decideAddPromptVersion(id: string, current: PromptRecord | undefined, input: PromptVersionInput): PromptEvent[] {
+export function decideAddPromptVersion(
+  id: string,
+  current: PromptRecord | undefined,
+  input: PromptVersionInput,
+  ifMatch: IfMatch | undefined,
+): PromptEvent[] {
   if (current === undefined) throw notFound('prompt', id);
+  checkIfMatch('prompt', id, current.revision, ifMatch);
   const latest = current.versions[current.versions.length - 1]!.version;
   const version = input.version ?? nextMinor(latest);
   if (compareVersions(version, latest) <= 0) {
@@ -70,21 +81,23 @@ export function decideAddPromptVersion(id: string, current: PromptRecord | undef
   return [{ type: 'PromptVersionAdded', data: { id, version, template: input.template } }];
 }
 
+/** A PATCH that changes nothing decides no event. */
 export function decideUpdatePrompt(
   id: string,
   current: PromptRecord | undefined,
   patch: PromptPatch,
-  expectedRevision: bigint | undefined,
+  ifMatch: IfMatch | undefined,
 ): PromptEvent[] {
   if (current === undefined) throw notFound('prompt', id);
-  if (expectedRevision !== undefined && expectedRevision !== current.revision) {
-    throw conflict(`prompt ${id} is at revision ${current.revision}, not ${expectedRevision}`);
-  }
-  return [{ type: 'PromptUpdated', data: { id, changes: patch } }];
+  checkIfMatch('prompt', id, current.revision, ifMatch);
+  const changes = changedMembers<PromptAttributes>(current, patch);
+  return Object.keys(changes).length === 0 ? [] : [{ type: 'PromptUpdated', data: { id, changes } }];
 }
 
-export function decideDeletePrompt(id: string, current: PromptRecord | undefined): PromptEvent[] {
+/** Rules that link to the prompt are unlinked first (see decideUnlinkEntity). */
+export function decideDeletePrompt(id: string, current: PromptRecord | undefined, ifMatch: IfMatch | undefined): PromptEvent[] {
   if (current === undefined) throw notFound('prompt', id);
+  checkIfMatch('prompt', id, current.revision, ifMatch);
   return [{ type: 'PromptDeleted', data: { id } }];
 }
 

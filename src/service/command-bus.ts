@@ -4,6 +4,7 @@
  * applied the write, so the response is only sent once the write is visible
  * (read-your-writes on the node that wrote).
  */
+import type { IfMatch } from '../domain/input';
 import { AppError } from '../errors';
 import { SCHEMA_VERSION, type DomainEvent } from '../events';
 import type { ReadModel } from '../read-model';
@@ -32,10 +33,10 @@ export interface CommandBus {
   append(stream: string, expected: ExpectedRevision, events: readonly DomainEvent[], actor: Actor, options?: AppendOptions): Promise<AppendResult>;
   /**
    * Runs `attempt` (read model -> decide -> append); when another writer moved
-   * the stream on and the caller gave no If-Match, waits for the read model to
-   * catch up and decides again.
+   * the stream on and the caller named no revision in If-Match (none, or `*`),
+   * waits for the read model to catch up and decides again.
    */
-  withRetry<T>(ifMatch: bigint | undefined, attempt: () => Promise<T>): Promise<T>;
+  withRetry<T>(ifMatch: IfMatch | undefined, attempt: () => Promise<T>): Promise<T>;
 }
 
 const MAX_ATTEMPTS = 3;
@@ -67,7 +68,8 @@ export function createCommandBus(store: EventStore, readModel: ReadModel, runtim
           try {
             return await attempt();
           } catch (error) {
-            if (!(error instanceof StaleWriteError) || ifMatch !== undefined || n >= MAX_ATTEMPTS) throw toAppError(error);
+            const pinned = ifMatch !== undefined && ifMatch !== '*';
+            if (!(error instanceof StaleWriteError) || pinned || n >= MAX_ATTEMPTS) throw toAppError(error);
             const head = await store.headPosition();
             if (head !== undefined) await readModel.waitFor(head);
           }
@@ -75,6 +77,13 @@ export function createCommandBus(store: EventStore, readModel: ReadModel, runtim
       });
     },
   };
+}
+
+/** Appends what was decided; a decision of no events (a write that changes nothing) appends nothing. */
+export async function appendDecided(
+  bus: CommandBus, stream: string, expected: ExpectedRevision, events: readonly DomainEvent[], actor: Actor,
+): Promise<void> {
+  if (events.length > 0) await bus.append(stream, expected, events, actor);
 }
 
 /** An append lost an optimistic-concurrency race; mapped to 409 unless retried. */

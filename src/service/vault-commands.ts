@@ -8,11 +8,12 @@ import {
   decideCreateSecret, decideDeleteSecret, decideUpdateSecret, parseSecretCreate, parseSecretPatch,
 } from '../domain/secrets';
 import { crashPoint } from '../crash-points';
+import type { IfMatch } from '../domain/input';
 import { KEYRING_STREAM, streams } from '../events';
 import type { ReadModel } from '../read-model';
 import type { EventStore } from '../store/port';
 import type { Sealer } from '../vault/seal';
-import type { Actor, CommandBus, Runtime } from './command-bus';
+import { appendDecided, type Actor, type CommandBus, type Runtime } from './command-bus';
 import { secretView } from './views';
 
 export interface VaultDeps {
@@ -63,7 +64,7 @@ export function createVaultCommands({ bus, store, readModel, runtime, sealer, on
       return secretView(vault.secrets.get(id)!);
     },
 
-    async updateSecret(id: string, body: unknown, ifMatch: bigint | undefined, actor: Actor) {
+    async updateSecret(id: string, body: unknown, ifMatch: IfMatch | undefined, actor: Actor) {
       const patch = parseSecretPatch(body);
       await bus.withRetry(ifMatch, () => {
         const current = vault.secrets.get(id);
@@ -71,7 +72,7 @@ export function createVaultCommands({ bus, store, readModel, runtime, sealer, on
         const sealed = current !== undefined && patch.value !== undefined ? sealer.seal(id, version, patch.value) : undefined;
         const owner = patch.key === undefined ? undefined : vault.idsByKey.get(patch.key);
         const events = decideUpdateSecret(id, current, patch, sealed, owner, ifMatch);
-        return bus.append(streams.secret(id), current!.revision, events, actor);
+        return appendDecided(bus, streams.secret(id), current!.revision, events, actor);
       });
       return secretView(vault.secrets.get(id)!);
     },
@@ -81,10 +82,10 @@ export function createVaultCommands({ bus, store, readModel, runtime, sealer, on
      * erased in the same write; the secret leaves the vault when the event is
      * applied; then the snapshot is rewritten.
      */
-    async deleteSecret(id: string, actor: Actor) {
-      await bus.withRetry(undefined, () => {
+    async deleteSecret(id: string, actor: Actor, ifMatch?: IfMatch) {
+      await bus.withRetry(ifMatch, () => {
         const current = vault.secrets.get(id);
-        const events = decideDeleteSecret(id, current);
+        const events = decideDeleteSecret(id, current, ifMatch);
         crashPoint('erasure:before-append');
         return bus.append(streams.secret(id), current?.revision ?? 'any', events, actor, { erasing: true });
       });
