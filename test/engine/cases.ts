@@ -158,6 +158,8 @@ export const FOUND_REGEX_CASES: readonly (readonly [pattern: string, value: stri
   ['^[\\x{1F600}-\\x{1F64F}]x$', '😀x', true, 'audit: astral range by escape'],
   ['^(?i)𝒳$', '𝒳', true, 'audit: case folding, astral literal'],
   ['(?i)^k$', '\u212a', true, 'audit: case folding, Kelvin sign folds to k'],
+  ['^\\d{2}$', '1٣', false, 'audit: \\d is ASCII in RE2, as the digit count assumes'],
+  ['^[[:^ascii:]]{2}$', '😀é', true, 'audit: the one POSIX class that matches only outside ASCII, negated'],
   // Audit: a quantified leading `^` is not an anchor, so no length bound follows from it.
   ['^*abc$', 'xabc', true, 'audit: ^* before a bounded pattern'],
   ['^?ab$', '😀ab', true, 'audit: ^? before a bounded pattern'],
