@@ -1,6 +1,6 @@
 /**
  * Explain and the scan engine against the compiled engine: on random rule
- * sets and inputs (AUDIT_SEED=<n> replays), explain's `matched` and the scan
+ * sets and inputs (the seeds of test/support/seeds.ts), explain's `matched` and the scan
  * engine's answer equal engine membership; and the reasons, case by case.
  */
 import t from 'tap';
@@ -11,9 +11,7 @@ import { createEngine } from '../../src/engine';
 import type { RuleDefinition } from '../../src/engine/types';
 import type { Condition } from '../../src/events/rule-events';
 import { randomFields, randomRule, seededRandom } from '../engine/random-rules';
-
-const seed = process.env.AUDIT_SEED !== undefined ? Number(process.env.AUDIT_SEED) : Math.floor(Math.random() * 2 ** 31);
-t.comment(`seed ${seed} (replay with AUDIT_SEED=${seed})`);
+import { perSeed, replayHint, testSeeds } from '../support/seeds';
 
 /** A projected record around an engine definition. */
 function record(rule: RuleDefinition, revision = 0n): RuleRecord {
@@ -25,42 +23,44 @@ function record(rule: RuleDefinition, revision = 0n): RuleRecord {
 }
 
 t.test('explain matched and the scan engine agree with the compiled engine', async (t) => {
-  const random = seededRandom(seed);
   let cases = 0;
   let matches = 0;
-  for (let set = 0; set < 40; set++) {
-    const rules = new Map<string, RuleRecord>();
-    const engine = createEngine();
-    for (let i = 0; i < 30; i++) {
-      const rule = record(randomRule(random, `r${String(i).padStart(2, '0')}`));
-      rules.set(rule.id, rule);
-      engine.upsert(rule);
-    }
-    const scan = createScanEngine(rules);
-    for (let i = 0; i < 40; i++) {
-      const fields = randomFields(random);
-      const want = engine.evaluate(fields);
-      const explained = explainRules(rules, fields, undefined).filter((r) => r.matched).map((r) => r.rule_id);
-      const scanned = scan.evaluate(fields);
-      cases += 1;
-      matches += want.length;
-      if (JSON.stringify(explained) !== JSON.stringify(want) || JSON.stringify(scanned) !== JSON.stringify(want)) {
-        t.same({ explained, scanned }, { explained: want, scanned: want }, `set ${set} input ${JSON.stringify(fields)}\nrules ${JSON.stringify([...rules.values()])}`);
-        return;
+  for (const seed of testSeeds()) {
+    const random = seededRandom(seed);
+    for (let set = 0; set < perSeed(40); set++) {
+      const rules = new Map<string, RuleRecord>();
+      const engine = createEngine();
+      for (let i = 0; i < 30; i++) {
+        const rule = record(randomRule(random, `r${String(i).padStart(2, '0')}`));
+        rules.set(rule.id, rule);
+        engine.upsert(rule);
       }
-      // The per-group results add up to the rule's verdict.
-      for (const rule of explainRules(rules, fields, undefined)) {
-        const results = rule.groups.map((g) => g.result);
-        const combined = rule.status === 'ACTIVE' && (rule.group_operator === 'AND' ? results.every(Boolean) : results.some(Boolean));
-        if (combined !== rule.matched) {
-          t.fail(`rule ${rule.rule_id}: groups ${JSON.stringify(results)} do not add up to matched ${rule.matched}`);
+      const scan = createScanEngine(rules);
+      for (let i = 0; i < 40; i++) {
+        const fields = randomFields(random);
+        const want = engine.evaluate(fields);
+        const explained = explainRules(rules, fields, undefined).filter((r) => r.matched).map((r) => r.rule_id);
+        const scanned = scan.evaluate(fields);
+        cases += 1;
+        matches += want.length;
+        if (JSON.stringify(explained) !== JSON.stringify(want) || JSON.stringify(scanned) !== JSON.stringify(want)) {
+          t.same({ explained, scanned }, { explained: want, scanned: want }, `${replayHint(seed)}, set ${set} input ${JSON.stringify(fields)}\nrules ${JSON.stringify([...rules.values()])}`);
           return;
         }
-      }
-      for (const rule of explainRules(rules, fields, 'a')) {
-        if (!rule.groups.some((g) => g.conditions.some((c) => c.field === 'a'))) {
-          t.fail(`rule ${rule.rule_id} explained for field a without a condition on it`);
-          return;
+        // The per-group results add up to the rule's verdict.
+        for (const rule of explainRules(rules, fields, undefined)) {
+          const results = rule.groups.map((g) => g.result);
+          const combined = rule.status === 'ACTIVE' && (rule.group_operator === 'AND' ? results.every(Boolean) : results.some(Boolean));
+          if (combined !== rule.matched) {
+            t.fail(`${replayHint(seed)}, rule ${rule.rule_id}: groups ${JSON.stringify(results)} do not add up to matched ${rule.matched}`);
+            return;
+          }
+        }
+        for (const rule of explainRules(rules, fields, 'a')) {
+          if (!rule.groups.some((g) => g.conditions.some((c) => c.field === 'a'))) {
+            t.fail(`${replayHint(seed)}, rule ${rule.rule_id} explained for field a without a condition on it`);
+            return;
+          }
         }
       }
     }
