@@ -50,7 +50,7 @@ async function run(argv: string[], out: (line: string) => void): Promise<void> {
     switch (command) {
       case 'history': {
         if (arg === undefined) throw new UsageError();
-        const history = await createQueries(store, createReadModel()).ruleHistory(arg);
+        const history = await createQueries(store, createReadModel(), config.limits).ruleHistory(arg);
         for (const event of history.events) out(JSON.stringify(event));
         return;
       }

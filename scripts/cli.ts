@@ -71,7 +71,7 @@ async function run(argv: string[], out: (line: string) => void): Promise<void> {
           return;
         }
         case 'list':
-          for (const key of createQueries(store, followed.readModel).listApiKeys().api_keys) out(JSON.stringify(key));
+          for (const key of createQueries(store, followed.readModel, config.limits).listApiKeys().api_keys) out(JSON.stringify(key));
           return;
         case 'revoke':
           if (arg === undefined) throw new UsageError();

@@ -62,10 +62,10 @@ export function createServices({ config, store, sealer, readModel, logger, runti
     readModel,
     sealer,
     logger,
-    catalog: createCatalogCommands({ bus, readModel, runtime, maxRegexLength: config.limits.maxRegexLength }),
+    catalog: createCatalogCommands({ bus, readModel, runtime, maxRegexLength: config.limits.maxRegexLength, templateLimits: config.limits }),
     vault: createVaultCommands({ bus, store, readModel, runtime, sealer, onErased }),
     apiKeys: createApiKeyCommands({ bus, readModel, runtime }),
-    queries: createQueries(store, readModel),
+    queries: createQueries(store, readModel, config.limits),
     metrics: createMetrics(readModel, store),
     audit: createAuditService({ store, readModel, limits: config.limits, timeTravel: { maxCheckpoints: config.auditCheckpoints } }),
   };

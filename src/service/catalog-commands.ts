@@ -11,6 +11,7 @@ import {
 } from '../domain/rules';
 import { streams, type EntityLink } from '../events';
 import type { ReadModel } from '../read-model';
+import type { TemplateLimits } from '../prompts/template';
 import type { Actor, CommandBus, Runtime } from './command-bus';
 import { contextAdminView, promptAdminView, ruleView } from './views';
 
@@ -19,9 +20,10 @@ export interface CatalogDeps {
   readonly readModel: ReadModel;
   readonly runtime: Runtime;
   readonly maxRegexLength: number;
+  readonly templateLimits: TemplateLimits;
 }
 
-export function createCatalogCommands({ bus, readModel, runtime, maxRegexLength }: CatalogDeps) {
+export function createCatalogCommands({ bus, readModel, runtime, maxRegexLength, templateLimits }: CatalogDeps) {
   const state = readModel.state;
   const ruleContext: RuleContext = {
     maxRegexLength,
@@ -32,7 +34,7 @@ export function createCatalogCommands({ bus, readModel, runtime, maxRegexLength 
   const context = (id: string) => contextAdminView(state.contexts.get(id)!);
   const prompt = (id: string) => {
     const record = state.prompts.get(id)!;
-    return promptAdminView(record, record.versions[record.versions.length - 1]!);
+    return promptAdminView(record, record.versions[record.versions.length - 1]!, templateLimits);
   };
 
   return {
@@ -83,14 +85,14 @@ export function createCatalogCommands({ bus, readModel, runtime, maxRegexLength 
     },
 
     async createPrompt(body: unknown, actor: Actor) {
-      const input = parsePromptCreate(body);
+      const input = parsePromptCreate(body, templateLimits);
       const id = runtime.newId();
       await bus.withRetry(undefined, () =>
         bus.append(streams.prompt(id), 'no_stream', decideCreatePrompt(id, input), actor));
       return prompt(id);
     },
     async addPromptVersion(id: string, body: unknown, actor: Actor) {
-      const input = parsePromptVersion(body);
+      const input = parsePromptVersion(body, templateLimits);
       await bus.withRetry(undefined, () => {
         const current = state.prompts.get(id);
         const events = decideAddPromptVersion(id, current, input);

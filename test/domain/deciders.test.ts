@@ -1,6 +1,7 @@
 /** Pure decider tests: command + current state -> events, or the error a caller sees. */
 import t from 'tap';
 import type { ContextRecord, RuleRecord, SecretRecord } from '../../projections';
+import { DEFAULTS } from '../../src/config';
 import { decideCreateApiKey, decideRevokeApiKey, parseApiKeyCreate } from '../../src/domain/api-keys';
 import { decideUpdateContext, parseContextCreate } from '../../src/domain/contexts';
 import { decideAddPromptVersion, decideCreatePrompt, parsePromptCreate } from '../../src/domain/prompts';
@@ -50,7 +51,7 @@ t.test('contexts', async (t) => {
 });
 
 t.test('prompts', async (t) => {
-  const input = parsePromptCreate({ name: 'p', prompt: 'Hi {{x}}' });
+  const input = parsePromptCreate({ name: 'p', prompt: 'Hi {{x}}' }, DEFAULTS.limits);
   t.equal(input.version, '1.0.0');
   t.match(decideCreatePrompt('p1', input), [{ type: 'PromptCreated', data: { id: 'p1', version: '1.0.0', template: 'Hi {{x}}' } }]);
   const prompt = { id: 'p1', name: 'p', tags: [], meta_properties: {}, status: 'ACTIVE', ...provenance, versions: [{ version: '1.9.0', template: 'x', compiled: undefined, created_by: 'k', created_at: 'now' }] } as PromptRecord;
