@@ -80,8 +80,8 @@ export const DEFAULTS = {
     templateMaxBytes: 512 * 1024, // bytes
     templateMaxExpressions: 2000,
     templateMaxDepth: 20,
-    renderMaxBytes: 256 * 1024, // bytes
-    responseMaxRenderBytes: 1024 * 1024, // bytes
+    renderMaxBytes: 1024 * 1024, // bytes
+    responseMaxRenderBytes: 4 * 1024 * 1024, // bytes
     renderMaxSteps: 100_000,
   },
   shutdownGraceMs: 10_000,

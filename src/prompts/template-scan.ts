@@ -103,7 +103,8 @@ class Scanner {
       // A stray closer makes the parse fail right there, so nothing after it is parsed.
       this.blockDepth -= this.blocks.pop() ?? 0;
     }
-    this.skipTagBody(kind === 'open' || kind === 'chain' ? at + 1 : at);
+    // The sigil is part of the tag, not a token of its own.
+    this.skipTagBody(kind === 'open' || kind === 'close' ? at + 1 : at);
     return kind;
   }
 

@@ -38,8 +38,8 @@ export type RenderLimits = TemplateLimits & Pick<Limits, 'renderMaxBytes' | 'ren
 /** The output bound of one render, when tighter than `renderMaxBytes` (what is left of an answer's). */
 export interface OutputBound {
   readonly bytes: number;
-  /** The setting to name when the output passes it. */
-  readonly setting: string;
+  /** The error when the output passes it, naming the limit. */
+  readonly reason: string;
 }
 
 export interface RenderResult {
@@ -137,16 +137,28 @@ function lazyTemplate(source: string): PromptTemplate {
         // compile() takes the parsed tree as it is and applies whitespace control to it once.
         parsed.delegate = handlebars.compile(parsed.ast!, COMPILE_OPTIONS);
         parsed.ast = undefined;
+        work.compiled++;
       }
       return renderPrompt(parsed.delegate, source, parsed.variables, parsed.costs, supplied, outputLimit(limits, bound), limits);
     },
   });
 }
 
+const work = { parsed: 0, compiled: 0 };
+
+/**
+ * How many templates this process has handed to Handlebars' parser and
+ * compiler. Replay and a start from snapshot add nothing (a test pins it).
+ */
+export function templateWork(): { readonly parsed: number; readonly compiled: number } {
+  return { ...work };
+}
+
 function parse(source: string, limits: TemplateLimits): Parsed {
   if (typeof source !== 'string') return { ok: false, error: 'a template must be a string', limit: false };
   const scan = scanTemplate(source, limits);
   if (!scan.ok) return { ok: false, error: scan.error, limit: true };
+  work.parsed++;
   try {
     // Unprocessed: compile() applies whitespace control itself, and must do it once.
     const ast = handlebars.parseWithoutProcessing(source);
@@ -159,9 +171,10 @@ function parse(source: string, limits: TemplateLimits): Parsed {
 }
 
 function outputLimit(limits: RenderLimits, bound: OutputBound | undefined): OutputBound {
-  return bound !== undefined && bound.bytes < limits.renderMaxBytes
+  const bytes = limits.renderMaxBytes;
+  return bound !== undefined && bound.bytes < bytes
     ? bound
-    : { bytes: limits.renderMaxBytes, setting: 'RULEVAULT_RENDER_MAX_BYTES' };
+    : { bytes, reason: `the rendered prompt is longer than ${bytes} bytes; the limit is RULEVAULT_RENDER_MAX_BYTES=${bytes}` };
 }
 
 // Thrown from inside a render to stop it; caught in renderPrompt.
@@ -208,7 +221,7 @@ handlebars.registerHelper('each', function countedEach(this: unknown, context: u
 });
 
 function outputExceeded(output: OutputBound): RenderLimitReached {
-  return new RenderLimitReached(`the rendered prompt is longer than ${output.bytes} bytes; the limit is ${output.setting}=${output.bytes}`);
+  return new RenderLimitReached(output.reason);
 }
 
 // Total: the supplied object comes from a request, so even a hostile value

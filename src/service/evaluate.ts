@@ -155,7 +155,11 @@ function promptRecord(prompt: PromptRecord, request: EvaluateRequest, limits: Pr
     : prompt.versions.find((v) => v.version === request.version);
   if (version === undefined) return null;
   const template = version.compiled;
-  const bound: OutputBound = { bytes: output.left, setting: 'RULEVAULT_RESPONSE_MAX_RENDER_BYTES' };
+  const total = limits.responseMaxRenderBytes;
+  const bound: OutputBound = {
+    bytes: output.left,
+    reason: `the prompts rendered for this answer would pass ${total} bytes; the limit is RULEVAULT_RESPONSE_MAX_RENDER_BYTES=${total}`,
+  };
   const rendered = request.shouldCompile ? template?.render(request.variables, limits, bound) : undefined;
   if (rendered !== undefined && rendered.error === undefined) output.left -= Buffer.byteLength(rendered.text, 'utf8');
   const variables = template?.variables(limits) ?? [];
