@@ -78,7 +78,7 @@ export const DEFAULTS = {
     // Prompt templates: chosen so that parsing the worst template allowed stays
     // near 50 ms and a render near a few ms on the build machine (README, Prompt templates).
     templateMaxBytes: 512 * 1024, // bytes
-    templateMaxExpressions: 2000,
+    templateMaxExpressions: 1000,
     templateMaxDepth: 20,
     renderMaxBytes: 1024 * 1024, // bytes
     responseMaxRenderBytes: 4 * 1024 * 1024, // bytes

@@ -115,7 +115,7 @@ function lazyTemplate(source: string): PromptTemplate {
   // different object (a test's) is answered afresh.
   let kept: { limits: TemplateLimits; parsed: Parsed } | undefined;
   const parsedUnder = (limits: TemplateLimits): Parsed => {
-    if (kept?.limits !== limits) kept = { limits, parsed: parse(source, limits) };
+    if (kept?.limits !== limits) kept = { limits, parsed: latest?.limits === limits && latest.source === source ? latest.parsed : parse(source, limits) };
     return kept.parsed;
   };
   return Object.freeze({
@@ -147,6 +147,14 @@ function lazyTemplate(source: string): PromptTemplate {
 const work = { parsed: 0, compiled: 0 };
 
 /**
+ * The last template parsed. A write checks its template, then the fold wraps
+ * the stored copy and the answer lists its variables: this hands the parse
+ * over instead of repeating it. Shared safely: a parse is only ever extended
+ * by its compiled function, the same for any holder of the same source.
+ */
+let latest: { source: string; limits: TemplateLimits; parsed: Parsed } | undefined;
+
+/**
  * How many templates this process has handed to Handlebars' parser and
  * compiler. Replay and a start from snapshot add nothing (a test pins it).
  */
@@ -159,6 +167,12 @@ function parse(source: string, limits: TemplateLimits): Parsed {
   const scan = scanTemplate(source, limits);
   if (!scan.ok) return { ok: false, error: scan.error, limit: true };
   work.parsed++;
+  const parsed = parseChecked(source);
+  latest = { source, limits, parsed };
+  return parsed;
+}
+
+function parseChecked(source: string): Parsed {
   try {
     // Unprocessed: compile() applies whitespace control itself, and must do it once.
     const ast = handlebars.parseWithoutProcessing(source);
