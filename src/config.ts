@@ -82,7 +82,7 @@ export const DEFAULTS = {
     templateMaxDepth: 20,
     renderMaxBytes: 1024 * 1024, // bytes
     responseMaxRenderBytes: 4 * 1024 * 1024, // bytes
-    renderMaxSteps: 100_000,
+    renderMaxSteps: 20_000,
   },
   shutdownGraceMs: 10_000,
   headersTimeoutMs: 10_000,
