@@ -1,5 +1,5 @@
 import t from 'tap';
-import { DEFAULTS } from '../../src/config';
+import { ConfigError, DEFAULTS, loadConfig } from '../../src/config';
 import { checkPromptTemplate, compilePromptTemplate, type PromptTemplate, type RenderLimits } from '../../src/prompts/template';
 import { scanTemplate, type TemplateLimits } from '../../src/prompts/template-scan';
 
@@ -148,4 +148,22 @@ t.test('accepted templates render without error under the default limits', async
     for (const variables of inputs) t.notOk(template(source).render(variables, DEFAULTS.limits).error, `${source} with ${JSON.stringify(variables)}`);
   }
   t.equal(template('  {{#if a}}\n  x\n  {{/if}}\n').render({ a: true }, DEFAULTS.limits).text, '  x\n', 'standalone lines are removed, once');
+});
+
+t.test('the template and render limits are settings, validated at start-up', async (t) => {
+  const settings = {
+    RULEVAULT_TEMPLATE_MAX_BYTES: ['templateMaxBytes', '4096'],
+    RULEVAULT_TEMPLATE_MAX_EXPRESSIONS: ['templateMaxExpressions', '50'],
+    RULEVAULT_TEMPLATE_MAX_DEPTH: ['templateMaxDepth', '4'],
+    RULEVAULT_RENDER_MAX_BYTES: ['renderMaxBytes', '2048'],
+    RULEVAULT_RESPONSE_MAX_RENDER_BYTES: ['responseMaxRenderBytes', '8192'],
+    RULEVAULT_RENDER_MAX_STEPS: ['renderMaxSteps', '500'],
+  } as const;
+  const env = Object.fromEntries(Object.entries(settings).map(([name, [, value]]) => [name, value]));
+  const { limits } = loadConfig(env);
+  for (const [name, [member, value]] of Object.entries(settings)) {
+    t.equal(limits[member], Number(value), name);
+    t.throws(() => loadConfig({ [name]: '0' }), ConfigError, `${name}=0 refused`);
+    t.throws(() => loadConfig({ [name]: 'many' }), new RegExp(`^${name}: must be a whole number`));
+  }
 });
