@@ -54,8 +54,6 @@ export interface PromptTemplate {
   readonly source: string;
   /** Top-level names the template reads, sorted; empty when it cannot be used under these limits. */
   variables(limits: TemplateLimits): readonly string[];
-  /** Why the template cannot be used under these limits; undefined when it can. */
-  problem(limits: TemplateLimits): string | undefined;
   render(variables: Readonly<Record<string, unknown>>, limits: RenderLimits, bound?: OutputBound): RenderResult;
 }
 
@@ -115,7 +113,9 @@ function lazyTemplate(source: string): PromptTemplate {
   // different object (a test's) is answered afresh.
   let kept: { limits: TemplateLimits; parsed: Parsed } | undefined;
   const parsedUnder = (limits: TemplateLimits): Parsed => {
-    if (kept?.limits !== limits) kept = { limits, parsed: latest?.limits === limits && latest.source === source ? latest.parsed : parse(source, limits) };
+    if (kept?.limits === limits) return kept.parsed;
+    const handed = latest?.limits === limits && latest.source === source ? latest.parsed : undefined;
+    kept = { limits, parsed: handed ?? parse(source, limits) };
     return kept.parsed;
   };
   return Object.freeze({
@@ -123,10 +123,6 @@ function lazyTemplate(source: string): PromptTemplate {
     variables: (limits: TemplateLimits) => {
       const parsed = parsedUnder(limits);
       return parsed.ok ? parsed.variables : Object.freeze([]);
-    },
-    problem: (limits: TemplateLimits) => {
-      const parsed = parsedUnder(limits);
-      return parsed.ok ? undefined : parsed.error;
     },
     render: (supplied: Readonly<Record<string, unknown>>, limits: RenderLimits, bound?: OutputBound) => {
       const parsed = parsedUnder(limits);
