@@ -19,7 +19,7 @@ export interface Limits {
   readonly maxRegexLength: number;
   /** Prompt templates (src/prompts/): UTF-8 bytes of one template. */
   readonly templateMaxBytes: number;
-  /** Expressions in one template: tags plus the names, path segments, literals and operators in them. */
+  /** Expressions in one template: tags plus the names, literals, path separators and operators in them. */
   readonly templateMaxExpressions: number;
   /** Nesting of blocks and sub-expressions in one template. */
   readonly templateMaxDepth: number;
