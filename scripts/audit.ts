@@ -64,7 +64,7 @@ async function runOnStore(config: Config, command: string | undefined, arg: stri
     switch (command) {
       case 'history': {
         if (arg === undefined) throw new UsageError();
-        const history = await createQueries(store, createReadModel()).ruleHistory(arg);
+        const history = await createQueries(store, createReadModel(), config.limits).ruleHistory(arg);
         for (const event of history.events) out(JSON.stringify(event));
         return;
       }

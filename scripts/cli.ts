@@ -110,7 +110,7 @@ async function runOnStore(config: Config, group: string | undefined, command: st
           return;
         }
         case 'list':
-          for (const key of createQueries(store, followed.readModel).listApiKeys().api_keys) out(JSON.stringify(key));
+          for (const key of createQueries(store, followed.readModel, config.limits).listApiKeys().api_keys) out(JSON.stringify(key));
           return;
         case 'revoke':
           if (arg === undefined) throw new UsageError();

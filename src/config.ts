@@ -18,6 +18,18 @@ export interface Limits {
   readonly maxFieldValueLength: number;
   /** Characters of one regex pattern in a rule. */
   readonly maxRegexLength: number;
+  /** Prompt templates (src/prompts/): UTF-8 bytes of one template. */
+  readonly templateMaxBytes: number;
+  /** Expressions in one template: tags plus the names, literals, path separators and operators in them. */
+  readonly templateMaxExpressions: number;
+  /** Nesting of blocks and sub-expressions in one template. */
+  readonly templateMaxDepth: number;
+  /** UTF-8 bytes of one rendered prompt. */
+  readonly renderMaxBytes: number;
+  /** UTF-8 bytes of all prompts rendered for one evaluate answer. */
+  readonly responseMaxRenderBytes: number;
+  /** Work of one render: each loop iteration costs 1 plus the statements of its body. */
+  readonly renderMaxSteps: number;
 }
 
 export interface Config {
@@ -71,6 +83,14 @@ export const DEFAULTS = {
     maxFieldKeyLength: 256,
     maxFieldValueLength: 64 * 1024, // 64 KiB of characters
     maxRegexLength: 1000,
+    // Prompt templates: chosen so that parsing the worst template allowed stays
+    // near 50 ms and a render near a few ms on the build machine (README, Prompt templates).
+    templateMaxBytes: 512 * 1024, // bytes
+    templateMaxExpressions: 1000,
+    templateMaxDepth: 20,
+    renderMaxBytes: 1024 * 1024, // bytes
+    responseMaxRenderBytes: 4 * 1024 * 1024, // bytes
+    renderMaxSteps: 20_000,
   },
   shutdownGraceMs: 10_000,
   headersTimeoutMs: 10_000,
@@ -138,6 +158,12 @@ function readConfig(env: Env): Omit<Config, 'unknownVariables'> {
       maxFieldKeyLength: integer(env, 'RULEVAULT_MAX_FIELD_KEY_LENGTH', DEFAULTS.limits.maxFieldKeyLength, 1, 65_536),
       maxFieldValueLength: integer(env, 'RULEVAULT_MAX_FIELD_VALUE_LENGTH', DEFAULTS.limits.maxFieldValueLength, 1, 16 * 1024 * 1024),
       maxRegexLength: integer(env, 'RULEVAULT_MAX_REGEX_LENGTH', DEFAULTS.limits.maxRegexLength, 1, 100_000),
+      templateMaxBytes: integer(env, 'RULEVAULT_TEMPLATE_MAX_BYTES', DEFAULTS.limits.templateMaxBytes, 1, 16 * 1024 * 1024),
+      templateMaxExpressions: integer(env, 'RULEVAULT_TEMPLATE_MAX_EXPRESSIONS', DEFAULTS.limits.templateMaxExpressions, 1, 1_000_000),
+      templateMaxDepth: integer(env, 'RULEVAULT_TEMPLATE_MAX_DEPTH', DEFAULTS.limits.templateMaxDepth, 1, 1000),
+      renderMaxBytes: integer(env, 'RULEVAULT_RENDER_MAX_BYTES', DEFAULTS.limits.renderMaxBytes, 1, 256 * 1024 * 1024),
+      responseMaxRenderBytes: integer(env, 'RULEVAULT_RESPONSE_MAX_RENDER_BYTES', DEFAULTS.limits.responseMaxRenderBytes, 1, 256 * 1024 * 1024),
+      renderMaxSteps: integer(env, 'RULEVAULT_RENDER_MAX_STEPS', DEFAULTS.limits.renderMaxSteps, 1, 1_000_000_000),
     }),
     shutdownGraceMs: integer(env, 'RULEVAULT_SHUTDOWN_GRACE_MS', DEFAULTS.shutdownGraceMs, 0, 600_000),
     headersTimeoutMs: integer(env, 'RULEVAULT_HEADERS_TIMEOUT_MS', DEFAULTS.headersTimeoutMs, 100, 600_000),

@@ -7,7 +7,7 @@ import type { Limits } from '../config';
 import { isPlainObject } from '../domain/input';
 import { badRequest } from '../errors';
 import type { ReadModel } from '../read-model';
-import { evaluate, parseEvaluateRequest, type EvaluateRequest } from '../service/evaluate';
+import { evaluate, parseEvaluateRequest, type EvaluateRequest, type PromptLimits } from '../service/evaluate';
 import { toJsonPosition, type EventStore } from '../store/port';
 import { readEventPage } from './audit-log';
 import { digestState } from './digest';
@@ -18,7 +18,7 @@ import { createTimeTravel, parseAsOf, type TimeTravelOptions } from './time-trav
 export interface AuditDeps {
   readonly store: EventStore;
   readonly readModel: ReadModel;
-  readonly limits: Pick<Limits, 'maxFields' | 'maxFieldKeyLength' | 'maxFieldValueLength'>;
+  readonly limits: Pick<Limits, 'maxFields' | 'maxFieldKeyLength' | 'maxFieldValueLength'> & PromptLimits;
   readonly timeTravel?: TimeTravelOptions;
 }
 
@@ -48,7 +48,7 @@ export function createAuditService({ store, readModel, limits, timeTravel: optio
       const explain = (body as { explain?: unknown }).explain ?? false;
       if (typeof explain !== 'boolean') throw badRequest('explain must be a boolean');
       const point = await timeTravel.at(asOf);
-      const answer = evaluate(point.state, point.engine, request);
+      const answer = evaluate(point.state, point.engine, request, limits);
       return {
         ...answer,
         as_of: { position: point.position === undefined ? null : toJsonPosition(point.position), at: point.at ?? null },

@@ -3,7 +3,7 @@ import { badRequest, conflict, notFound } from '../errors';
 import type { PromptAttributes, PromptEvent } from '../events';
 import type { PromptRecord } from '../../projections';
 import { compareVersions, nextMinor, parseVersion } from '../prompts/semver';
-import { compilePromptTemplate } from '../prompts/template';
+import { checkPromptTemplate, type TemplateLimits } from '../prompts/template';
 import {
   INPUT_LIMITS, changedMembers, checkIfMatch, has, optional, readEnum, readMembers, readMetaProperties, readString, readTags,
   requireObject, type IfMatch,
@@ -27,12 +27,12 @@ export interface PromptVersionInput {
 
 export type PromptPatch = Partial<PromptAttributes>;
 
-export function parsePromptCreate(body: unknown): PromptCreateInput {
+export function parsePromptCreate(body: unknown, limits: TemplateLimits): PromptCreateInput {
   const input = readMembers(body, 'body', PROMPT_MEMBERS);
   for (const member of ['name', 'prompt']) if (!has(input, member)) throw badRequest(`${member} is required`);
   return {
     name: readString(input.name, 'name', { maxLength: INPUT_LIMITS.nameLength }),
-    template: readTemplate(input.prompt),
+    template: readTemplate(input.prompt, limits),
     version: optional(input, 'version', readVersion) ?? FIRST_VERSION,
     tags: optional(input, 'tags', readTags) ?? [],
     meta_properties: optional(input, 'meta_properties', readMetaProperties) ?? {},
@@ -40,10 +40,10 @@ export function parsePromptCreate(body: unknown): PromptCreateInput {
   };
 }
 
-export function parsePromptVersion(body: unknown): PromptVersionInput {
+export function parsePromptVersion(body: unknown, limits: TemplateLimits): PromptVersionInput {
   const input = readMembers(body, 'body', VERSION_MEMBERS);
   if (!has(input, 'prompt')) throw badRequest('prompt is required');
-  return { template: readTemplate(input.prompt), version: optional(input, 'version', readVersion) };
+  return { template: readTemplate(input.prompt, limits), version: optional(input, 'version', readVersion) };
 }
 
 export function parsePromptPatch(body: unknown): PromptPatch {
@@ -101,11 +101,13 @@ export function decideDeletePrompt(id: string, current: PromptRecord | undefined
   return [{ type: 'PromptDeleted', data: { id } }];
 }
 
-function readTemplate(value: unknown): string {
-  const template = readString(value, 'prompt', { allowEmpty: true });
-  const compiled = compilePromptTemplate(template);
-  if (!compiled.ok) throw badRequest(`prompt is not a valid Handlebars template: ${compiled.error}`);
-  return template;
+/** A template within the limits (the 400 names the limit's setting) that will render without error. */
+function readTemplate(value: unknown, limits: TemplateLimits): string {
+  // The size is the pre-scan's to judge, in bytes, against RULEVAULT_TEMPLATE_MAX_BYTES.
+  const template = readString(value, 'prompt', { allowEmpty: true, maxLength: Number.MAX_SAFE_INTEGER });
+  const checked = checkPromptTemplate(template, limits);
+  if (checked.ok) return template;
+  throw badRequest(checked.limit ? checked.error : `prompt is not a valid Handlebars template: ${checked.error}`);
 }
 
 function readVersion(value: unknown, path: string): string {

@@ -274,7 +274,14 @@ const schemas: { [name: string]: SchemaObject } = {
     name: str,
     version: str,
     prompt: str,
-    compiled_prompt: str,
+    compiled_prompt: {
+      type: ['string', 'null'],
+      description: 'the rendered template (the raw one with shouldCompile false); null when rendering failed or passed a limit, see error',
+    },
+    error: {
+      type: 'string',
+      description: 'present only when compiled_prompt is null: why, naming the limit passed (RULEVAULT_RENDER_MAX_STEPS, RULEVAULT_RENDER_MAX_BYTES, RULEVAULT_RESPONSE_MAX_RENDER_BYTES)',
+    },
     variables: strings,
     missing_variables: strings,
     tags: strings,
@@ -283,7 +290,7 @@ const schemas: { [name: string]: SchemaObject } = {
     created_by: ref('Actor'),
     created_at: ref('Timestamp'),
     updated_at: ref('Timestamp'),
-  }),
+  }, ['error']),
 
   GetSecretsRequest: input({ key: str, tags: strings }),
   GetSecretsAnswer: {

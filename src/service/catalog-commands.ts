@@ -12,6 +12,7 @@ import {
 import type { IfMatch } from '../domain/input';
 import { streams, type EntityLink } from '../events';
 import type { ReadModel } from '../read-model';
+import type { TemplateLimits } from '../prompts/template';
 import { appendDecided, type Actor, type CommandBus, type Runtime } from './command-bus';
 import { contextAdminView, promptAdminView, ruleView } from './views';
 
@@ -20,9 +21,10 @@ export interface CatalogDeps {
   readonly readModel: ReadModel;
   readonly runtime: Runtime;
   readonly maxRegexLength: number;
+  readonly templateLimits: TemplateLimits;
 }
 
-export function createCatalogCommands({ bus, readModel, runtime, maxRegexLength }: CatalogDeps) {
+export function createCatalogCommands({ bus, readModel, runtime, maxRegexLength, templateLimits }: CatalogDeps) {
   const state = readModel.state;
   const ruleContext: RuleContext = {
     maxRegexLength,
@@ -46,7 +48,7 @@ export function createCatalogCommands({ bus, readModel, runtime, maxRegexLength 
   const context = (id: string) => contextAdminView(state.contexts.get(id)!);
   const prompt = (id: string) => {
     const record = state.prompts.get(id)!;
-    return promptAdminView(record, record.versions[record.versions.length - 1]!);
+    return promptAdminView(record, record.versions[record.versions.length - 1]!, templateLimits);
   };
 
   return {
@@ -99,14 +101,14 @@ export function createCatalogCommands({ bus, readModel, runtime, maxRegexLength 
     },
 
     async createPrompt(body: unknown, actor: Actor) {
-      const input = parsePromptCreate(body);
+      const input = parsePromptCreate(body, templateLimits);
       const id = runtime.newId();
       await bus.withRetry(undefined, () =>
         bus.append(streams.prompt(id), 'no_stream', decideCreatePrompt(id, input), actor));
       return prompt(id);
     },
     async addPromptVersion(id: string, body: unknown, actor: Actor, ifMatch?: IfMatch) {
-      const input = parsePromptVersion(body);
+      const input = parsePromptVersion(body, templateLimits);
       await bus.withRetry(ifMatch, () => {
         const current = state.prompts.get(id);
         const events = decideAddPromptVersion(id, current, input, ifMatch);

@@ -2,6 +2,7 @@
 import t from 'tap';
 import type { ContextRecord, RuleRecord, SecretRecord } from '../../projections';
 import type { ApiKeyRecord } from '../../projections';
+import { DEFAULTS } from '../../src/config';
 import { decideCreateApiKey, decideRevokeApiKey, parseApiKeyCreate } from '../../src/domain/api-keys';
 import { decideDeleteContext, decideUpdateContext, parseContextCreate, parseContextPatch } from '../../src/domain/contexts';
 import { checkIfMatch, parseIfMatch, readQuery } from '../../src/domain/input';
@@ -54,7 +55,7 @@ t.test('contexts', async (t) => {
 });
 
 t.test('prompts', async (t) => {
-  const input = parsePromptCreate({ name: 'p', prompt: 'Hi {{x}}' });
+  const input = parsePromptCreate({ name: 'p', prompt: 'Hi {{x}}' }, DEFAULTS.limits);
   t.equal(input.version, '1.0.0');
   t.match(decideCreatePrompt('p1', input), [{ type: 'PromptCreated', data: { id: 'p1', version: '1.0.0', template: 'Hi {{x}}' } }]);
   const prompt = { id: 'p1', name: 'p', tags: [], meta_properties: {}, status: 'ACTIVE', ...provenance, versions: [{ version: '1.9.0', template: 'x', compiled: undefined, created_by: 'k', created_at: 'now' }] } as PromptRecord;
@@ -90,8 +91,8 @@ t.test('admin parsers: an unknown member is a 400 naming it and the allowed memb
     ['rule link', () => parseRulePatch({ entities: [{ entity_type: 'evaluation', entity_id: 'e', id: 'e' }] }), /entities\[0\] has an unknown member "id"/],
     ['context create', () => parseContextCreate({ name: 'c', content: 'x', metaProperties: {} }), /unknown member "metaProperties" \(did you mean meta_properties\?\)/],
     ['context patch', () => parseContextPatch({ stauts: 'INACTIVE' }), /unknown member "stauts".*allowed: name, description, content, tags, meta_properties, status/],
-    ['prompt create', () => parsePromptCreate({ name: 'p', prompt: 'x', template: 'y' }), /unknown member "template"/],
-    ['prompt version', () => parsePromptVersion({ prompt: 'x', name: 'y' }), /unknown member "name"; allowed: prompt, version/],
+    ['prompt create', () => parsePromptCreate({ name: 'p', prompt: 'x', template: 'y' }, DEFAULTS.limits), /unknown member "template"/],
+    ['prompt version', () => parsePromptVersion({ prompt: 'x', name: 'y' }, DEFAULTS.limits), /unknown member "name"; allowed: prompt, version/],
     ['prompt patch', () => parsePromptPatch({ tag: ['a'] }), /unknown member "tag" \(did you mean tags\?\); allowed: name, tags, meta_properties, status/],
     ['secret create', () => parseSecretCreate({ key: 'K', value: 'v', tgas: [] }), /unknown member "tgas" \(did you mean tags\?\)/],
     ['secret patch', () => parseSecretPatch({ vaule: 'v' }), /unknown member "vaule" \(did you mean value\?\); allowed: key, value, tags/],

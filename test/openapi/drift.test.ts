@@ -202,6 +202,15 @@ t.test('real answers match the documented schemas', async (t) => {
     key: evaluateKey, body: { entity_type: 'prompt', fields, include_entity_data: true, entity_inputs: { version: '7.0.0' } },
   });
   t.equal(oldVersion.json.entity_data[`prompt:${prompt.json.id}`], null);
+  // A render past a limit: compiled_prompt null and an error naming it.
+  await hit('post', '/api/prompts/{id}/versions', 201, {
+    ...admin, params: { id: prompt.json.id }, body: { prompt: '{{#each items}}{{#each ../items}}{{this}}{{/each}}{{/each}}', version: '8.0.0' },
+  });
+  const items = Array.from({ length: 1000 }, (_, i) => i);
+  const overLimit = await hit('post', '/api/rule-engine/evaluate', 200, {
+    key: evaluateKey, body: { entity_type: 'prompt', fields, include_entity_data: true, entity_inputs: { version: '8.0.0', variables: { items } } },
+  });
+  t.match(overLimit.json.entity_data[`prompt:${prompt.json.id}`], { compiled_prompt: null, error: /RULEVAULT_RENDER_MAX_STEPS/ });
   await hit('post', '/api/rule-engine/evaluate', 200, { key: evaluateKey, body: { entity_type: 'evaluation', fields, include_entity_data: true } });
   await hit('post', '/api/rule-engine/evaluate', 200, { key: evaluateKey, body: { entity_type: 'context', fields: {} } });
   await hit('post', '/api/rule-engine/evaluate', 400, { key: evaluateKey, body: { entity_type: 'dataset', fields } });

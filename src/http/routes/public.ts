@@ -15,7 +15,7 @@ export const GET_SECRETS_PATH = '/api/vault/get-secrets';
 export function answerEvaluate(deps: HttpDeps, authorization: string | undefined, body: unknown, locals: RequestLocals) {
   authorizeHeader(deps, authorization, locals, 'evaluate');
   const request = parseEvaluateRequest(body, deps.config.limits);
-  const answer = evaluate(deps.readModel.state, deps.readModel.engine, request);
+  const answer = evaluate(deps.readModel.state, deps.readModel.engine, request, deps.config.limits);
   deps.metrics.observeMatches(answer.matchingRuleIds.length);
   return answer;
 }
