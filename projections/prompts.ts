@@ -1,6 +1,7 @@
 /**
- * Fold of the `prompt-<id>` streams. Each version's Handlebars template is
- * compiled here, once, so evaluate only renders.
+ * Fold of the `prompt-<id>` streams. Each version's template is wrapped here
+ * and parsed nothing: it is parsed on first use and compiled on first render,
+ * once, so replaying or restoring many prompts costs no template work.
  */
 import type { PromptEvent, StoredEvent } from '../src/events';
 import { compareVersions } from '../src/prompts/semver';

@@ -2,7 +2,7 @@
 import type {
   ContextBody, EntityType, PromptAttributes, RuleBody, Scope, SealedCanary, SealedValue,
 } from '../src/events';
-import type { CompiledPrompt } from '../src/prompts/template';
+import type { PromptTemplate } from '../src/prompts/template';
 
 /** Who and when of a resource, and where its stream stands. */
 export interface Provenance {
@@ -21,8 +21,8 @@ export type ContextRecord = { readonly id: string } & ContextBody & Provenance;
 export interface PromptVersion {
   readonly version: string;
   readonly template: string;
-  /** Compiled once here, at projection time; undefined if the template does not compile. */
-  readonly compiled: CompiledPrompt | undefined;
+  /** The template, parsed on first use and compiled on first render (src/prompts/template.ts). */
+  readonly compiled: PromptTemplate | undefined;
   readonly created_by: string;
   readonly created_at: string;
 }

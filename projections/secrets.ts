@@ -3,6 +3,7 @@
  * vault. Values stay sealed here; only src/vault opens them, per request.
  */
 import type { KeyringEvent, SecretEvent, StoredEvent } from '../src/events';
+import { isErased } from '../src/store/port';
 import { created, touched } from './provenance';
 import type { KeyringState, SecretRecord } from './records';
 
@@ -10,7 +11,13 @@ export interface VaultState {
   readonly secrets: Map<string, SecretRecord>;
   /** Secret key -> secret id, for the uniqueness check and lookups by key. */
   readonly idsByKey: Map<string, string>;
-  /** Deleted secrets whose stream may still hold sealed events: erased by the service. */
+  /**
+   * Deleted secrets whose sealed events this fold saw unerased, so their
+   * stream may still hold them (a crash cut the erasure short, or
+   * EventStoreDB before a scavenge): the service finishes their erasure
+   * (idempotent) and rewrites the snapshot. A replay of a log erased in
+   * place never adds to it.
+   */
   readonly erasurePending: Set<string>;
   keyring: KeyringState;
 }
@@ -20,6 +27,9 @@ export function initialVault(): VaultState {
 }
 
 export function evolveVault(state: VaultState, event: StoredEvent<SecretEvent | KeyringEvent>): VaultState {
+  // An erased event carries no data; the SecretDeleted that erased it comes
+  // later in the same stream, so skipping it ends in "no secret" as it must.
+  if (isErased(event)) return state;
   switch (event.type) {
     case 'SecretCreated': {
       const { id, key, tags, version, sealed } = event.data;
@@ -51,8 +61,8 @@ export function evolveVault(state: VaultState, event: StoredEvent<SecretEvent | 
       if (previous !== undefined) {
         state.secrets.delete(previous.id);
         if (state.idsByKey.get(previous.key) === previous.id) state.idsByKey.delete(previous.key);
+        state.erasurePending.add(previous.id);
       }
-      state.erasurePending.add(event.data.id);
       return state;
     }
     case 'MasterKeyEnrolled':

@@ -1,6 +1,7 @@
 /**
  * The auditor's CLI, on the configured store (RULEVAULT_EVENTSTORE, default
- * ./data/events.db). Read-only except `import`, which needs an empty store.
+ * ./data/events.db). Read-only except `import`, which needs an empty store and
+ * takes the data folder's lock while it runs (refused beside a running service).
  *
  *   npm run audit -- history <rule-id>                 NDJSON, one line per revision
  *   npm run audit -- evaluate --as-of <time|position> --body <json | @file>
@@ -22,6 +23,7 @@ import { createReadModel } from '../src/read-model';
 import { createQueries } from '../src/service/queries';
 import { openStore } from '../src/store/open-store';
 import type { EventStore } from '../src/store/port';
+import { lockForWrite, warnAboutUnknownVariables } from './writer-lock';
 
 const USAGE = `usage:
   audit history <rule-id>
@@ -45,12 +47,24 @@ async function run(argv: string[], out: (line: string) => void): Promise<void> {
   });
   const [command, arg] = positionals;
   const config = loadConfig();
+  warnAboutUnknownVariables(config, (line) => process.stderr.write(line + '\n'));
+  await runOnStore(config, command, arg, values, out);
+}
+
+interface Options {
+  readonly 'as-of'?: string;
+  readonly body?: string;
+  readonly out?: string;
+  readonly in?: string;
+}
+
+async function runOnStore(config: Config, command: string | undefined, arg: string | undefined, values: Options, out: (line: string) => void): Promise<void> {
   const store = await openStore(config.eventStore);
   try {
     switch (command) {
       case 'history': {
         if (arg === undefined) throw new UsageError();
-        const history = await createQueries(store, createReadModel()).ruleHistory(arg);
+        const history = await createQueries(store, createReadModel(), config.limits).ruleHistory(arg);
         for (const event of history.events) out(JSON.stringify(event));
         return;
       }
@@ -66,8 +80,16 @@ async function run(argv: string[], out: (line: string) => void): Promise<void> {
         return out(JSON.stringify(await exportTo(store, values.out)));
       case 'import': {
         if (values.in === undefined) throw new UsageError();
-        const lines = createInterface({ input: createReadStream(values.in), crlfDelay: Infinity });
-        return out(JSON.stringify(await importLog(store, lines)));
+        // A store that is not empty is refused first (importLog's own check): stopping a service would not help it.
+        if ((await store.headPosition()) !== undefined) return out(JSON.stringify(await importLog(store, noLines())));
+        const lock = lockForWrite(config, 'audit import', () =>
+          'import into a data folder and store that no service uses (RULEVAULT_DATA_DIR, RULEVAULT_EVENTSTORE), or stop the service first.');
+        try {
+          const lines = createInterface({ input: createReadStream(values.in), crlfDelay: Infinity });
+          return out(JSON.stringify(await importLog(store, lines)));
+        } finally {
+          lock.release();
+        }
       }
       default:
         throw new UsageError();
@@ -89,6 +111,8 @@ async function evaluateAsOf(config: Config, store: EventStore, asOf: string, bod
   const audit = createAuditService({ store, readModel: createReadModel(), limits: config.limits });
   return audit.evaluateAsOf({ ...body, as_of: asOf });
 }
+
+async function* noLines(): AsyncIterable<string> {}
 
 /** Writes the log as NDJSON, honouring back-pressure. */
 async function exportTo(store: EventStore, file: string): Promise<{ events: number; file: string }> {

@@ -8,8 +8,10 @@
  *   npm run cli -- log [--after <position>] [--limit <n>]
  *   npm run cli -- rotate-master-key
  *
- * It may run while the service runs on the same SQLite file: the service
- * picks its writes up within its poll interval.
+ * Reading commands (api-keys list, log) run beside a running service. Writing
+ * ones (api-keys create and revoke, rotate-master-key) take the data folder's
+ * lock (src/data-lock.ts) and are refused while a service holds it, with the
+ * admin API call that does the same (README "Operator CLI").
  */
 import { randomUUID } from 'node:crypto';
 import { readFile, rename, writeFile } from 'node:fs/promises';
@@ -26,13 +28,15 @@ import { createSealer } from '../src/vault/seal';
 import { openStore } from '../src/store/open-store';
 import { parseJsonPosition, toJsonPosition, type EventStore } from '../src/store/port';
 import { AppError } from '../src/errors';
+import { lockForWrite, warnAboutUnknownVariables, type Advice } from './writer-lock';
 
 const USAGE = `usage:
   cli api-keys create --name <name> --scopes <scope,...> [--secret-tags <tag,...>]
   cli api-keys list
   cli api-keys revoke <id>
   cli log [--after <position>] [--limit <n>]
-  cli rotate-master-key      (stop the service first; see README "Master key rotation")`;
+  cli rotate-master-key      (stop the service first; see README "Master key rotation")
+api-keys create/revoke and rotate-master-key write: they refuse while a service uses the data folder.`;
 
 const list = (text: string | undefined) => (text === undefined ? undefined : text.split(',').map((s) => s.trim()).filter(Boolean));
 
@@ -50,6 +54,41 @@ async function run(argv: string[], out: (line: string) => void): Promise<void> {
   });
   const [group, command, arg] = positionals;
   const config = loadConfig();
+  warnAboutUnknownVariables(config, (line) => process.stderr.write(line + '\n'));
+  const advice = writerAdvice(group, command, arg, values);
+  const lock = advice === undefined ? undefined : lockForWrite(config, [group, command].filter(Boolean).join(' '), advice);
+  try {
+    await runOnStore(config, group, command, arg, values, out);
+  } finally {
+    lock?.release();
+  }
+}
+
+interface Options {
+  readonly name?: string;
+  readonly scopes?: string;
+  readonly 'secret-tags'?: string;
+  readonly after?: string;
+  readonly limit?: string;
+}
+
+/** For a command that writes, what to do instead while a service runs; undefined for a reading command. */
+function writerAdvice(group: string | undefined, command: string | undefined, arg: string | undefined, values: Options): Advice | undefined {
+  const api = (call: string) => (url: string) =>
+    `stop the service first, or make the same change through its admin API (an admin key in $ADMIN_KEY):\n  curl ${call.replace('<url>', url)} -H "Authorization: Bearer $ADMIN_KEY"`;
+  if (group === 'rotate-master-key') {
+    return () => 'stop the service first (every node that uses this store), then run the rotation; see README "Master key rotation".';
+  }
+  if (group !== 'api-keys') return undefined;
+  if (command === 'create') {
+    const body = JSON.stringify({ name: values.name, scopes: list(values.scopes), secret_tags: list(values['secret-tags']) }).replace(/'/g, `'\\''`);
+    return api(`-X POST <url>/api/api-keys -d '${body}'`);
+  }
+  if (command === 'revoke') return api(`-X DELETE <url>/api/api-keys/${arg ?? '<id>'}`);
+  return undefined;
+}
+
+async function runOnStore(config: Config, group: string | undefined, command: string | undefined, arg: string | undefined, values: Options, out: (line: string) => void): Promise<void> {
   const store = await openStore(config.eventStore);
   try {
     if (group === 'log') return await printLog(store, values.after, values.limit, out);
@@ -71,7 +110,7 @@ async function run(argv: string[], out: (line: string) => void): Promise<void> {
           return;
         }
         case 'list':
-          for (const key of createQueries(store, followed.readModel).listApiKeys().api_keys) out(JSON.stringify(key));
+          for (const key of createQueries(store, followed.readModel, config.limits).listApiKeys().api_keys) out(JSON.stringify(key));
           return;
         case 'revoke':
           if (arg === undefined) throw new UsageError();

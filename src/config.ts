@@ -4,6 +4,7 @@
  * A bad value throws a `ConfigError` naming the variable.
  */
 import { createHash } from 'node:crypto';
+import { CRASH_POINTS, type CrashPoint } from './crash-points';
 import { LOG_LEVELS, type LogLevel } from './log';
 
 export interface Limits {
@@ -17,6 +18,18 @@ export interface Limits {
   readonly maxFieldValueLength: number;
   /** Characters of one regex pattern in a rule. */
   readonly maxRegexLength: number;
+  /** Prompt templates (src/prompts/): UTF-8 bytes of one template. */
+  readonly templateMaxBytes: number;
+  /** Expressions in one template: tags plus the names, literals, path separators and operators in them. */
+  readonly templateMaxExpressions: number;
+  /** Nesting of blocks and sub-expressions in one template. */
+  readonly templateMaxDepth: number;
+  /** UTF-8 bytes of one rendered prompt. */
+  readonly renderMaxBytes: number;
+  /** UTF-8 bytes of all prompts rendered for one evaluate answer. */
+  readonly responseMaxRenderBytes: number;
+  /** Work of one render: each loop iteration costs 1 plus the statements of its body. */
+  readonly renderMaxSteps: number;
 }
 
 export interface Config {
@@ -45,12 +58,19 @@ export interface Config {
   readonly fastPath: boolean;
   /** Serve POST /bench/noop, the benchmark's same-app baseline (off in production). */
   readonly benchRoutes: boolean;
+  /**
+   * `RULEVAULT_*` variables in the environment that no part of RuleVault reads
+   * (a typo, usually), each with the closest known name; start-up warns about them.
+   */
+  readonly unknownVariables: readonly UnknownVariable[];
   /** Milliseconds between read-model snapshots; 0 turns snapshots off. */
   readonly snapshotIntervalMs: number;
   /** Base checkpoints audit evaluate keeps (src/audit/time-travel.ts): memory against fold length. */
   readonly auditCheckpoints: number;
   /** Bearer token that may read /metrics besides admin keys; undefined: admin keys only. */
   readonly metricsTokenHash: string | undefined;
+  /** Tests only: the erasure step at which the process kills itself (src/crash-points.ts). */
+  readonly testCrashAt: CrashPoint | undefined;
 }
 
 export const DEFAULTS = {
@@ -63,6 +83,14 @@ export const DEFAULTS = {
     maxFieldKeyLength: 256,
     maxFieldValueLength: 64 * 1024, // 64 KiB of characters
     maxRegexLength: 1000,
+    // Prompt templates: chosen so that parsing the worst template allowed stays
+    // near 50 ms and a render near a few ms on the build machine (README, Prompt templates).
+    templateMaxBytes: 512 * 1024, // bytes
+    templateMaxExpressions: 1000,
+    templateMaxDepth: 20,
+    renderMaxBytes: 1024 * 1024, // bytes
+    responseMaxRenderBytes: 4 * 1024 * 1024, // bytes
+    renderMaxSteps: 20_000,
   },
   shutdownGraceMs: 10_000,
   headersTimeoutMs: 10_000,
@@ -81,9 +109,32 @@ export class ConfigError extends Error {
   }
 }
 
+export interface UnknownVariable {
+  readonly variable: string;
+  readonly closest: string;
+}
+
 type Env = Readonly<Record<string, string | undefined>>;
 
+/** Read by the client library (src/client), not by the service; not a typo when set. */
+const CLIENT_VARIABLES = ['RULEVAULT_URL', 'RULEVAULT_API_KEY'];
+/** The test suite's own switches (test/support); never reported. */
+const TEST_PREFIX = 'RULEVAULT_TEST_';
+
 export function loadConfig(env: Env = process.env): Config {
+  // Every variable loadConfig asks for is a known one: recording the reads keeps the list of known names from drifting.
+  const read = new Set<string>(CLIENT_VARIABLES);
+  const tracked = new Proxy(env, {
+    get: (target, name) => {
+      if (typeof name === 'string') read.add(name);
+      return target[name as string];
+    },
+  });
+  const config = readConfig(tracked);
+  return Object.freeze({ ...config, unknownVariables: Object.freeze(unknownVariables(env, read)) });
+}
+
+function readConfig(env: Env): Omit<Config, 'unknownVariables'> {
   const dataDir = nonEmpty(env, 'RULEVAULT_DATA_DIR') ?? DEFAULTS.dataDir;
   const publicUrl = nonEmpty(env, 'RULEVAULT_PUBLIC_URL');
   const corsOrigins = [
@@ -91,7 +142,7 @@ export function loadConfig(env: Env = process.env): Config {
     ...originList(env, 'RULEVAULT_ALLOWED_ORIGINS'),
   ];
   if (publicUrl !== undefined) corsOrigins.push(publicOrigin(publicUrl));
-  const config: Config = {
+  return {
     port: integer(env, 'PORT', DEFAULTS.port, 0, 65535),
     host: nonEmpty(env, 'HOST') ?? DEFAULTS.host,
     dataDir,
@@ -107,6 +158,12 @@ export function loadConfig(env: Env = process.env): Config {
       maxFieldKeyLength: integer(env, 'RULEVAULT_MAX_FIELD_KEY_LENGTH', DEFAULTS.limits.maxFieldKeyLength, 1, 65_536),
       maxFieldValueLength: integer(env, 'RULEVAULT_MAX_FIELD_VALUE_LENGTH', DEFAULTS.limits.maxFieldValueLength, 1, 16 * 1024 * 1024),
       maxRegexLength: integer(env, 'RULEVAULT_MAX_REGEX_LENGTH', DEFAULTS.limits.maxRegexLength, 1, 100_000),
+      templateMaxBytes: integer(env, 'RULEVAULT_TEMPLATE_MAX_BYTES', DEFAULTS.limits.templateMaxBytes, 1, 16 * 1024 * 1024),
+      templateMaxExpressions: integer(env, 'RULEVAULT_TEMPLATE_MAX_EXPRESSIONS', DEFAULTS.limits.templateMaxExpressions, 1, 1_000_000),
+      templateMaxDepth: integer(env, 'RULEVAULT_TEMPLATE_MAX_DEPTH', DEFAULTS.limits.templateMaxDepth, 1, 1000),
+      renderMaxBytes: integer(env, 'RULEVAULT_RENDER_MAX_BYTES', DEFAULTS.limits.renderMaxBytes, 1, 256 * 1024 * 1024),
+      responseMaxRenderBytes: integer(env, 'RULEVAULT_RESPONSE_MAX_RENDER_BYTES', DEFAULTS.limits.responseMaxRenderBytes, 1, 256 * 1024 * 1024),
+      renderMaxSteps: integer(env, 'RULEVAULT_RENDER_MAX_STEPS', DEFAULTS.limits.renderMaxSteps, 1, 1_000_000_000),
     }),
     shutdownGraceMs: integer(env, 'RULEVAULT_SHUTDOWN_GRACE_MS', DEFAULTS.shutdownGraceMs, 0, 600_000),
     headersTimeoutMs: integer(env, 'RULEVAULT_HEADERS_TIMEOUT_MS', DEFAULTS.headersTimeoutMs, 100, 600_000),
@@ -117,8 +174,8 @@ export function loadConfig(env: Env = process.env): Config {
     snapshotIntervalMs: integer(env, 'RULEVAULT_SNAPSHOT_INTERVAL_MS', DEFAULTS.snapshotIntervalMs, 0, 7 * 24 * 3_600_000),
     metricsTokenHash: optionalSecretHash(env, 'RULEVAULT_METRICS_TOKEN'),
     auditCheckpoints: integer(env, 'RULEVAULT_AUDIT_CHECKPOINTS', DEFAULTS.auditCheckpoints, 2, 65_536),
+    testCrashAt: crashPointSetting(env),
   };
-  return Object.freeze(config);
 }
 
 export function sha256Hex(text: string): string {
@@ -130,12 +187,23 @@ function nonEmpty(env: Env, name: string): string | undefined {
   return value === undefined || value === '' ? undefined : value;
 }
 
+/** RFC 6750's b64token: the characters a client can send after `Authorization: Bearer `. */
+const BEARER_TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+
 /** A bearer secret from the environment, kept only as its SHA-256. */
 function optionalSecretHash(env: Env, name: string): string | undefined {
   const value = nonEmpty(env, name);
   if (value === undefined) return undefined;
   if (value.length < 32) {
     throw new ConfigError(name, 'must be at least 32 characters (use 256 random bits, e.g. `openssl rand -base64 32`)');
+  }
+  // A token no client can send would lock every caller out: refuse it at start rather than answer 401 forever.
+  if (!BEARER_TOKEN.test(value)) {
+    throw new ConfigError(
+      name,
+      'cannot be sent as a bearer token: use only letters, digits and - . _ ~ + / (then = at the end), ' +
+        'no spaces or other characters (e.g. `openssl rand -base64 32`)',
+    );
   }
   return sha256Hex(value);
 }
@@ -154,6 +222,15 @@ function logLevel(env: Env): LogLevel {
     throw new ConfigError('LOG_LEVEL', `must be one of ${LOG_LEVELS.join(', ')}, got "${value}"`);
   }
   return value as LogLevel;
+}
+
+function crashPointSetting(env: Env): CrashPoint | undefined {
+  const value = nonEmpty(env, 'RULEVAULT_TEST_CRASH_AT');
+  if (value === undefined) return undefined;
+  if (!(CRASH_POINTS as readonly string[]).includes(value)) {
+    throw new ConfigError('RULEVAULT_TEST_CRASH_AT', `is for tests only; must be one of ${CRASH_POINTS.join(', ')}, got "${value}"`);
+  }
+  return value as CrashPoint;
 }
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
@@ -188,6 +265,10 @@ function originList(env: Env, name: string): string[] {
     .filter((entry) => entry !== '')
     .map((entry) => {
       if (entry === '*') throw new ConfigError(name, '"*" is not allowed: list each origin (https://app.example.com)');
+      // The URL parser takes `https://*.example.com` as a host named "*.example.com", which no browser ever sends.
+      if (entry.includes('*')) {
+        throw new ConfigError(name, `"${entry}": wildcards are not supported, list each origin (https://app.example.com)`);
+      }
       const origin = parseOrigin(entry);
       if (origin !== entry) {
         throw new ConfigError(
@@ -205,12 +286,47 @@ function publicOrigin(url: string): string {
   return origin;
 }
 
+/** The origin of an http(s) URL whose host a browser could really send: a DNS name, an IPv4 or an [IPv6] address. */
 function parseOrigin(text: string): string | undefined {
   try {
     const url = new URL(text);
     if (url.protocol !== 'http:' && url.protocol !== 'https:') return undefined;
+    if (!HOST_NAME.test(url.hostname) && !url.hostname.startsWith('[')) return undefined;
     return url.origin;
   } catch {
     return undefined;
   }
+}
+
+/** Dot-separated labels of letters, digits, `-` and `_` (after the URL parser lower-cased and punycoded it). */
+const HOST_NAME = /^[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?(\.[a-z0-9_]([a-z0-9_-]*[a-z0-9_])?)*$/;
+
+/** The start-up warning for a variable no one reads. */
+export function unknownVariableWarning({ variable, closest }: UnknownVariable): string {
+  return `${variable} is not a RuleVault setting and is ignored; did you mean ${closest}?`;
+}
+
+/** `RULEVAULT_*` variables no one reads, each with the closest known name (by edit distance). */
+function unknownVariables(env: Env, known: ReadonlySet<string>): UnknownVariable[] {
+  const names = [...known].filter((name) => name.startsWith('RULEVAULT_'));
+  return Object.keys(env)
+    .filter((name) => name.startsWith('RULEVAULT_') && !name.startsWith(TEST_PREFIX) && !known.has(name))
+    .sort()
+    .map((variable) => ({
+      variable,
+      closest: names.reduce((best, name) => (editDistance(variable, name) < editDistance(variable, best) ? name : best)),
+    }));
+}
+
+/** Levenshtein distance, one row at a time. */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
 }

@@ -7,7 +7,10 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createAuditService } from './audit/service';
-import { ConfigError, loadConfig, type Config } from './config';
+import { ConfigError, loadConfig, unknownVariableWarning, type Config } from './config';
+import { armCrashPoint } from './crash-points';
+import { acquireDataLock, DataFolderLockedError } from './data-lock';
+import { KEYRING_STREAM } from './events';
 import { createApp } from './http/app';
 import type { HttpDeps } from './http/deps';
 import { createFastPath } from './http/fast-path';
@@ -19,6 +22,7 @@ import { createCatalogCommands } from './service/catalog-commands';
 import { createCommandBus, type Runtime } from './service/command-bus';
 import { createQueries } from './service/queries';
 import { createVaultCommands } from './service/vault-commands';
+import { createVaultHealth } from './service/vault-health';
 import { createSnapshotter, loadStartState } from './snapshotter';
 import { openStore } from './store/open-store';
 import type { EventStore, Subscription } from './store/port';
@@ -37,7 +41,7 @@ export interface RunningNode {
 
 export interface NodeOptions {
   readonly logger?: Logger;
-  /** Where the first-start admin key is printed, once. */
+  /** Where the first-start admin key is printed, once (default: a banner on stderr, never the JSON log). */
   readonly announce?: (text: string) => void;
   readonly runtime?: Runtime;
 }
@@ -62,39 +66,55 @@ export function createServices({ config, store, sealer, readModel, logger, runti
     readModel,
     sealer,
     logger,
-    catalog: createCatalogCommands({ bus, readModel, runtime, maxRegexLength: config.limits.maxRegexLength }),
+    catalog: createCatalogCommands({ bus, readModel, runtime, maxRegexLength: config.limits.maxRegexLength, templateLimits: config.limits }),
     vault: createVaultCommands({ bus, store, readModel, runtime, sealer, onErased }),
-    apiKeys: createApiKeyCommands({ bus, readModel, runtime }),
-    queries: createQueries(store, readModel),
+    apiKeys: createApiKeyCommands({ bus, readModel, runtime, envAdminKey: config.adminKeyHash !== undefined }),
+    queries: createQueries(store, readModel, config.limits),
     metrics: createMetrics(readModel, store),
+    vaultProblem: createVaultHealth(readModel, sealer, logger),
     audit: createAuditService({ store, readModel, limits: config.limits, timeTravel: { maxCheckpoints: config.auditCheckpoints } }),
   };
 }
 
 export async function startNode(config: Config, options: NodeOptions = {}): Promise<RunningNode> {
   const logger = options.logger ?? createLogger();
-  const announce = options.announce ?? ((text: string) => process.stdout.write(text + '\n'));
+  const announce = options.announce ?? ((text: string) => process.stderr.write(text));
   const runtime = options.runtime ?? { now: () => new Date(), newId: randomUUID };
   const startedAt = Date.now();
+  for (const unknown of config.unknownVariables) {
+    logger.warn(unknownVariableWarning(unknown), { variable: unknown.variable, did_you_mean: unknown.closest });
+  }
 
-  const master = await loadMasterKey({ envValue: config.masterKey, dataDir: config.dataDir });
+  // First, before anything in the data folder is read or written: one writer per data folder.
+  const lock = acquireDataLock(config.dataDir, 'service');
+  // A failed start closes what it opened and lets the folder go, so a corrected start (even in this process) can take it.
+  const opened: (() => unknown)[] = [];
+  const failed = async (error: unknown): Promise<never> => {
+    for (const close of opened.reverse()) await close();
+    lock.release();
+    throw error;
+  };
+  const master = await loadMasterKey({ envValue: config.masterKey, dataDir: config.dataDir }).catch(failed);
   if (master.source === 'created') {
     logger.warn('created a new master key: back it up, secrets cannot be opened without it', { path: master.path });
   }
-  const sealer = await createSealer(master.key);
-  const store = await openStore(config.eventStore, logger);
+  const sealer = await createSealer(master.key).catch(failed);
+  opened.push(() => sealer.dispose());
+  const store = await openStore(config.eventStore, logger).catch(failed);
+  opened.push(() => store.close());
 
-  const initial = await loadStartState(store, config.dataDir, logger);
+  const initial = await loadStartState(store, config.dataDir, logger).catch(failed);
   const readModel = createReadModel(initial);
   const fromPosition = initial?.position;
   let replayed = 0;
   const snapshots = createSnapshotter(store, readModel, config.dataDir, config.snapshotIntervalMs, logger);
-  const httpDeps = createServices({ config, store, sealer, readModel, logger, runtime, onErased: () => snapshots.save('secret erased') });
+  const httpDeps = createServices({ config, store, sealer, readModel, logger, runtime, onErased: () => snapshots.afterErasure() });
   const { vault, apiKeys, metrics } = httpDeps;
   const app = createApp(httpDeps);
-  const server = await listen(app, config.fastPath ? createFastPath(httpDeps) : undefined, config);
+  const server = await listen(app, config.fastPath ? createFastPath(httpDeps) : undefined, config).catch(failed);
   const address = server.address() as AddressInfo;
   const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
+  lock.setUrl(url);
 
   let subscription: Subscription | undefined;
   const ready = new Promise<void>((resolve, reject) => {
@@ -102,6 +122,8 @@ export async function startNode(config: Config, options: NodeOptions = {}): Prom
       onEvent: (event) => {
         readModel.apply(event);
         replayed++;
+        // A rotation recorded after start-up by someone else: checked (and logged) now, not at the next /readyz.
+        if (event.stream === KEYRING_STREAM && readModel.caughtUp) httpDeps.vaultProblem();
       },
       onCaughtUp: () => {
         bootstrap().then(resolve, reject);
@@ -119,7 +141,8 @@ export async function startNode(config: Config, options: NodeOptions = {}): Prom
     const erased = await vault.eraseDeletedSecrets();
     if (config.adminKeyHash === undefined && !apiKeys.hasAdminKey()) {
       const created = await apiKeys.createApiKey({ name: 'bootstrap admin', scopes: ['admin'] }, SYSTEM_ACTOR);
-      announce(`RuleVault created an admin API key (id ${created.id}). It is shown only this once:\n\n  ${created.key}\n`);
+      announce(adminKeyBanner(created.id, created.key));
+      logger.warn('created the first admin API key; it was printed once on stderr, never logged', { key_id: created.id });
     }
     readModel.markCaughtUp();
     metrics.setReplaySeconds((Date.now() - startedAt) / 1000);
@@ -144,11 +167,32 @@ export async function startNode(config: Config, options: NodeOptions = {}): Prom
       await subscription?.close();
       await store.close();
       sealer.dispose();
+      lock.release();
     })();
     return stopping;
   }
   ready.catch(() => undefined);
   return { url, store, readModel, ready, stop };
+}
+
+/**
+ * The first-start admin key, framed so a person reading the terminal sees it:
+ * on stderr, apart from the JSON log lines on stdout, and printed only once.
+ */
+function adminKeyBanner(id: string, key: string): string {
+  const rule = '='.repeat(72);
+  return [
+    '',
+    rule,
+    '  RuleVault created an admin API key. It is shown only this once: store it now.',
+    '',
+    `    ${key}`,
+    '',
+    `  (key id ${id}; send it as "Authorization: Bearer <key>")`,
+    rule,
+    '',
+    '',
+  ].join('\n');
 }
 
 function listen(app: ReturnType<typeof createApp>, fastPath: ReturnType<typeof createFastPath> | undefined, config: Config): Promise<Server> {
@@ -194,12 +238,17 @@ async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(undefined, config.logLevel);
+  // Tests only (test/http/erasure-crash.test.ts); armed here, in a real process, never by in-process nodes.
+  armCrashPoint(config.testCrashAt);
   let node: RunningNode;
   try {
     node = await startNode(config, { logger });
     await node.ready;
   } catch (error) {
     process.stderr.write(`RuleVault cannot start: ${error instanceof Error ? error.message : String(error)}\n`);
+    if (error instanceof DataFolderLockedError) {
+      process.stderr.write('One service per data folder: stop that one first, or give this one its own RULEVAULT_DATA_DIR.\n');
+    }
     process.exit(1);
   }
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {

@@ -1,18 +1,27 @@
 /**
- * When snapshots are taken: periodically, on shutdown, and right after a
- * secret is erased (so no snapshot on disk keeps its sealed value), and how a
- * start-up picks one: only a snapshot of this very log, not ahead of it.
+ * When snapshots are taken: periodically, on shutdown, and right after
+ * secrets are erased (so no snapshot on disk keeps an erased secret's sealed
+ * value), and how a start-up picks one: only a snapshot of this very log, not
+ * ahead of it, and never one that contradicts the log about a secret.
  */
+import { rm } from 'node:fs/promises';
 import path from 'node:path';
-import type { CatalogState } from '../projections';
+import type { CatalogState, SecretRecord } from '../projections';
+import { streams } from './events';
 import type { Logger } from './log';
 import type { ReadModel } from './read-model';
-import { readSnapshotFile, SNAPSHOT_FILE, writeSnapshotFile } from './snapshot';
-import type { EventStore } from './store/port';
+import { readSnapshotFile, SNAPSHOT_FILE, writeSnapshotFile, type Snapshot } from './snapshot';
+import { isErased, type EventStore } from './store/port';
 
 export interface Snapshotter {
   /** Writes a snapshot now if the model moved since the last one. */
   save(reason: string): Promise<void>;
+  /**
+   * After an erasure (the read model has applied it): rewrites the snapshot
+   * at once, or removes it when snapshots are off or the rewrite failed, so
+   * that no snapshot on disk keeps an erased secret. Never throws.
+   */
+  afterErasure(): Promise<void>;
   stop(): void;
 }
 
@@ -22,25 +31,56 @@ export async function logIdentity(store: EventStore): Promise<string | undefined
   return first?.id;
 }
 
-/** The state to start from: a usable snapshot's, or undefined (replay the whole log). */
+/** Secret streams read at once while a snapshot is checked against the log. */
+const CHECK_BATCH = 32;
+
+/**
+ * The state to start from: a usable snapshot's, or undefined (replay the
+ * whole log). A snapshot that holds a secret its log has erased is removed.
+ */
 export async function loadStartState(store: EventStore, dataDir: string, logger: Logger): Promise<CatalogState | undefined> {
   const file = path.join(dataDir, SNAPSHOT_FILE);
   const loaded = await readSnapshotFile(file);
-  if (!loaded.ok) {
-    if (loaded.reason !== 'none') logger.warn('snapshot ignored; replaying the whole log', { file, reason: loaded.reason });
+  const ignored = (reason: string): undefined => {
+    logger.warn('snapshot ignored; replaying the whole log', { file, reason });
     return undefined;
-  }
+  };
+  if (!loaded.ok) return loaded.reason === 'none' ? undefined : ignored(loaded.reason);
   const [logId, head] = await Promise.all([logIdentity(store), store.headPosition()]);
   const snapshot = loaded.snapshot;
-  if (logId !== snapshot.logId) {
-    logger.warn('snapshot ignored; replaying the whole log', { file, reason: 'it was taken from another log' });
-    return undefined;
-  }
-  if (head === undefined || snapshot.position > head) {
-    logger.warn('snapshot ignored; replaying the whole log', { file, reason: 'it is ahead of the log' });
-    return undefined;
+  if (logId !== snapshot.logId) return ignored('it was taken from another log');
+  if (head === undefined || snapshot.position > head) return ignored('it is ahead of the log');
+  const contradicted = await secretTheLogErased(store, snapshot);
+  if (contradicted !== undefined) {
+    await rm(file, { force: true });
+    return ignored(`it holds secret ${contradicted}, which the log has erased (the snapshot is removed)`);
   }
   return snapshot.state;
+}
+
+/** The id of a secret the snapshot holds but its log has deleted or erased at or before the snapshot's position. */
+async function secretTheLogErased(store: EventStore, snapshot: Snapshot): Promise<string | undefined> {
+  const records = [...snapshot.state.vault.secrets.values()];
+  for (let start = 0; start < records.length; start += CHECK_BATCH) {
+    const batch = records.slice(start, start + CHECK_BATCH);
+    const confirmed = await Promise.all(batch.map((record) => logConfirms(store, record, snapshot.position)));
+    const index = confirmed.indexOf(false);
+    if (index !== -1) return batch[index]!.id;
+  }
+  return undefined;
+}
+
+/**
+ * True when the log agrees with the snapshot's record of a secret: its stream
+ * still holds the record's last event unerased, or deletes the secret after
+ * the snapshot (that deletion is replayed on top of the snapshot).
+ */
+async function logConfirms(store: EventStore, record: SecretRecord, at: bigint): Promise<boolean> {
+  const events = await store.readStream(streams.secret(record.id), { fromRevision: record.revision });
+  const deletion = events.find((event) => event.type === 'SecretDeleted');
+  if (deletion !== undefined) return deletion.position > at;
+  const [own] = events;
+  return own !== undefined && own.revision === record.revision && own.position === record.position && !isErased(own);
 }
 
 export function createSnapshotter(
@@ -57,28 +97,61 @@ export function createSnapshotter(
 
   async function write(reason: string): Promise<void> {
     const position = readModel.position;
-    if (!enabled || position === undefined || position === saved || !readModel.caughtUp) return;
     const logId = await logIdentity(store);
-    if (logId === undefined) return;
+    if (position === undefined || logId === undefined) return;
     const started = Date.now();
     await writeSnapshotFile(file, readModel.state, logId);
     saved = position;
     logger.info('snapshot written', { reason, position: position.toString(), ms: Date.now() - started });
   }
 
-  const timer = enabled ? setInterval(() => void save('periodic'), intervalMs) : undefined;
-  timer?.unref();
+  /** Removes the snapshot (and a temp file a failed write may have left). */
+  async function remove(): Promise<void> {
+    await rm(`${file}.tmp`, { force: true }).catch(() => undefined);
+    await rm(file, { force: true });
+    saved = undefined;
+  }
 
-  function save(reason: string): Promise<void> {
-    // One write at a time; a failure is logged, never thrown at the caller's request.
-    writing = writing.then(() => write(reason)).catch((error: unknown) => {
+  /** One write at a time; a failure is logged, never thrown at the caller's request. */
+  function queue(reason: string, work: () => Promise<void>): Promise<void> {
+    writing = writing.then(work).catch((error: unknown) => {
       logger.error('snapshot failed', { reason, error: error instanceof Error ? error.message : String(error) });
     });
     return writing;
   }
 
+  const timer = enabled ? setInterval(() => void save('periodic'), intervalMs) : undefined;
+  timer?.unref();
+
+  function save(reason: string): Promise<void> {
+    return queue(reason, async () => {
+      const position = readModel.position;
+      if (!enabled || position === undefined || position === saved || !readModel.caughtUp) return;
+      await write(reason);
+    });
+  }
+
+  // Runs also during start-up's bootstrap, before the model is marked caught
+  // up: it is called only once the log has been replayed.
+  function afterErasure(): Promise<void> {
+    return queue('secret erased', async () => {
+      if (enabled) {
+        try {
+          await write('secret erased');
+          return;
+        } catch (error) {
+          logger.error('snapshot failed after an erasure; removing the old snapshot, which may hold the erased secret', {
+            error: error instanceof Error ? error.message : String(error),
+          });
+        }
+      }
+      await remove();
+    });
+  }
+
   return {
     save,
+    afterErasure,
     stop: () => clearInterval(timer),
   };
 }

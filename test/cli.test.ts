@@ -1,48 +1,72 @@
-/** The operator CLI against the data folder, while the service runs on it. */
+/** The operator CLI against the data folder: readers beside the service, writers only while no service holds the folder. */
 import t from 'tap';
+import { acquireDataLock } from '../src/data-lock';
 import { client } from './support/http';
 import { removeDir, startTestNode, tempDir, testEnv } from './support/node';
 import { runCli } from './support/process';
 
-t.test('api-keys create / list / revoke, picked up by a running service', async (t) => {
+t.test('api-keys create / list / revoke; writers wait for the service to stop, readers do not', async (t) => {
   const dir = tempDir();
   t.teardown(() => removeDir(dir));
   const env = testEnv(dir);
-  const node = await startTestNode(env);
+  let node = await startTestNode(env);
   t.teardown(() => node.stop());
 
-  const created = await runCli(['api-keys', 'create', '--name', 'from-cli', '--scopes', 'evaluate,secrets:read', '--secret-tags', 'prod'], env);
+  // Issue 14.6: a writing command is refused while the service holds the data folder, and says what to do.
+  const args = ['api-keys', 'create', '--name', 'from-cli', '--scopes', 'evaluate,secrets:read', '--secret-tags', 'prod'];
+  const refused = await runCli(args, env);
+  t.equal(refused.code, 1);
+  t.match(refused.stderr, new RegExp(`in use by a RuleVault service \\(pid ${process.pid} .*answering on ${node.url.replace(/\./g, '\\.')}\\)`), 'names the holder');
+  t.match(refused.stderr, /stop the service first, or make the same change through its admin API/);
+  t.match(refused.stderr, `curl -X POST ${node.url}/api/api-keys -d '{"name":"from-cli","scopes":["evaluate","secrets:read"],"secret_tags":["prod"]}' -H "Authorization: Bearer $ADMIN_KEY"`, 'the admin API call that does it');
+  t.equal(refused.stdout, '', 'nothing was created');
+  const revokeRefused = await runCli(['api-keys', 'revoke', 'some-id'], env);
+  t.equal(revokeRefused.code, 1);
+  t.match(revokeRefused.stderr, `curl -X DELETE ${node.url}/api/api-keys/some-id`);
+  const rotateRefused = await runCli(['rotate-master-key'], env);
+  t.equal(rotateRefused.code, 1);
+  t.match(rotateRefused.stderr, /in use by a RuleVault service.*\n.*stop the service first \(every node that uses this store\)/);
+
+  await node.stop();
+  const created = await runCli(args, env);
   t.equal(created.code, 0, created.stderr);
   const key = JSON.parse(created.stdout);
   t.match(key, { name: 'from-cli', scopes: ['evaluate', 'secrets:read'], secret_tags: ['prod'], key: /^rv_/ });
 
+  node = await startTestNode(env);
   const asCli = client(node.url, key.key);
-  let status = 0;
-  for (let i = 0; i < 100 && status !== 200; i++) {
-    status = (await asCli.post('/api/rule-engine/evaluate', { entity_type: 'context', fields: {} })).status;
-    if (status !== 200) await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  t.equal(status, 200, 'the running service accepts a key the CLI created');
+  t.equal((await asCli.post('/api/rule-engine/evaluate', { entity_type: 'context', fields: {} })).status, 200, 'the service accepts a key the CLI created');
 
   const listed = await runCli(['api-keys', 'list'], env);
-  t.equal(listed.code, 0);
+  t.equal(listed.code, 0, 'a reading command runs beside the service');
   t.ok(listed.stdout.includes(key.id));
   t.notOk(listed.stdout.includes(key.key), 'list never prints a key');
 
+  await node.stop();
   const revoked = await runCli(['api-keys', 'revoke', key.id], env);
   t.equal(revoked.code, 0, revoked.stderr);
-  for (let i = 0; i < 100 && status !== 401; i++) {
-    status = (await asCli.post('/api/rule-engine/evaluate', { entity_type: 'context', fields: {} })).status;
-    if (status !== 401) await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  t.equal(status, 401, 'revocation by the CLI reaches the running service');
+  node = await startTestNode(env);
+  t.equal((await client(node.url, key.key).post('/api/rule-engine/evaluate', { entity_type: 'context', fields: {} })).status, 401, 'revocation by the CLI reaches the service');
 
-  const bad = await runCli(['api-keys', 'create', '--name', 'x', '--scopes', 'root'], env);
-  t.equal(bad.code, 1);
-  t.match(bad.stderr, /scopes\[0\] must be one of/);
+  await node.stop();
+  const badScopes = await runCli(['api-keys', 'create', '--name', 'x', '--scopes', 'root'], env);
+  t.equal(badScopes.code, 1);
+  t.match(badScopes.stderr, /scopes\[0\] must be one of/);
   const usage = await runCli(['frobnicate'], env);
   t.equal(usage.code, 64);
   t.match(usage.stderr, /usage:/);
+});
+
+t.test('a service cannot start while a CLI writer holds the data folder', async (t) => {
+  const dir = tempDir();
+  t.teardown(() => removeDir(dir));
+  const env = testEnv(dir);
+  const lock = acquireDataLock(dir, 'cli rotate-master-key');
+  t.teardown(() => lock.release());
+  await t.rejects(startTestNode(env), new RegExp(`in use by \`cli rotate-master-key\` \\(pid ${process.pid} `));
+  const other = await runCli(['api-keys', 'create', '--name', 'x', '--scopes', 'evaluate'], env);
+  t.equal(other.code, 1);
+  t.match(other.stderr, /wait for that command to finish/);
 });
 
 t.test('log prints the events as NDJSON with sealed secrets only', async (t) => {

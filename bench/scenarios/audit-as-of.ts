@@ -7,6 +7,7 @@
  * positions and times across the whole log. Memory figures are the
  * process's after the runs (it also generated the log).
  */
+import { DEFAULTS } from '../../src/config';
 import { createAuditService } from '../../src/audit/service';
 import { parseRuleCreate } from '../../src/domain/rules';
 import { createReadModel } from '../../src/read-model';
@@ -71,7 +72,7 @@ export const scenario: Scenario = {
     const data = loadedDataDir(history(total));
     const store = openSqliteStore(path.join(data.dir, 'events.db'));
     try {
-      const limits = { maxFields: 256, maxFieldKeyLength: 256, maxFieldValueLength: 65536 };
+      const limits = DEFAULTS.limits;
       const audit = createAuditService({ store, readModel: createReadModel(), limits });
       const requests = generateRequests({ seed: 2, count: 1000 });
       const body = (i: number) => ({ entity_type: 'context', include_entity_data: true, fields: requests[i % requests.length] });

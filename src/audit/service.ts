@@ -7,7 +7,7 @@ import type { Limits } from '../config';
 import { isPlainObject } from '../domain/input';
 import { badRequest } from '../errors';
 import type { ReadModel } from '../read-model';
-import { evaluate, parseEvaluateRequest, type EvaluateRequest } from '../service/evaluate';
+import { evaluate, parseEvaluateRequest, type EvaluateRequest, type PromptLimits } from '../service/evaluate';
 import { toJsonPosition, type EventStore } from '../store/port';
 import { readEventPage } from './audit-log';
 import { digestState } from './digest';
@@ -18,7 +18,7 @@ import { createTimeTravel, parseAsOf, type TimeTravelOptions } from './time-trav
 export interface AuditDeps {
   readonly store: EventStore;
   readonly readModel: ReadModel;
-  readonly limits: Pick<Limits, 'maxFields' | 'maxFieldKeyLength' | 'maxFieldValueLength'>;
+  readonly limits: Pick<Limits, 'maxFields' | 'maxFieldKeyLength' | 'maxFieldValueLength'> & PromptLimits;
   readonly timeTravel?: TimeTravelOptions;
 }
 
@@ -46,7 +46,7 @@ export function createAuditService({ store, readModel, limits, timeTravel: optio
       if (explain !== undefined && typeof explain !== 'boolean') throw badRequest('explain must be a boolean');
       const point = await timeTravel.at(asOf);
       if (explain === true) checkNamedRules(options, point.state.rules);
-      const answer = evaluate(point.state, point.engine, request);
+      const answer = evaluate(point.state, point.engine, request, limits);
       const explained = explain === true ? explainRules(point.state.rules, request.fields, answer.matchingRuleIds, options) : undefined;
       return {
         ...answer,

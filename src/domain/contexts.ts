@@ -1,17 +1,19 @@
 /** Context commands. Pure. */
-import { badRequest, conflict, notFound } from '../errors';
+import { badRequest, notFound } from '../errors';
 import type { ContextBody, ContextEvent } from '../events';
 import type { ContextRecord } from '../../projections';
 import {
-  INPUT_LIMITS, has, optional, readEnum, readMetaProperties, readString, readTags, requireObject,
+  INPUT_LIMITS, changedMembers, checkIfMatch, has, optional, readEnum, readMembers, readMetaProperties, readString, readTags,
+  type IfMatch,
 } from './input';
 
 const STATUSES = ['ACTIVE', 'INACTIVE'] as const;
+const CONTEXT_MEMBERS = ['name', 'description', 'content', 'tags', 'meta_properties', 'status'] as const;
 
 export type ContextPatch = Partial<ContextBody>;
 
 export function parseContextCreate(body: unknown): ContextBody {
-  const input = requireObject(body, 'body');
+  const input = readMembers(body, 'body', CONTEXT_MEMBERS);
   for (const member of ['name', 'content']) if (!has(input, member)) throw badRequest(`${member} is required`);
   return {
     name: readString(input.name, 'name', { maxLength: INPUT_LIMITS.nameLength }),
@@ -24,7 +26,7 @@ export function parseContextCreate(body: unknown): ContextBody {
 }
 
 export function parseContextPatch(body: unknown): ContextPatch {
-  const input = requireObject(body, 'body');
+  const input = readMembers(body, 'body', CONTEXT_MEMBERS);
   const patch: { -readonly [K in keyof ContextBody]?: ContextBody[K] } = {};
   if (has(input, 'name')) patch.name = readString(input.name, 'name', { maxLength: INPUT_LIMITS.nameLength });
   if (has(input, 'description')) patch.description = readString(input.description, 'description', { allowEmpty: true });
@@ -39,20 +41,22 @@ export function decideCreateContext(id: string, body: ContextBody): ContextEvent
   return [{ type: 'ContextCreated', data: { id, ...body } }];
 }
 
+/** A PATCH that changes nothing decides no event. */
 export function decideUpdateContext(
   id: string,
   current: ContextRecord | undefined,
   patch: ContextPatch,
-  expectedRevision: bigint | undefined,
+  ifMatch: IfMatch | undefined,
 ): ContextEvent[] {
   if (current === undefined) throw notFound('context', id);
-  if (expectedRevision !== undefined && expectedRevision !== current.revision) {
-    throw conflict(`context ${id} is at revision ${current.revision}, not ${expectedRevision}`);
-  }
-  return [{ type: 'ContextUpdated', data: { id, changes: patch } }];
+  checkIfMatch('context', id, current.revision, ifMatch);
+  const changes = changedMembers<ContextBody>(current, patch);
+  return Object.keys(changes).length === 0 ? [] : [{ type: 'ContextUpdated', data: { id, changes } }];
 }
 
-export function decideDeleteContext(id: string, current: ContextRecord | undefined): ContextEvent[] {
+/** Rules that link to the context are unlinked first (see decideUnlinkEntity). */
+export function decideDeleteContext(id: string, current: ContextRecord | undefined, ifMatch: IfMatch | undefined): ContextEvent[] {
   if (current === undefined) throw notFound('context', id);
+  checkIfMatch('context', id, current.revision, ifMatch);
   return [{ type: 'ContextDeleted', data: { id } }];
 }

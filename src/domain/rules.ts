@@ -1,13 +1,14 @@
 /** Rule commands: reading the author's input and deciding the events. Pure. */
 import { checkConditionGroups } from '../engine';
-import { badRequest, conflict, notFound } from '../errors';
+import { badRequest, notFound } from '../errors';
 import {
   DATA_TYPES, ENTITY_TYPES, OPERATORS,
   type Condition, type ConditionGroup, type EntityLink, type RuleBody, type RuleEvent,
 } from '../events';
 import type { RuleRecord } from '../../projections';
 import {
-  INPUT_LIMITS, has, optional, readArray, readEnum, readString, requireObject, type JsonObject,
+  INPUT_LIMITS, changedMembers, checkIfMatch, has, optional, readArray, readEnum, readMembers, readString,
+  type IfMatch, type JsonObject,
 } from './input';
 
 const STATUSES = ['ACTIVE', 'INACTIVE'] as const;
@@ -15,6 +16,10 @@ const LOGICAL = ['AND', 'OR'] as const;
 const MAX_GROUPS = 100;
 const MAX_CONDITIONS = 100;
 const MAX_LINKS = 1000;
+const RULE_MEMBERS = ['name', 'description', 'status', 'group_operator', 'condition_groups', 'entities'] as const;
+const GROUP_MEMBERS = ['condition_operator', 'conditions'] as const;
+const CONDITION_MEMBERS = ['field', 'operator', 'value', 'data_type'] as const;
+const LINK_MEMBERS = ['entity_type', 'entity_id'] as const;
 
 /** What a rule decision needs to know of the rest of the catalog. */
 export interface RuleContext {
@@ -26,7 +31,7 @@ export interface RuleContext {
 export type RulePatch = Partial<RuleBody>;
 
 export function parseRuleCreate(body: unknown): RuleBody {
-  const input = requireObject(body, 'body');
+  const input = readMembers(body, 'body', RULE_MEMBERS);
   if (!has(input, 'name')) throw badRequest('name is required');
   if (!has(input, 'condition_groups')) throw badRequest('condition_groups is required');
   return {
@@ -40,7 +45,7 @@ export function parseRuleCreate(body: unknown): RuleBody {
 }
 
 export function parseRulePatch(body: unknown): RulePatch {
-  const input = requireObject(body, 'body');
+  const input = readMembers(body, 'body', RULE_MEMBERS);
   const patch: { -readonly [K in keyof RuleBody]?: RuleBody[K] } = {};
   if (has(input, 'name')) patch.name = readString(input.name, 'name', { maxLength: INPUT_LIMITS.nameLength });
   if (has(input, 'description')) patch.description = readDescription(input.description, 'description');
@@ -52,40 +57,71 @@ export function parseRulePatch(body: unknown): RulePatch {
 }
 
 export function decideCreateRule(id: string, body: RuleBody, context: RuleContext): RuleEvent[] {
-  checkRule(body, context);
+  checkConditions(body.condition_groups, context);
+  checkNewLinks(body.entities, new Set(), context);
   return [{ type: 'RuleCreated', data: { id, ...body } }];
 }
 
+/**
+ * A PATCH is checked for what it adds: its conditions, and links the rule did
+ * not have. Links the rule already had to a context or prompt deleted since
+ * (an old log, or a delete on another node) are dropped by any PATCH, and the
+ * event records the drop; they never block a write such as `status: INACTIVE`.
+ * A PATCH that changes nothing decides no event.
+ */
 export function decideUpdateRule(
   id: string,
   current: RuleRecord | undefined,
   patch: RulePatch,
-  expectedRevision: bigint | undefined,
+  ifMatch: IfMatch | undefined,
   context: RuleContext,
 ): RuleEvent[] {
   if (current === undefined) throw notFound('rule', id);
-  if (expectedRevision !== undefined && expectedRevision !== current.revision) {
-    throw conflict(`rule ${id} is at revision ${current.revision}, not ${expectedRevision}`);
-  }
-  checkRule({ ...current, ...patch }, context);
-  return [{ type: 'RuleUpdated', data: { id, changes: patch } }];
+  checkIfMatch('rule', id, current.revision, ifMatch);
+  if (patch.condition_groups !== undefined) checkConditions(patch.condition_groups, context);
+  const had = new Set(current.entities.map(linkKey));
+  if (patch.entities !== undefined) checkNewLinks(patch.entities, had, context);
+  const entities = (patch.entities ?? current.entities).filter((link) => !had.has(linkKey(link)) || isLive(link, context));
+  const changes = changedMembers<RuleBody>(current, { ...patch, entities });
+  return Object.keys(changes).length === 0 ? [] : [{ type: 'RuleUpdated', data: { id, changes } }];
 }
 
-export function decideDeleteRule(id: string, current: RuleRecord | undefined): RuleEvent[] {
+export function decideDeleteRule(id: string, current: RuleRecord | undefined, ifMatch: IfMatch | undefined): RuleEvent[] {
   if (current === undefined) throw notFound('rule', id);
+  checkIfMatch('rule', id, current.revision, ifMatch);
   return [{ type: 'RuleDeleted', data: { id } }];
 }
 
-/** Semantic checks on a whole rule: condition values, regexes, links. */
-function checkRule(rule: RuleBody, context: RuleContext): void {
-  const [problem] = checkConditionGroups(rule.condition_groups, { maxRegexLength: context.maxRegexLength });
+/**
+ * Deleting a context or prompt first unlinks it from each rule that names it:
+ * a RuleUpdated whose `entities` lack the link (and any other dead link), so
+ * no write of the API leaves a rule pointing at nothing, and the rule's
+ * history shows why its links changed.
+ */
+export function decideUnlinkEntity(id: string, current: RuleRecord | undefined, link: EntityLink, context: RuleContext): RuleEvent[] {
+  const entities = current?.entities.filter((l) => linkKey(l) !== linkKey(link));
+  return decideUpdateRule(id, current, { entities }, undefined, context);
+}
+
+function checkConditions(groups: readonly ConditionGroup[], context: RuleContext): void {
+  const [problem] = checkConditionGroups(groups, { maxRegexLength: context.maxRegexLength });
   if (problem !== undefined) throw badRequest(`${problem.path}: ${problem.message}`);
-  rule.entities.forEach((link, i) => {
-    if (link.entity_type !== 'evaluation' && !context.entityExists(link)) {
+}
+
+/** Links not in `had` must name an existing context or prompt (an evaluation link may name any id). */
+function checkNewLinks(links: readonly EntityLink[], had: ReadonlySet<string>, context: RuleContext): void {
+  links.forEach((link, i) => {
+    if (!had.has(linkKey(link)) && !isLive(link, context)) {
       throw badRequest(`entities[${i}]: ${link.entity_type} ${link.entity_id} does not exist`);
     }
   });
 }
+
+function isLive(link: EntityLink, context: RuleContext): boolean {
+  return link.entity_type === 'evaluation' || context.entityExists(link);
+}
+
+const linkKey = (link: EntityLink) => `${link.entity_type}:${link.entity_id}`;
 
 function readDescription(value: unknown, path: string): string {
   return readString(value, path, { allowEmpty: true });
@@ -96,7 +132,7 @@ function readGroups(value: unknown): ConditionGroup[] {
   if (groups.length === 0) throw badRequest('condition_groups must have at least one group');
   return groups.map((item, g) => {
     const path = `condition_groups[${g}]`;
-    const group = requireObject(item, path);
+    const group = readMembers(item, path, GROUP_MEMBERS);
     if (!has(group, 'conditions')) throw badRequest(`${path}.conditions is required`);
     const conditions = readArray(group.conditions, `${path}.conditions`, MAX_CONDITIONS);
     if (conditions.length === 0) throw badRequest(`${path}.conditions must have at least one condition`);
@@ -108,7 +144,7 @@ function readGroups(value: unknown): ConditionGroup[] {
 }
 
 function readCondition(value: unknown, path: string): Condition {
-  const condition = requireObject(value, path);
+  const condition = readMembers(value, path, CONDITION_MEMBERS);
   for (const member of ['field', 'operator', 'value']) {
     if (!has(condition, member)) throw badRequest(`${path}.${member} is required`);
   }
@@ -130,7 +166,7 @@ function readConditionValue(condition: JsonObject, path: string): string {
 
 function readLinks(value: unknown, path: string): EntityLink[] {
   const links = readArray(value, path, MAX_LINKS).map((item, i) => {
-    const link = requireObject(item, `${path}[${i}]`);
+    const link = readMembers(item, `${path}[${i}]`, LINK_MEMBERS);
     return {
       entity_type: readEnum(link.entity_type, `${path}[${i}].entity_type`, ENTITY_TYPES),
       entity_id: readString(link.entity_id, `${path}[${i}].entity_id`, { maxLength: 256 }),
@@ -138,7 +174,7 @@ function readLinks(value: unknown, path: string): EntityLink[] {
   });
   const seen = new Set<string>();
   return links.filter((link) => {
-    const key = `${link.entity_type}:${link.entity_id}`;
+    const key = linkKey(link);
     if (seen.has(key)) return false;
     seen.add(key);
     return true;

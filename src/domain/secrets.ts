@@ -5,9 +5,10 @@
 import { badRequest, conflict, notFound } from '../errors';
 import type { KeyringEvent, SealedCanary, SealedValue, SecretEvent } from '../events';
 import type { SecretRecord } from '../../projections';
-import { has, readString, readTags, requireObject } from './input';
+import { changedMembers, checkIfMatch, has, readMembers, readString, readTags, type IfMatch } from './input';
 
 export const SECRET_LIMITS = { keyLength: 256, valueLength: 64 * 1024 } as const;
+const SECRET_MEMBERS = ['key', 'value', 'tags'] as const;
 
 export interface SecretCreateInput {
   readonly key: string;
@@ -22,7 +23,7 @@ export interface SecretPatch {
 }
 
 export function parseSecretCreate(body: unknown): SecretCreateInput {
-  const input = requireObject(body, 'body');
+  const input = readMembers(body, 'body', SECRET_MEMBERS);
   for (const member of ['key', 'value']) if (!has(input, member)) throw badRequest(`${member} is required`);
   return {
     key: readKey(input.key),
@@ -32,12 +33,11 @@ export function parseSecretCreate(body: unknown): SecretCreateInput {
 }
 
 export function parseSecretPatch(body: unknown): SecretPatch {
-  const input = requireObject(body, 'body');
+  const input = readMembers(body, 'body', SECRET_MEMBERS);
   const patch: { key?: string; value?: string; tags?: string[] } = {};
   if (has(input, 'key')) patch.key = readKey(input.key);
   if (has(input, 'value')) patch.value = readValue(input.value);
   if (has(input, 'tags')) patch.tags = readTags(input.tags, 'tags');
-  if (Object.keys(patch).length === 0) throw badRequest('nothing to update: give key, value or tags');
   return patch;
 }
 
@@ -52,35 +52,42 @@ export function decideCreateSecret(
   return [{ type: 'SecretCreated', data: { id, key: input.key, tags: input.tags, version: 1, sealed } }];
 }
 
+/**
+ * A new version, unless nothing changes: a key and tags equal to the current
+ * ones and no value decide no event. A value always makes a new version: it is
+ * never compared with the current one, or an admin key (which may not read
+ * values) could test guesses by watching the revision.
+ */
 export function decideUpdateSecret(
   id: string,
   current: SecretRecord | undefined,
   patch: { readonly key?: string; readonly tags?: readonly string[] },
   sealed: SealedValue | undefined,
   keyOwner: string | undefined,
-  expectedRevision: bigint | undefined,
+  ifMatch: IfMatch | undefined,
 ): SecretEvent[] {
   if (current === undefined) throw notFound('secret', id);
-  if (expectedRevision !== undefined && expectedRevision !== current.revision) {
-    throw conflict(`secret ${id} is at revision ${current.revision}, not ${expectedRevision}`);
+  checkIfMatch('secret', id, current.revision, ifMatch);
+  const changes = changedMembers<{ key: string; tags: readonly string[] }>(current, { key: patch.key, tags: patch.tags });
+  if (changes.key !== undefined && keyOwner !== undefined && keyOwner !== id) {
+    throw conflict(`a secret with key ${changes.key} already exists`);
   }
-  if (patch.key !== undefined && keyOwner !== undefined && keyOwner !== id) {
-    throw conflict(`a secret with key ${patch.key} already exists`);
-  }
+  if (changes.key === undefined && changes.tags === undefined && sealed === undefined) return [];
   return [{
     type: 'SecretUpdated',
     data: {
       id,
       version: current.version + 1,
-      ...(patch.key !== undefined ? { key: patch.key } : {}),
-      ...(patch.tags !== undefined ? { tags: patch.tags } : {}),
+      ...(changes.key !== undefined ? { key: changes.key } : {}),
+      ...(changes.tags !== undefined ? { tags: changes.tags } : {}),
       ...(sealed !== undefined ? { sealed } : {}),
     },
   }];
 }
 
-export function decideDeleteSecret(id: string, current: SecretRecord | undefined): SecretEvent[] {
+export function decideDeleteSecret(id: string, current: SecretRecord | undefined, ifMatch?: IfMatch): SecretEvent[] {
   if (current === undefined) throw notFound('secret', id);
+  checkIfMatch('secret', id, current.revision, ifMatch);
   return [{ type: 'SecretDeleted', data: { id } }];
 }
 

@@ -25,7 +25,11 @@ export interface RegexFilter {
   readonly any: readonly (readonly string[])[];
   /** The value holds at least this many ASCII digits (`\d{3}` needs three). */
   readonly digits: number;
-  /** For a pattern anchored at both ends with bounded repetition: the longest value it can match (UTF-16 units). */
+  /**
+   * For a pattern anchored at both ends with bounded repetition: the longest
+   * value it can match, in UTF-16 units (a character outside the BMP, which
+   * any class but a plainly ASCII one may match, counts two).
+   */
   readonly maxLength: number;
 }
 
@@ -78,8 +82,12 @@ export function regexFilter(pattern: string): RegexFilter {
   const all: string[] = [];
   const any: string[][] = [];
   let run = '';
-  // Whether the run began right after a leading `^` (so it is a prefix of the value).
-  let runAnchored = pattern.startsWith('^');
+  // A leading `^` anchors the match at the start of the value, unless a quantifier
+  // follows it: `^*abc$` (zero or more empty matches) anchors nothing, so then the
+  // `^` is read as an element like any other.
+  const anchoredStart = pattern.startsWith('^') && quantifierAt(pattern, 1)[2] === 0;
+  // Whether the run began right after the leading anchor (so it is a prefix of the value).
+  let runAnchored = anchoredStart;
   // Whether the last thing read was a character appended to `run` (a quantifier then applies to it alone).
   let lastInRun = false;
   // Digits every match holds, and the widest match (UTF-16 units); both summed over the
@@ -108,7 +116,7 @@ export function regexFilter(pattern: string): RegexFilter {
     lastInRun = false;
   };
 
-  let i = runAnchored ? 1 : 0;
+  let i = anchoredStart ? 1 : 0;
   while (i < pattern.length) {
     const ch = pattern[i];
     switch (ch) {
@@ -175,9 +183,11 @@ export function regexFilter(pattern: string): RegexFilter {
         if (lastInRun && min === 0) run = run.slice(0, -1);
         commit();
         // The element now stands for its repetitions (so a further quantifier would scale them).
-        if (lastWidth > 0) {
-          width += lastWidth * (max - 1);
-          lastWidth *= max;
+        // An unbounded element stays unbounded (Infinity * 0 would be NaN, not 0).
+        if (lastWidth > 0 && lastWidth < Infinity) {
+          const repeated = lastWidth * max;
+          width += repeated - lastWidth;
+          lastWidth = repeated;
         }
         digits += lastDigits * (min - 1);
         lastDigits *= min;
@@ -199,7 +209,7 @@ export function regexFilter(pattern: string): RegexFilter {
     }
   }
   commit();
-  const maxLength = pattern.startsWith('^') && endAnchored ? width : Infinity;
+  const maxLength = anchoredStart && endAnchored ? width : Infinity;
   if (prefix === '' && suffix === '' && all.length === 0 && any.length === 0 && digits === 0 && maxLength === Infinity) {
     return NO_FILTER;
   }
@@ -208,8 +218,9 @@ export function regexFilter(pattern: string): RegexFilter {
 
 /**
  * Widest match of a bracket class: one unit when it is plainly ASCII (not
- * negated; ASCII members, escapes only of punctuation or \d \s \w), two
- * otherwise, since it may match a character outside the BMP.
+ * negated; ASCII members, escapes only of punctuation or \d \s \w, POSIX
+ * classes not negated), two otherwise, since it may match a character
+ * outside the BMP: `[^a]`, `[[:^alpha:]]`, `[\D]`, `[\pL]`, `[\x{1F600}]`.
  */
 function classWidth(body: string): number {
   if (body.startsWith('^')) return 2;
@@ -220,6 +231,12 @@ function classWidth(body: string): number {
       const next = body[i + 1] ?? '';
       if (/[A-Za-z0-9]/.test(next) && !'dsw'.includes(next)) return 2;
       i += 1;
+    } else if (body[i] === '[' && body[i + 1] === ':') {
+      // A POSIX class: ASCII (RE2's are), unless negated (`[:^alpha:]` is everything else, astral included).
+      if (body[i + 2] === '^') return 2;
+      const close = body.indexOf(':]', i + 2);
+      if (close < 0) return 2;
+      i = close + 1;
     }
   }
   return 1;

@@ -39,8 +39,10 @@ export function createApp(deps: HttpDeps): express.Express {
   app.use(metricsRouter(deps));
   app.get('/readyz', (_req, res) => {
     const position = readModel.position?.toString() ?? null;
-    if (readModel.caughtUp) res.json({ status: 'ready', position });
-    else res.status(503).json({ err: NOT_READY_MESSAGE, position });
+    const vaultProblem = readModel.caughtUp ? deps.vaultProblem() : undefined;
+    if (!readModel.caughtUp) res.status(503).json({ err: NOT_READY_MESSAGE, position });
+    else if (vaultProblem !== undefined) res.status(503).json({ err: `not ready: ${vaultProblem}`, position });
+    else res.json({ status: 'ready', position });
   });
   app.use(docsRouter());
 

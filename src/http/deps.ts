@@ -12,6 +12,7 @@ import type { CatalogCommands } from '../service/catalog-commands';
 import type { Actor } from '../service/command-bus';
 import type { Queries } from '../service/queries';
 import type { VaultCommands } from '../service/vault-commands';
+import type { VaultProblem } from '../service/vault-health';
 import type { Sealer } from '../vault/seal';
 
 export interface HttpDeps {
@@ -25,6 +26,8 @@ export interface HttpDeps {
   readonly logger: Logger;
   readonly metrics: Metrics;
   readonly audit: AuditService;
+  /** Why this process can no longer open its vault (a rotation it does not hold the key of), or undefined. */
+  readonly vaultProblem: VaultProblem;
 }
 
 /** Per-request values the log line reads (express keeps them in res.locals). */

@@ -36,8 +36,14 @@ export interface MediaType {
   readonly schema: SchemaObject;
 }
 
+export interface HeaderObject {
+  readonly description: string;
+  readonly schema: SchemaObject;
+}
+
 export interface ResponseObject {
   readonly description: string;
+  readonly headers?: { readonly [name: string]: HeaderObject };
   readonly content?: { readonly [mediaType: string]: MediaType };
 }
 
@@ -93,21 +99,29 @@ function record(properties: { [name: string]: SchemaObject }, optional: readonly
   };
 }
 
-/** A request body: unknown members are ignored by the service (SPEC 1), so they are allowed. */
+/** A public request body: unknown members are ignored by the service (SPEC 1), so they are allowed. */
 function input(properties: { [name: string]: SchemaObject }, required: readonly string[] = []): SchemaObject {
   return { type: 'object', properties, required, additionalProperties: true };
 }
 
+/** An admin write body: an unknown (say, misspelt) member is a 400 naming it, never ignored. */
+function adminInput(properties: { [name: string]: SchemaObject }, required: readonly string[] = []): SchemaObject {
+  return { type: 'object', properties, required, additionalProperties: false };
+}
+
 const json = (schema: SchemaObject) => ({ 'application/json': { schema } });
 const answer = (description: string, schema: SchemaObject): ResponseObject => ({ description, content: json(schema) });
+const ETAG: HeaderObject = { description: 'the resource\'s revision as a strong entity tag, `"<revision>"`; If-Match takes it back', schema: { type: 'string', pattern: '^"(0|[1-9][0-9]*)"$' } };
+/** A single admin resource in an answer, with its revision as the ETag. */
+const versioned = (description: string, schema: SchemaObject): ResponseObject => ({ description, headers: { ETag: ETAG }, content: json(schema) });
 const body = (schema: SchemaObject, required = true) => ({ required, content: json(schema) });
 
 const ERROR_MEANING = {
-  400: 'The request is malformed or breaks a limit; `err` names the member',
+  400: 'The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it',
   401: 'No API key, or the key is unknown or revoked',
   403: 'The key lacks the scope, or the browser Origin is not allowed',
   404: 'No such resource (or it is deleted)',
-  409: 'The If-Match revision is stale, or the write conflicts (duplicate key, version not greater)',
+  409: 'The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key)',
   413: 'The request body is larger than RULEVAULT_MAX_BODY_BYTES',
   503: 'The read models are still catching up with the log',
 } as const;
@@ -125,8 +139,9 @@ const idParameter = (what: string): ParameterObject => ({ name: 'id', in: 'path'
 const ifMatch: ParameterObject = {
   name: 'If-Match',
   in: 'header',
-  description: 'the revision the change is based on (a bare number or a quoted ETag); 409 when the resource moved on',
-  schema: { type: 'string', pattern: '^\\s*(W/)?"?(0|[1-9][0-9]{0,18})"?\\s*$' },
+  description: 'the revision the change is based on: a bare number, the ETag (`"3"`), a comma-separated list of them (any one current), ' +
+    'or `*` (any revision; the resource must exist, else 404); 409 when the resource moved on',
+  schema: { type: 'string', pattern: '^\\s*(\\*|((W/)?"?(0|[1-9][0-9]{0,18})"?\\s*)(,\\s*(W/)?"?(0|[1-9][0-9]{0,18})"?\\s*)*)\\s*$' },
 };
 
 // ---- component schemas ------------------------------------------------------
@@ -183,13 +198,13 @@ const ruleInputMembers = {
     type: 'array',
     minItems: 1,
     maxItems: 100,
-    items: input({
+    items: adminInput({
       condition_operator: LOGICAL,
       conditions: {
         type: 'array',
         minItems: 1,
         maxItems: 100,
-        items: input({
+        items: adminInput({
           field: str,
           operator: OPERATOR,
           value: { type: ['string', 'number', 'boolean'], description: 'a number or boolean is stored as its JSON text' },
@@ -198,7 +213,11 @@ const ruleInputMembers = {
       },
     }, ['conditions']),
   },
-  entities: { type: 'array', items: input({ entity_type: ENTITY_TYPE, entity_id: str }, ['entity_type', 'entity_id']) },
+  entities: {
+    type: 'array',
+    description: 'a context or prompt named must exist; a PATCH checks only the links it adds and drops links to ones deleted since',
+    items: adminInput({ entity_type: ENTITY_TYPE, entity_id: str }, ['entity_type', 'entity_id']),
+  },
 } satisfies { [name: string]: SchemaObject };
 
 const evaluateMembers = {
@@ -264,7 +283,14 @@ const schemas: { [name: string]: SchemaObject } = {
     name: str,
     version: str,
     prompt: str,
-    compiled_prompt: str,
+    compiled_prompt: {
+      type: ['string', 'null'],
+      description: 'the rendered template (the raw one with shouldCompile false); null when rendering failed or passed a limit, see error',
+    },
+    error: {
+      type: 'string',
+      description: 'present only when compiled_prompt is null: why, naming the limit passed (RULEVAULT_RENDER_MAX_STEPS, RULEVAULT_RENDER_MAX_BYTES, RULEVAULT_RESPONSE_MAX_RENDER_BYTES)',
+    },
     variables: strings,
     missing_variables: strings,
     tags: strings,
@@ -273,7 +299,7 @@ const schemas: { [name: string]: SchemaObject } = {
     created_by: ref('Actor'),
     created_at: ref('Timestamp'),
     updated_at: ref('Timestamp'),
-  }),
+  }, ['error']),
 
   GetSecretsRequest: input({ key: str, tags: strings }),
   GetSecretsAnswer: {
@@ -283,8 +309,8 @@ const schemas: { [name: string]: SchemaObject } = {
     ],
   },
 
-  RuleInput: input(ruleInputMembers, ['name', 'condition_groups']),
-  RulePatch: input(ruleInputMembers),
+  RuleInput: adminInput(ruleInputMembers, ['name', 'condition_groups']),
+  RulePatch: adminInput(ruleInputMembers),
   Rule: record({
     id: str,
     name: str,
@@ -316,16 +342,16 @@ const schemas: { [name: string]: SchemaObject } = {
     },
   }),
 
-  ContextInput: input({
+  ContextInput: adminInput({
     name: { type: 'string', maxLength: 256 }, content: str, description: str, tags: tagsInput, meta_properties: META, status: STATUS,
   }, ['name', 'content']),
-  ContextPatch: input({
+  ContextPatch: adminInput({
     name: { type: 'string', maxLength: 256 }, content: str, description: str, tags: tagsInput, meta_properties: META, status: STATUS,
   }),
   Context: record({ ...contextMembers, revision: ref('Position'), position: ref('Position') }),
   ContextList: record({ contexts: { type: 'array', items: ref('Context') } }),
 
-  PromptInput: input({
+  PromptInput: adminInput({
     name: { type: 'string', maxLength: 256 },
     prompt: { type: 'string', description: 'a Handlebars template' },
     version: { type: 'string', pattern: '^\\d+\\.\\d+\\.\\d+$' },
@@ -333,8 +359,8 @@ const schemas: { [name: string]: SchemaObject } = {
     meta_properties: META,
     status: STATUS,
   }, ['name', 'prompt']),
-  PromptVersionInput: input({ prompt: str, version: { type: 'string', pattern: '^\\d+\\.\\d+\\.\\d+$' } }, ['prompt']),
-  PromptPatch: input({ name: { type: 'string', maxLength: 256 }, tags: tagsInput, meta_properties: META, status: STATUS }),
+  PromptVersionInput: adminInput({ prompt: str, version: { type: 'string', pattern: '^\\d+\\.\\d+\\.\\d+$' } }, ['prompt']),
+  PromptPatch: adminInput({ name: { type: 'string', maxLength: 256 }, tags: tagsInput, meta_properties: META, status: STATUS }),
   Prompt: record({
     id: str,
     name: str,
@@ -349,16 +375,16 @@ const schemas: { [name: string]: SchemaObject } = {
   }),
   PromptList: record({ prompts: { type: 'array', items: ref('Prompt') } }),
 
-  SecretInput: input({
+  SecretInput: adminInput({
     key: { type: 'string', maxLength: 256 },
     value: { type: 'string', maxLength: 65536 },
     tags: tagsInput,
   }, ['key', 'value']),
-  SecretPatch: input({ key: { type: 'string', maxLength: 256 }, value: { type: 'string', maxLength: 65536 }, tags: tagsInput }),
+  SecretPatch: adminInput({ key: { type: 'string', maxLength: 256 }, value: { type: 'string', maxLength: 65536 }, tags: tagsInput }),
   Secret: record({ id: str, key: str, tags: strings, version: { type: 'integer', minimum: 1 }, ...provenance }),
   SecretList: record({ secrets: { type: 'array', items: ref('Secret') } }),
 
-  ApiKeyInput: input({
+  ApiKeyInput: adminInput({
     name: { type: 'string', maxLength: 256 },
     scopes: { type: 'array', minItems: 1, items: SCOPE },
     secret_tags: tagsInput,
@@ -452,8 +478,10 @@ function resource(options: {
   name: string;
   plural: string;
   list: string;
+  /** What else makes a delete a 409. */
+  deleteNote?: string;
 }): { [path: string]: PathItem } {
-  const { base, what, tag, name, plural, list } = options;
+  const { base, what, tag, name, plural, list, deleteNote } = options;
   return {
     [base]: {
       post: {
@@ -461,13 +489,13 @@ function resource(options: {
         summary: `Create a ${what}`,
         tags: [tag],
         requestBody: body(ref(`${name}Input`)),
-        responses: { 201: answer(`the ${what}`, ref(name)), ...errors(...ADMIN_WRITE_ERRORS) },
+        responses: { 201: versioned(`the ${what}`, ref(name)), ...errors(...ADMIN_WRITE_ERRORS) },
       },
       get: {
         operationId: `list${plural}`,
         summary: `List the ${what}s`,
         tags: [tag],
-        responses: { 200: answer(`every live ${what}, by id`, ref(list)), ...errors(...ADMIN_READ_ERRORS) },
+        responses: { 200: answer(`every live ${what}, by id`, ref(list)), ...errors(400, ...ADMIN_READ_ERRORS) },
       },
     },
     [`${base}/{id}`]: {
@@ -476,22 +504,24 @@ function resource(options: {
         summary: `Read a ${what}`,
         tags: [tag],
         parameters: [idParameter(what)],
-        responses: { 200: answer(`the ${what}`, ref(name)), ...errors(...ADMIN_READ_ERRORS, 404) },
+        responses: { 200: versioned(`the ${what}`, ref(name)), ...errors(400, ...ADMIN_READ_ERRORS, 404) },
       },
       patch: {
         operationId: `update${name}`,
         summary: `Change a ${what}: any subset of the create members`,
+        description: 'A PATCH that changes nothing (`{}`, or members set to their current values) writes no event and answers the current state, revision unchanged.',
         tags: [tag],
         parameters: [idParameter(what), ifMatch],
         requestBody: body(ref(`${name}Patch`)),
-        responses: { 200: answer(`the ${what}`, ref(name)), ...errors(...ADMIN_WRITE_ERRORS, 404, 409) },
+        responses: { 200: versioned(`the ${what}`, ref(name)), ...errors(...ADMIN_WRITE_ERRORS, 404, 409) },
       },
       delete: {
         operationId: `delete${name}`,
         summary: `Delete a ${what}`,
+        ...(deleteNote === undefined ? {} : { description: deleteNote }),
         tags: [tag],
-        parameters: [idParameter(what)],
-        responses: { 204: { description: 'deleted' }, ...errors(...ADMIN_READ_ERRORS, 404) },
+        parameters: [idParameter(what), ifMatch],
+        responses: { 204: { description: 'deleted' }, ...errors(400, ...ADMIN_READ_ERRORS, 404, 409) },
       },
     },
   };
@@ -500,8 +530,9 @@ function resource(options: {
 const NO_KEY: readonly { [scheme: string]: readonly string[] }[] = [];
 
 const rules = resource({ base: '/api/rule-engine/rules', what: 'rule', tag: 'rules', name: 'Rule', plural: 'Rules', list: 'RuleList' });
-const contexts = resource({ base: '/api/contexts', what: 'context', tag: 'contexts', name: 'Context', plural: 'Contexts', list: 'ContextList' });
-const prompts = resource({ base: '/api/prompts', what: 'prompt', tag: 'prompts', name: 'Prompt', plural: 'Prompts', list: 'PromptList' });
+const LINKED_DELETE = 'Rules (ACTIVE or INACTIVE) that link to it are unlinked first, with a RuleUpdated event each; then it is deleted.';
+const contexts = resource({ base: '/api/contexts', what: 'context', tag: 'contexts', name: 'Context', plural: 'Contexts', list: 'ContextList', deleteNote: LINKED_DELETE });
+const prompts = resource({ base: '/api/prompts', what: 'prompt', tag: 'prompts', name: 'Prompt', plural: 'Prompts', list: 'PromptList', deleteNote: LINKED_DELETE });
 const secrets = resource({ base: '/api/vault/secrets', what: 'secret', tag: 'vault', name: 'Secret', plural: 'Secrets', list: 'SecretList' });
 const promptById = prompts['/api/prompts/{id}']!;
 const secretById = secrets['/api/vault/secrets/{id}']!;
@@ -593,7 +624,7 @@ const paths: { [path: string]: PathItem } = {
       summary: 'Every event of a rule, with who, when, where in the log, and what changed',
       tags: ['rules'],
       parameters: [idParameter('rule')],
-      responses: { 200: answer('the history, oldest first', ref('RuleHistory')), ...errors(...ADMIN_READ_ERRORS, 404) },
+      responses: { 200: answer('the history, oldest first', ref('RuleHistory')), ...errors(400, ...ADMIN_READ_ERRORS, 404) },
     },
   },
   ...contexts,
@@ -604,7 +635,6 @@ const paths: { [path: string]: PathItem } = {
       ...promptById.get!,
       summary: 'Read a prompt at its latest version, or at `?version=`',
       parameters: [idParameter('prompt'), { name: 'version', in: 'query', schema: { type: 'string', pattern: '^\\d+\\.\\d+\\.\\d+$' } }],
-      responses: { ...promptById.get!.responses, ...errors(400) },
     },
     patch: { ...promptById.patch!, summary: 'Change a prompt\'s name, tags, meta_properties or status (a template changes by adding a version)' },
   },
@@ -613,9 +643,9 @@ const paths: { [path: string]: PathItem } = {
       operationId: 'addPromptVersion',
       summary: 'Add a template version; it must be greater than the latest (default: next minor)',
       tags: ['prompts'],
-      parameters: [idParameter('prompt')],
+      parameters: [idParameter('prompt'), ifMatch],
       requestBody: body(ref('PromptVersionInput')),
-      responses: { 201: answer('the prompt at its new version', ref('Prompt')), ...errors(...ADMIN_WRITE_ERRORS, 404, 409) },
+      responses: { 201: versioned('the prompt at its new version', ref('Prompt')), ...errors(...ADMIN_WRITE_ERRORS, 404, 409) },
     },
   },
   '/api/vault/secrets': {
@@ -641,16 +671,17 @@ const paths: { [path: string]: PathItem } = {
       operationId: 'listApiKeys',
       summary: 'List the live API keys (never the keys themselves)',
       tags: ['api-keys'],
-      responses: { 200: answer('every live key, by id', ref('ApiKeyList')), ...errors(...ADMIN_READ_ERRORS) },
+      responses: { 200: answer('every live key, by id', ref('ApiKeyList')), ...errors(400, ...ADMIN_READ_ERRORS) },
     },
   },
   '/api/api-keys/{id}': {
     delete: {
       operationId: 'revokeApiKey',
       summary: 'Revoke an API key, at once',
+      description: 'The last active admin key is not revoked (409): RULEVAULT_ADMIN_KEY on the node counts as one.',
       tags: ['api-keys'],
-      parameters: [idParameter('API key')],
-      responses: { 204: { description: 'revoked' }, ...errors(...ADMIN_READ_ERRORS, 404) },
+      parameters: [idParameter('API key'), ifMatch],
+      responses: { 204: { description: 'revoked' }, ...errors(400, ...ADMIN_READ_ERRORS, 404, 409) },
     },
   },
 

@@ -34,7 +34,7 @@ export const EVALUATE: PublicEndpoint = {
   answer(deps, authorization, body, locals) {
     authorizeHeader(deps, authorization, locals, 'evaluate');
     const request = parseEvaluateRequest(body, deps.config.limits);
-    const answer = evaluate(deps.readModel.state, deps.readModel.engine, request);
+    const answer = evaluate(deps.readModel.state, deps.readModel.engine, request, deps.config.limits);
     deps.metrics.observeMatches(answer.matchingRuleIds.length);
     return answer;
   },

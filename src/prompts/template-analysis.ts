@@ -22,6 +22,10 @@ const BLOCK_ONLY_HELPERS = new Set(['if', 'unless', 'each', 'with']);
 // Helpers whose block body runs with a new context (the value or each item).
 const CONTEXT_CHANGING_HELPERS = new Set(['each', 'with']);
 
+// Names the Handlebars compiler treats as helpers even without arguments; the
+// runtime does not provide them, so a tag named so could only fail when rendered.
+const RESERVED_NAMES = new Set(['helperMissing', 'blockHelperMissing']);
+
 interface Scope {
   /** Context changes between the template's root and here: `../` steps back one. */
   readonly contextDepth: number;
@@ -93,8 +97,14 @@ function visitBlock(block: hbs.AST.BlockStatement, scope: Scope, out: Set<string
 function visitCall(node: CallNode, scope: Scope, out: Set<string>): string | undefined {
   const path = callPath(node);
   const helper = helperName(node, path);
-  if (helper === undefined) visitPath(path, scope, out);
-  else checkHelperCall(helper, node);
+  if (helper === undefined) {
+    if (isSimpleName(path) && RESERVED_NAMES.has(path.parts[0]!)) {
+      throw unsupported(`${path.parts[0]} is reserved by Handlebars and cannot be used as a name`, node);
+    }
+    visitPath(path, scope, out);
+  } else {
+    checkHelperCall(helper, node);
+  }
   for (const param of node.params) visitExpression(param, scope, out);
   for (const pair of node.hash?.pairs ?? []) visitExpression(pair.value, scope, out);
   return helper;
@@ -118,8 +128,12 @@ function visitPath(path: PathExpression, scope: Scope, out: Set<string>): void {
   if (path.depth === scope.contextDepth) out.add(first);
 }
 
-// An unknown helper is left to the compiler, whose knownHelpersOnly option reports it.
+// Checked here rather than left to the compiler's knownHelpersOnly, so that a
+// write is validated by the parse alone (the compiler runs at the first render).
 function checkHelperCall(helper: string, node: CallNode): void {
+  if (!Object.hasOwn(HELPER_ARITY, helper)) {
+    throw unsupported(`unknown helper ${helper}: the helpers are ${Object.keys(HELPER_ARITY).join(', ')}`, node);
+  }
   if (BLOCK_ONLY_HELPERS.has(helper) && node.type !== 'BlockStatement') {
     throw unsupported(`${helper} can only be used as a block ({{#${helper} ...}}...{{/${helper}}})`, node);
   }
@@ -133,8 +147,12 @@ function checkHelperCall(helper: string, node: CallNode): void {
 function helperName(node: CallNode, path: PathExpression): string | undefined {
   const name = path.parts[0];
   if (node.type === 'SubExpression' || node.params.length > 0 || node.hash !== undefined) return path.original;
-  const simple = path.parts.length === 1 && !isScoped(path) && path.depth === 0;
-  return simple && name !== undefined && Object.hasOwn(HELPER_ARITY, name) ? name : undefined;
+  return isSimpleName(path) && Object.hasOwn(HELPER_ARITY, name!) ? name : undefined;
+}
+
+/** The compiler's simpleId (`{{name}}`, also `{{@name}}`): the only form it may take for a helper call without arguments. */
+function isSimpleName(path: PathExpression): boolean {
+  return path.parts.length === 1 && !isScoped(path) && path.depth === 0;
 }
 
 function changesContext(block: hbs.AST.BlockStatement, helper: string | undefined): boolean {
@@ -165,4 +183,39 @@ function isThis(path: PathExpression): boolean {
 function unsupported(message: string, node: Node): UnsupportedTemplate {
   const { line, column } = node.loc.start;
   return new UnsupportedTemplate(`${message} (line ${line}, column ${column})`);
+}
+
+/** Where a block starts, as Handlebars passes it to helpers (`options.loc.start`). */
+export function blockKey(start: { readonly line: number; readonly column: number }): string {
+  return `${start.line}:${start.column}`;
+}
+
+export interface BlockCosts {
+  /** Per block (by blockKey): 1 plus every statement inside it, nested blocks included. */
+  readonly byBlock: ReadonlyMap<string, number>;
+  /** 1 plus every statement of the template: the cost of a block not found above. */
+  readonly whole: number;
+}
+
+/**
+ * What one run of each block's body may cost at most: its statements, each
+ * executed at most once per run except inside a nested loop, whose iterations
+ * are charged on their own. The render budget charges this per iteration.
+ */
+export function blockCosts(program: hbs.AST.Program): BlockCosts {
+  const byBlock = new Map<string, number>();
+  const count = (body: hbs.AST.Program | undefined): number => {
+    let total = 0;
+    for (const statement of body?.body ?? []) {
+      total++;
+      if (statement.type === 'BlockStatement') {
+        const block = statement as hbs.AST.BlockStatement;
+        const inner = 1 + count(block.program) + count(block.inverse);
+        byBlock.set(blockKey(block.loc.start), inner);
+        total += inner;
+      }
+    }
+    return total;
+  };
+  return { byBlock, whole: 1 + count(program) };
 }

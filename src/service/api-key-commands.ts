@@ -1,6 +1,7 @@
 /** API key writes and the first-start bootstrap of an admin key. */
 import { generateApiKey } from '../auth';
 import { decideCreateApiKey, decideRevokeApiKey, parseApiKeyCreate } from '../domain/api-keys';
+import type { IfMatch } from '../domain/input';
 import { streams } from '../events';
 import type { ReadModel } from '../read-model';
 import type { Actor, CommandBus, Runtime } from './command-bus';
@@ -10,10 +11,18 @@ export interface ApiKeyDeps {
   readonly bus: CommandBus;
   readonly readModel: ReadModel;
   readonly runtime: Runtime;
+  /** True when this node has RULEVAULT_ADMIN_KEY: it counts as an admin key that stays when stored ones are revoked. */
+  readonly envAdminKey?: boolean;
 }
 
-export function createApiKeyCommands({ bus, readModel, runtime }: ApiKeyDeps) {
+export function createApiKeyCommands({ bus, readModel, runtime, envAdminKey = false }: ApiKeyDeps) {
   const keys = readModel.state.apiKeys;
+  /** Admin keys left usable if `id` is revoked. */
+  const otherAdmins = (id: string) => {
+    let count = envAdminKey ? 1 : 0;
+    for (const key of keys.byId.values()) if (key.id !== id && key.scopes.includes('admin')) count++;
+    return count;
+  };
   return {
     /** Answers the new key's plaintext once; only its hash is stored. */
     async createApiKey(body: unknown, actor: Actor) {
@@ -25,10 +34,10 @@ export function createApiKeyCommands({ bus, readModel, runtime }: ApiKeyDeps) {
       return { ...apiKeyView(keys.byId.get(id)!), key };
     },
 
-    async revokeApiKey(id: string, actor: Actor) {
-      await bus.withRetry(undefined, () => {
+    async revokeApiKey(id: string, actor: Actor, ifMatch?: IfMatch) {
+      await bus.withRetry(ifMatch, () => {
         const current = keys.byId.get(id);
-        return bus.append(streams.apiKey(id), current?.revision ?? 'any', decideRevokeApiKey(id, current), actor);
+        return bus.append(streams.apiKey(id), current?.revision ?? 'any', decideRevokeApiKey(id, current, otherAdmins(id), ifMatch), actor);
       });
     },
 

@@ -7,11 +7,13 @@ import {
   parsePromptCreate, parsePromptPatch, parsePromptVersion,
 } from '../domain/prompts';
 import {
-  decideCreateRule, decideDeleteRule, decideUpdateRule, parseRuleCreate, parseRulePatch, type RuleContext,
+  decideCreateRule, decideDeleteRule, decideUnlinkEntity, decideUpdateRule, parseRuleCreate, parseRulePatch, type RuleContext,
 } from '../domain/rules';
+import type { IfMatch } from '../domain/input';
 import { streams, type EntityLink } from '../events';
 import type { ReadModel } from '../read-model';
-import type { Actor, CommandBus, Runtime } from './command-bus';
+import type { TemplateLimits } from '../prompts/template';
+import { appendDecided, type Actor, type CommandBus, type Runtime } from './command-bus';
 import { contextAdminView, promptAdminView, ruleView } from './views';
 
 export interface CatalogDeps {
@@ -19,20 +21,34 @@ export interface CatalogDeps {
   readonly readModel: ReadModel;
   readonly runtime: Runtime;
   readonly maxRegexLength: number;
+  readonly templateLimits: TemplateLimits;
 }
 
-export function createCatalogCommands({ bus, readModel, runtime, maxRegexLength }: CatalogDeps) {
+export function createCatalogCommands({ bus, readModel, runtime, maxRegexLength, templateLimits }: CatalogDeps) {
   const state = readModel.state;
   const ruleContext: RuleContext = {
     maxRegexLength,
     entityExists: (link: EntityLink) =>
       link.entity_type === 'context' ? state.contexts.has(link.entity_id) : state.prompts.has(link.entity_id),
   };
+  /**
+   * Unlinks a context or prompt about to be deleted from every rule naming it
+   * (one RuleUpdated each, decided on the rule as it is now). Not atomic with
+   * the delete: interrupted, it leaves rules unlinked and the entity in place,
+   * and repeating the delete finishes it.
+   */
+  async function unlinkFromRules(link: EntityLink, actor: Actor): Promise<void> {
+    const linking = [...state.rules.values()].filter((r) => r.entities.some((l) => l.entity_type === link.entity_type && l.entity_id === link.entity_id));
+    for (const { id } of linking) {
+      const current = state.rules.get(id);
+      await appendDecided(bus, streams.rule(id), current?.revision ?? 'any', decideUnlinkEntity(id, current, link, ruleContext), actor);
+    }
+  }
   const rule = (id: string) => ruleView(state.rules.get(id)!);
   const context = (id: string) => contextAdminView(state.contexts.get(id)!);
   const prompt = (id: string) => {
     const record = state.prompts.get(id)!;
-    return promptAdminView(record, record.versions[record.versions.length - 1]!);
+    return promptAdminView(record, record.versions[record.versions.length - 1]!, templateLimits);
   };
 
   return {
@@ -43,19 +59,19 @@ export function createCatalogCommands({ bus, readModel, runtime, maxRegexLength 
         bus.append(streams.rule(id), 'no_stream', decideCreateRule(id, input, ruleContext), actor));
       return rule(id);
     },
-    async updateRule(id: string, body: unknown, ifMatch: bigint | undefined, actor: Actor) {
+    async updateRule(id: string, body: unknown, ifMatch: IfMatch | undefined, actor: Actor) {
       const patch = parseRulePatch(body);
       await bus.withRetry(ifMatch, () => {
         const current = state.rules.get(id);
         const events = decideUpdateRule(id, current, patch, ifMatch, ruleContext);
-        return bus.append(streams.rule(id), current!.revision, events, actor);
+        return appendDecided(bus, streams.rule(id), current!.revision, events, actor);
       });
       return rule(id);
     },
-    async deleteRule(id: string, actor: Actor) {
-      await bus.withRetry(undefined, () => {
+    async deleteRule(id: string, actor: Actor, ifMatch?: IfMatch) {
+      await bus.withRetry(ifMatch, () => {
         const current = state.rules.get(id);
-        return bus.append(streams.rule(id), current?.revision ?? 'any', decideDeleteRule(id, current), actor);
+        return bus.append(streams.rule(id), current?.revision ?? 'any', decideDeleteRule(id, current, ifMatch), actor);
       });
     },
 
@@ -66,51 +82,55 @@ export function createCatalogCommands({ bus, readModel, runtime, maxRegexLength 
         bus.append(streams.context(id), 'no_stream', decideCreateContext(id, input), actor));
       return context(id);
     },
-    async updateContext(id: string, body: unknown, ifMatch: bigint | undefined, actor: Actor) {
+    async updateContext(id: string, body: unknown, ifMatch: IfMatch | undefined, actor: Actor) {
       const patch = parseContextPatch(body);
       await bus.withRetry(ifMatch, () => {
         const current = state.contexts.get(id);
         const events = decideUpdateContext(id, current, patch, ifMatch);
-        return bus.append(streams.context(id), current!.revision, events, actor);
+        return appendDecided(bus, streams.context(id), current!.revision, events, actor);
       });
       return context(id);
     },
-    async deleteContext(id: string, actor: Actor) {
-      await bus.withRetry(undefined, () => {
+    async deleteContext(id: string, actor: Actor, ifMatch?: IfMatch) {
+      await bus.withRetry(ifMatch, async () => {
         const current = state.contexts.get(id);
-        return bus.append(streams.context(id), current?.revision ?? 'any', decideDeleteContext(id, current), actor);
+        const events = decideDeleteContext(id, current, ifMatch);
+        await unlinkFromRules({ entity_type: 'context', entity_id: id }, actor);
+        return bus.append(streams.context(id), current!.revision, events, actor);
       });
     },
 
     async createPrompt(body: unknown, actor: Actor) {
-      const input = parsePromptCreate(body);
+      const input = parsePromptCreate(body, templateLimits);
       const id = runtime.newId();
       await bus.withRetry(undefined, () =>
         bus.append(streams.prompt(id), 'no_stream', decideCreatePrompt(id, input), actor));
       return prompt(id);
     },
-    async addPromptVersion(id: string, body: unknown, actor: Actor) {
-      const input = parsePromptVersion(body);
-      await bus.withRetry(undefined, () => {
+    async addPromptVersion(id: string, body: unknown, actor: Actor, ifMatch?: IfMatch) {
+      const input = parsePromptVersion(body, templateLimits);
+      await bus.withRetry(ifMatch, () => {
         const current = state.prompts.get(id);
-        const events = decideAddPromptVersion(id, current, input);
+        const events = decideAddPromptVersion(id, current, input, ifMatch);
         return bus.append(streams.prompt(id), current!.revision, events, actor);
       });
       return prompt(id);
     },
-    async updatePrompt(id: string, body: unknown, ifMatch: bigint | undefined, actor: Actor) {
+    async updatePrompt(id: string, body: unknown, ifMatch: IfMatch | undefined, actor: Actor) {
       const patch = parsePromptPatch(body);
       await bus.withRetry(ifMatch, () => {
         const current = state.prompts.get(id);
         const events = decideUpdatePrompt(id, current, patch, ifMatch);
-        return bus.append(streams.prompt(id), current!.revision, events, actor);
+        return appendDecided(bus, streams.prompt(id), current!.revision, events, actor);
       });
       return prompt(id);
     },
-    async deletePrompt(id: string, actor: Actor) {
-      await bus.withRetry(undefined, () => {
+    async deletePrompt(id: string, actor: Actor, ifMatch?: IfMatch) {
+      await bus.withRetry(ifMatch, async () => {
         const current = state.prompts.get(id);
-        return bus.append(streams.prompt(id), current?.revision ?? 'any', decideDeletePrompt(id, current), actor);
+        const events = decideDeletePrompt(id, current, ifMatch);
+        await unlinkFromRules({ entity_type: 'prompt', entity_id: id }, actor);
+        return bus.append(streams.prompt(id), current!.revision, events, actor);
       });
     },
   };

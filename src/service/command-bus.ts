@@ -4,6 +4,7 @@
  * applied the write, so the response is only sent once the write is visible
  * (read-your-writes on the node that wrote).
  */
+import type { IfMatch } from '../domain/input';
 import { AppError } from '../errors';
 import { SCHEMA_VERSION, type DomainEvent } from '../events';
 import type { ReadModel } from '../read-model';
@@ -23,14 +24,19 @@ export interface Runtime {
   newId(): string;
 }
 
+export interface AppendOptions {
+  /** The events record an erasure: the stream's earlier events lose their content in the same write (`EventStore.appendErasing`). */
+  readonly erasing?: boolean;
+}
+
 export interface CommandBus {
-  append(stream: string, expected: ExpectedRevision, events: readonly DomainEvent[], actor: Actor): Promise<AppendResult>;
+  append(stream: string, expected: ExpectedRevision, events: readonly DomainEvent[], actor: Actor, options?: AppendOptions): Promise<AppendResult>;
   /**
    * Runs `attempt` (read model -> decide -> append); when another writer moved
-   * the stream on and the caller gave no If-Match, waits for the read model to
-   * catch up and decides again.
+   * the stream on and the caller named no revision in If-Match (none, or `*`),
+   * waits for the read model to catch up and decides again.
    */
-  withRetry<T>(ifMatch: bigint | undefined, attempt: () => Promise<T>): Promise<T>;
+  withRetry<T>(ifMatch: IfMatch | undefined, attempt: () => Promise<T>): Promise<T>;
 }
 
 const MAX_ATTEMPTS = 3;
@@ -43,14 +49,14 @@ export function createCommandBus(store: EventStore, readModel: ReadModel, runtim
     return run;
   }
   return {
-    async append(stream, expected, events, actor) {
+    async append(stream, expected, events, actor, options = {}) {
       const at = runtime.now().toISOString();
       const records: NewEvent[] = events.map((event) => ({
         type: event.type,
         data: event.data as unknown as { [key: string]: Json },
         metadata: { actor: actor.id, at, request_id: actor.requestId, schema: SCHEMA_VERSION },
       }));
-      const result = await appendMapped(store, stream, records, expected);
+      const result = await appendMapped(store, stream, records, expected, options.erasing === true);
       await readModel.waitFor(result.position);
       return result;
     },
@@ -62,7 +68,8 @@ export function createCommandBus(store: EventStore, readModel: ReadModel, runtim
           try {
             return await attempt();
           } catch (error) {
-            if (!(error instanceof StaleWriteError) || ifMatch !== undefined || n >= MAX_ATTEMPTS) throw toAppError(error);
+            const pinned = ifMatch !== undefined && ifMatch !== '*';
+            if (!(error instanceof StaleWriteError) || pinned || n >= MAX_ATTEMPTS) throw toAppError(error);
             const head = await store.headPosition();
             if (head !== undefined) await readModel.waitFor(head);
           }
@@ -72,6 +79,13 @@ export function createCommandBus(store: EventStore, readModel: ReadModel, runtim
   };
 }
 
+/** Appends what was decided; a decision of no events (a write that changes nothing) appends nothing. */
+export async function appendDecided(
+  bus: CommandBus, stream: string, expected: ExpectedRevision, events: readonly DomainEvent[], actor: Actor,
+): Promise<void> {
+  if (events.length > 0) await bus.append(stream, expected, events, actor);
+}
+
 /** An append lost an optimistic-concurrency race; mapped to 409 unless retried. */
 class StaleWriteError extends Error {
   constructor(override readonly cause: ConcurrencyError) {
@@ -79,9 +93,9 @@ class StaleWriteError extends Error {
   }
 }
 
-async function appendMapped(store: EventStore, stream: string, events: NewEvent[], expected: ExpectedRevision) {
+async function appendMapped(store: EventStore, stream: string, events: NewEvent[], expected: ExpectedRevision, erasing: boolean) {
   try {
-    return await store.append(stream, events, expected);
+    return await (erasing ? store.appendErasing(stream, events, expected) : store.append(stream, events, expected));
   } catch (error) {
     if (error instanceof ConcurrencyError) throw new StaleWriteError(error);
     throw toAppError(error);

@@ -8,6 +8,7 @@ import { badRequest } from '../errors';
 import { ENTITY_TYPES, type EntityType } from '../events';
 import type { Engine, FieldValue, Fields } from '../engine/types';
 import { parseVersion } from '../prompts/semver';
+import { missingVariables, type OutputBound, type RenderLimits } from '../prompts/template';
 import { isPlainObject } from '../domain/input';
 import { contextView } from './views';
 
@@ -27,6 +28,9 @@ export interface EvaluateResponse {
 }
 
 type FieldLimits = Pick<Limits, 'maxFields' | 'maxFieldKeyLength' | 'maxFieldValueLength'>;
+
+/** What rendering the prompts of one answer may cost (README, Prompt templates). */
+export type PromptLimits = RenderLimits & Pick<Limits, 'responseMaxRenderBytes'>;
 
 /**
  * Reads an evaluate body. An optional member is absent or of its type: null
@@ -85,7 +89,7 @@ function readFields(value: unknown, limits: FieldLimits): Fields {
   return value as { [field: string]: FieldValue };
 }
 
-export function evaluate(state: CatalogState, engine: Engine, request: EvaluateRequest): EvaluateResponse {
+export function evaluate(state: CatalogState, engine: Engine, request: EvaluateRequest, limits: PromptLimits): EvaluateResponse {
   const matchingRuleIds = engine.evaluate(request.fields);
   const entities: EvaluateResponse['entities'] = [];
   for (const ruleId of matchingRuleIds) {
@@ -96,7 +100,7 @@ export function evaluate(state: CatalogState, engine: Engine, request: EvaluateR
     }
   }
   const response: EvaluateResponse = { matchingRuleIds, entities };
-  if (request.includeEntityData) response.entity_data = entityData(state, request, entities);
+  if (request.includeEntityData) response.entity_data = entityData(state, request, entities, limits);
   return response;
 }
 
@@ -126,33 +130,54 @@ function isLive(state: CatalogState, type: EntityType, id: string): boolean {
   return record !== undefined && record.status === 'ACTIVE';
 }
 
-function entityData(state: CatalogState, request: EvaluateRequest, entities: EvaluateResponse['entities']) {
+function entityData(state: CatalogState, request: EvaluateRequest, entities: EvaluateResponse['entities'], limits: PromptLimits) {
   const data: { [key: string]: unknown } = {};
   if (request.entityType === 'evaluation') return data;
+  const output: RenderedOutput = { left: limits.responseMaxRenderBytes };
   for (const { entity_id: id } of entities) {
     const key = `${request.entityType}:${id}`;
     if (key in data) continue;
-    data[key] = request.entityType === 'context' ? contextView(state.contexts.get(id)!) : promptRecord(state.prompts.get(id)!, request);
+    data[key] = request.entityType === 'context'
+      ? contextView(state.contexts.get(id)!)
+      : promptRecord(state.prompts.get(id)!, request, limits, output);
   }
   return data;
 }
 
-/** The SPEC 1.3 prompt record, or null when the requested version does not exist. */
-function promptRecord(prompt: PromptRecord, request: EvaluateRequest) {
+/** Rendered bytes still allowed in this answer (RULEVAULT_RESPONSE_MAX_RENDER_BYTES), spent in entity order. */
+interface RenderedOutput {
+  left: number;
+}
+
+/**
+ * The SPEC 1.3 prompt record, or null when the requested version does not
+ * exist. A render that fails or passes a limit leaves `compiled_prompt` null
+ * and says why in `error`; the rest of the answer stands.
+ */
+function promptRecord(prompt: PromptRecord, request: EvaluateRequest, limits: PromptLimits, output: RenderedOutput) {
   const version = request.version === undefined
     ? prompt.versions[prompt.versions.length - 1]
     : prompt.versions.find((v) => v.version === request.version);
   if (version === undefined) return null;
-  const compiled = version.compiled;
-  const rendered = compiled?.render(request.variables);
+  const template = version.compiled;
+  const total = limits.responseMaxRenderBytes;
+  const bound: OutputBound = {
+    bytes: output.left,
+    reason: `the prompts rendered for this answer would pass ${total} bytes; the limit is RULEVAULT_RESPONSE_MAX_RENDER_BYTES=${total}`,
+  };
+  const rendered = request.shouldCompile ? template?.render(request.variables, limits, bound) : undefined;
+  if (rendered !== undefined && rendered.error === undefined) output.left -= Buffer.byteLength(rendered.text, 'utf8');
+  const variables = template?.variables(limits) ?? [];
+  const failed = rendered?.error !== undefined;
   return {
     id: prompt.id,
     name: prompt.name,
     version: version.version,
     prompt: version.template,
-    compiled_prompt: request.shouldCompile && rendered !== undefined ? rendered.text : version.template,
-    variables: compiled?.variables ?? [],
-    missing_variables: rendered?.missing ?? [],
+    compiled_prompt: failed ? null : rendered?.text ?? version.template,
+    ...(failed ? { error: rendered.error } : {}),
+    variables,
+    missing_variables: rendered?.missing ?? missingVariables(variables, request.variables),
     tags: prompt.tags,
     meta_properties: prompt.meta_properties,
     status: prompt.status,

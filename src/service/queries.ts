@@ -5,6 +5,7 @@ import type { RuleRecord } from '../../projections';
 import { badRequest, notFound } from '../errors';
 import { streams, type RuleBody, type RuleEvent, type StoredEvent } from '../events';
 import { parseVersion } from '../prompts/semver';
+import type { TemplateLimits } from '../prompts/template';
 import type { ReadModel } from '../read-model';
 import type { EventStore, Json } from '../store/port';
 import { apiKeyView, contextAdminView, promptAdminView, ruleView, secretView } from './views';
@@ -13,7 +14,8 @@ const RULE_MEMBERS: readonly (keyof RuleBody)[] = [
   'name', 'description', 'status', 'group_operator', 'condition_groups', 'entities',
 ];
 
-export function createQueries(store: EventStore, readModel: ReadModel) {
+/** `templateLimits`: prompt listings show each template's variables, parsed (once) under these. */
+export function createQueries(store: EventStore, readModel: ReadModel, templateLimits: TemplateLimits) {
   const state = readModel.state;
   const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
 
@@ -46,7 +48,7 @@ export function createQueries(store: EventStore, readModel: ReadModel) {
     },
 
     listPrompts: () => ({
-      prompts: [...state.prompts.values()].sort(byId).map((p) => promptAdminView(p, p.versions[p.versions.length - 1]!)),
+      prompts: [...state.prompts.values()].sort(byId).map((p) => promptAdminView(p, p.versions[p.versions.length - 1]!, templateLimits)),
     }),
     getPrompt(id: string, version: string | undefined) {
       const prompt = state.prompts.get(id);
@@ -54,7 +56,7 @@ export function createQueries(store: EventStore, readModel: ReadModel) {
       if (version !== undefined && parseVersion(version) === undefined) throw badRequest('version must be MAJOR.MINOR.PATCH');
       const selected = version === undefined ? prompt.versions[prompt.versions.length - 1] : prompt.versions.find((v) => v.version === version);
       if (selected === undefined) throw notFound(`version ${version} of prompt`, id);
-      return promptAdminView(prompt, selected);
+      return promptAdminView(prompt, selected, templateLimits);
     },
 
     listSecrets: () => ({ secrets: [...state.vault.secrets.values()].sort(byId).map(secretView) }),

@@ -7,11 +7,13 @@
 import {
   decideCreateSecret, decideDeleteSecret, decideUpdateSecret, parseSecretCreate, parseSecretPatch,
 } from '../domain/secrets';
+import { crashPoint } from '../crash-points';
+import type { IfMatch } from '../domain/input';
 import { KEYRING_STREAM, streams } from '../events';
 import type { ReadModel } from '../read-model';
-import { StreamDeletedError, type EventStore } from '../store/port';
+import type { EventStore } from '../store/port';
 import type { Sealer } from '../vault/seal';
-import type { Actor, CommandBus, Runtime } from './command-bus';
+import { appendDecided, type Actor, type CommandBus, type Runtime } from './command-bus';
 import { secretView } from './views';
 
 export interface VaultDeps {
@@ -20,7 +22,7 @@ export interface VaultDeps {
   readonly readModel: ReadModel;
   readonly runtime: Runtime;
   readonly sealer: Sealer;
-  /** Called after a secret's stream is erased: copies elsewhere (snapshots) must follow. */
+  /** Called after secrets are erased: copies elsewhere (snapshots) must follow. */
   readonly onErased?: () => Promise<void>;
 }
 
@@ -31,15 +33,23 @@ export class MasterKeyMismatchError extends Error {
 export function createVaultCommands({ bus, store, readModel, runtime, sealer, onErased }: VaultDeps) {
   const vault = readModel.state.vault;
 
-  /** Physically erases a deleted secret's stream; idempotent. */
-  async function erase(id: string): Promise<void> {
-    try {
-      await store.deleteStream(streams.secret(id));
-    } catch (error) {
-      if (!(error instanceof StreamDeletedError)) throw error;
+  /**
+   * The last steps of erasures whose SecretDeleted is in the log: the store's
+   * part again when `inStore` (idempotent: it finishes an erasure a crash cut
+   * short), then the snapshot, so no copy on disk keeps a sealed value.
+   */
+  async function finishErasures(ids: readonly string[], inStore: boolean): Promise<void> {
+    for (const id of ids) {
+      if (inStore) {
+        const stream = streams.secret(id);
+        const deletion = (await store.readStream(stream)).find((event) => event.type === 'SecretDeleted');
+        if (deletion !== undefined) await store.eraseBefore(stream, deletion.revision);
+      }
+      vault.erasurePending.delete(id);
     }
-    vault.erasurePending.delete(id);
+    crashPoint('erasure:before-snapshot');
     await onErased?.();
+    crashPoint('erasure:after-snapshot');
   }
 
   return {
@@ -54,7 +64,7 @@ export function createVaultCommands({ bus, store, readModel, runtime, sealer, on
       return secretView(vault.secrets.get(id)!);
     },
 
-    async updateSecret(id: string, body: unknown, ifMatch: bigint | undefined, actor: Actor) {
+    async updateSecret(id: string, body: unknown, ifMatch: IfMatch | undefined, actor: Actor) {
       const patch = parseSecretPatch(body);
       await bus.withRetry(ifMatch, () => {
         const current = vault.secrets.get(id);
@@ -62,24 +72,30 @@ export function createVaultCommands({ bus, store, readModel, runtime, sealer, on
         const sealed = current !== undefined && patch.value !== undefined ? sealer.seal(id, version, patch.value) : undefined;
         const owner = patch.key === undefined ? undefined : vault.idsByKey.get(patch.key);
         const events = decideUpdateSecret(id, current, patch, sealed, owner, ifMatch);
-        return bus.append(streams.secret(id), current!.revision, events, actor);
+        return appendDecided(bus, streams.secret(id), current!.revision, events, actor);
       });
       return secretView(vault.secrets.get(id)!);
     },
 
-    /** The secret leaves the vault when the event is applied; then its stream is erased. */
-    async deleteSecret(id: string, actor: Actor) {
-      await bus.withRetry(undefined, () => {
+    /**
+     * SecretDeleted is appended and the secret's earlier (sealed) events are
+     * erased in the same write; the secret leaves the vault when the event is
+     * applied; then the snapshot is rewritten.
+     */
+    async deleteSecret(id: string, actor: Actor, ifMatch?: IfMatch) {
+      await bus.withRetry(ifMatch, () => {
         const current = vault.secrets.get(id);
-        return bus.append(streams.secret(id), current?.revision ?? 'any', decideDeleteSecret(id, current), actor);
+        const events = decideDeleteSecret(id, current, ifMatch);
+        crashPoint('erasure:before-append');
+        return bus.append(streams.secret(id), current?.revision ?? 'any', events, actor, { erasing: true });
       });
-      await erase(id);
+      await finishErasures([id], false);
     },
 
     /** Finishes erasures interrupted by a crash; run once the read model has caught up. */
     async eraseDeletedSecrets(): Promise<number> {
       const pending = [...vault.erasurePending];
-      for (const id of pending) await erase(id);
+      if (pending.length > 0) await finishErasures(pending, true);
       return pending.length;
     },
 

@@ -5,6 +5,7 @@
 import type {
   ApiKeyRecord, ContextRecord, PromptRecord, PromptVersion, Provenance, RuleRecord, SecretRecord,
 } from '../../projections';
+import type { TemplateLimits } from '../prompts/template';
 import { toJsonPosition } from '../store/port';
 
 function provenance(record: Provenance) {
@@ -50,13 +51,13 @@ export function contextAdminView(context: ContextRecord) {
   return { ...contextView(context), ...provenance(context) };
 }
 
-export function promptAdminView(prompt: PromptRecord, version: PromptVersion) {
+export function promptAdminView(prompt: PromptRecord, version: PromptVersion, limits: TemplateLimits) {
   return {
     id: prompt.id,
     name: prompt.name,
     version: version.version,
     prompt: version.template,
-    variables: version.compiled?.variables ?? [],
+    variables: version.compiled?.variables(limits) ?? [],
     tags: prompt.tags,
     meta_properties: prompt.meta_properties,
     status: prompt.status,

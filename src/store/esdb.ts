@@ -6,6 +6,11 @@
  *   system events): readAll, headPosition and subscribe skip the rest.
  * - deleteStream tombstones: the events stay in $all until a scavenge
  *   (AdapterTraits.erasesDeletedStreamsAtOnce is false).
+ * - appendErasing appends, then sets the stream's truncate-before ($tb) to
+ *   the first appended revision: the erasure record stays readable (also
+ *   after a scavenge, unlike a tombstone, which would take it away), the
+ *   earlier events leave the stream's reads at once and the disk at the next
+ *   scavenge (AdapterTraits.erasesInPlace is false).
  * - Every call has a deadline, so an unreachable server fails with
  *   StoreUnavailableError instead of hanging.
  */
@@ -24,6 +29,7 @@ import {
   type Position,
   type StreamingRead,
 } from '@eventstore/db-client';
+import { crashPoint } from '../crash-points';
 import { STREAM_PREFIXES } from '../events';
 import { isStreamNotFound, mapClientError } from './esdb-errors';
 import { fromResolved, toEventData } from './esdb-events';
@@ -53,7 +59,7 @@ export interface EsdbStoreOptions {
 }
 
 /** Deleted streams stay in $all until a scavenge. */
-export const ESDB_TRAITS: AdapterTraits = { erasesDeletedStreamsAtOnce: false };
+export const ESDB_TRAITS: AdapterTraits = { erasesDeletedStreamsAtOnce: false, erasesInPlace: false };
 
 /** readAll page size when none is asked for, and the cap (the same as the SQLite adapter's). */
 const DEFAULT_LIMIT = 1000;
@@ -89,24 +95,49 @@ export function createEsdbStore(connectionString: string, options: EsdbStoreOpti
   const readAllRaw = (fromPosition: Position | typeof START | typeof END, direction: typeof FORWARDS | typeof BACKWARDS) =>
     read('readAll', undefined, () => client.readAll({ fromPosition, direction, maxCount: batchSize }));
 
+  const append: EventStore['append'] = async (stream, events, expected) => {
+    if (events.length === 0) throw new RangeError(`append to ${stream}: no events given`);
+    const data = events.map((event) => toEventData(stream, event));
+    const result = await call('append', stream, expected, () =>
+      client.appendToStream(stream, data, { expectedRevision: toClientExpected(expected), deadline: deadlineMs }),
+    );
+    // What an append response calls its position differs between server
+    // versions; the last event, read back, carries its exact $all position.
+    const [last] = await read('readStream', stream, () =>
+      client.readStream(stream, { fromRevision: result.nextExpectedRevision, maxCount: 1 }),
+    );
+    const position = last?.event?.position;
+    if (position === undefined) throw new StoreUnavailableError(`append to ${stream}: the written event could not be read back`);
+    return { nextRevision: result.nextExpectedRevision, position: encodePosition(position) };
+  };
+
+  /** Hides the stream's events before `revision` ($tb), unless already hidden; a tombstoned stream is left alone. */
+  const truncateBefore = async (stream: string, revision: bigint): Promise<void> => {
+    try {
+      const current = await call('getStreamMetadata', stream, undefined, () => client.getStreamMetadata(stream, { deadline: deadlineMs }));
+      const truncated = current.metadata?.truncateBefore;
+      if (typeof truncated === 'number' && BigInt(truncated) >= revision) return;
+      await call('setStreamMetadata', stream, undefined, () =>
+        client.setStreamMetadata(stream, { ...current.metadata, truncateBefore: Number(revision) }, { deadline: deadlineMs }),
+      );
+    } catch (error) {
+      if (!(error instanceof StreamDeletedError)) throw error;
+    }
+  };
+
   return {
     description: `EventStoreDB ${redactCredentials(connectionString)}`,
 
-    async append(stream, events, expected) {
-      if (events.length === 0) throw new RangeError(`append to ${stream}: no events given`);
-      const data = events.map((event) => toEventData(stream, event));
-      const result = await call('append', stream, expected, () =>
-        client.appendToStream(stream, data, { expectedRevision: toClientExpected(expected), deadline: deadlineMs }),
-      );
-      // What an append response calls its position differs between server
-      // versions; the last event, read back, carries its exact $all position.
-      const [last] = await read('readStream', stream, () =>
-        client.readStream(stream, { fromRevision: result.nextExpectedRevision, maxCount: 1 }),
-      );
-      const position = last?.event?.position;
-      if (position === undefined) throw new StoreUnavailableError(`append to ${stream}: the written event could not be read back`);
-      return { nextRevision: result.nextExpectedRevision, position: encodePosition(position) };
+    append,
+
+    async appendErasing(stream, events, expected) {
+      const result = await append(stream, events, expected);
+      crashPoint('erasure:after-commit');
+      await truncateBefore(stream, result.nextRevision - BigInt(events.length) + 1n);
+      return result;
     },
+
+    eraseBefore: truncateBefore,
 
     async readStream(stream, readOptions = {}) {
       try {

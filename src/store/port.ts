@@ -96,9 +96,34 @@ export interface EventStore {
    */
   subscribe(after: bigint | undefined, handlers: SubscriptionHandlers): Subscription;
   /**
+   * Erasure that the log remembers: appends `events` (the record of the
+   * erasure, e.g. SecretDeleted) and erases the content of every earlier
+   * event of the stream. What stays of an erased event is what an auditor (and
+   * a hash chain) needs: its id, type, stream, revision, position and
+   * metadata; never its data. The appended events stay readable, so a replay
+   * of the log alone always knows the stream was erased.
+   * - SQLite: one transaction; each earlier row's data becomes `ERASED_DATA`
+   *   (secure_delete zeroes the old bytes), then the WAL is checkpointed so
+   *   no page image of the old rows survives in it.
+   * - EventStoreDB cannot rewrite events: the append, then the stream's
+   *   truncate-before (`$tb`) set to the first appended revision; the earlier
+   *   events leave the stream's reads at once and the disk at the next
+   *   scavenge (until then `$all` still delivers them, sealed).
+   * Throws what `append` throws.
+   */
+  appendErasing(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  /**
+   * Finishes an erasure that `appendErasing` may have left half done (the
+   * process died between its steps): erases the content of the stream's
+   * events before `revision`. Idempotent, and harmless on a stream that does
+   * not exist or was deleted.
+   */
+  eraseBefore(stream: string, revision: bigint): Promise<void>;
+  /**
    * Deletes a stream for good (EventStoreDB: tombstone). Later reads answer
    * [] for it and appends throw `StreamDeletedError`. See the adapter options
-   * for when the events leave the physical log.
+   * for when the events leave the physical log. Not for secrets: the
+   * deletion itself would leave the log with the stream (use `appendErasing`).
    */
   deleteStream(stream: string, expected?: ExpectedRevision): Promise<void>;
   /**
@@ -116,6 +141,21 @@ export interface AdapterTraits {
    * EventStoreDB keeps them in `$all` until a scavenge.
    */
   readonly erasesDeletedStreamsAtOnce: boolean;
+  /**
+   * True when `appendErasing` rewrites the earlier events in place (SQLite):
+   * every read, `readAll` included, shows them with `ERASED_DATA` at once.
+   * EventStoreDB hides them from stream reads only (truncate-before); `$all`
+   * keeps them until a scavenge.
+   */
+  readonly erasesInPlace: boolean;
+}
+
+/** The data an erased event reads with (see `EventStore.appendErasing`). */
+export const ERASED_DATA: { readonly erased: true } = Object.freeze({ erased: true });
+
+/** True for an event whose content was erased: its data is `ERASED_DATA`. */
+export function isErased(event: { readonly data: object }): boolean {
+  return (event.data as { readonly erased?: unknown }).erased === true;
 }
 
 export class ConcurrencyError extends Error {

@@ -9,8 +9,10 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { crashPoint } from '../crash-points';
 import {
   ConcurrencyError,
+  ERASED_DATA,
   StoreUnavailableError,
   StreamDeletedError,
   type AppendResult,
@@ -86,6 +88,11 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   try {
     db.defaultSafeIntegers(true);
     prepareDatabase(db);
+    // A process killed between an erasure's commit and its checkpoint left
+    // the old rows' page images in the WAL: fold the WAL into the file and
+    // truncate it before anything else. Busy (another process is reading):
+    // that reader's own close or the next erasure checkpoints.
+    db.pragma('wal_checkpoint(TRUNCATE)');
   } catch (error) {
     db.close();
     throw error;
@@ -103,6 +110,10 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       'INSERT INTO streams (stream, revision, deleted) VALUES (?, NULL, 1) ON CONFLICT (stream) DO UPDATE SET revision = NULL, deleted = 1',
     ),
     eraseStream: db.prepare<[string], unknown>('DELETE FROM events WHERE stream = ?'),
+    // Rows already erased are skipped: an idempotent finish writes nothing.
+    eraseBefore: db.prepare<[string, string, bigint, string], unknown>(
+      'UPDATE events SET data = ? WHERE stream = ? AND revision < ? AND data <> ?',
+    ),
     // Rows as arrays: building a keyed object per row halved readAll's rate
     // (1M-event readAll benchmark in the store report: ~85k vs ~190k rows/s).
     readStream: db
@@ -150,6 +161,31 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     statements.setRevision.run(stream, revision);
     return { nextRevision: revision, position };
   });
+
+  const erasedText = JSON.stringify(ERASED_DATA);
+  const eraseBefore = (stream: string, revision: bigint): number =>
+    statements.eraseBefore.run(erasedText, stream, revision, erasedText).changes;
+
+  // The erasure record and the erasure in one transaction: no reader, crash
+  // or restart ever sees the one without the other.
+  const appendErasingTx = db.transaction((stream: string, events: readonly NewEvent[], expected: ExpectedRevision): AppendResult => {
+    const result = appendTx(stream, events, expected);
+    eraseBefore(stream, result.nextRevision - BigInt(events.length) + 1n);
+    crashPoint('erasure:in-transaction');
+    return result;
+  });
+
+  /**
+   * secure_delete zeroed the old rows in their pages, but the WAL still holds
+   * the frames that first wrote them: copy everything into the main file and
+   * truncate the WAL so that no copy of the old content survives.
+   */
+  const checkpointAfterErasure = (stream: string): void => {
+    const [checkpoint] = guard(() => db.pragma('wal_checkpoint(TRUNCATE)') as { busy: bigint }[]);
+    if (checkpoint === undefined || checkpoint.busy !== 0n) {
+      throw new StoreUnavailableError(`stream ${stream} is erased, but a reader kept the WAL from being checkpointed: the old content stays in the WAL until the next checkpoint`);
+    }
+  };
 
   const deleteTx = db.transaction((stream: string, expected: ExpectedRevision): void => {
     const current = currentRevision(stream);
@@ -238,15 +274,23 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       };
     },
 
+    async appendErasing(stream, events, expected) {
+      if (events.length === 0) throw new RangeError(`append to ${stream}: no events given`);
+      const result = guard(() => appendErasingTx.immediate(stream, events, expected));
+      wakeAll();
+      crashPoint('erasure:after-commit');
+      checkpointAfterErasure(stream);
+      return result;
+    },
+
+    async eraseBefore(stream, revision) {
+      const erased = guard(() => eraseBefore(stream, revision));
+      if (erased > 0) checkpointAfterErasure(stream);
+    },
+
     async deleteStream(stream, expected = 'any') {
       guard(() => deleteTx.immediate(stream, expected));
-      // secure_delete zeroed the rows in the pages, but the WAL still holds
-      // the frames that first wrote them: copy everything into the main file
-      // and truncate the WAL so that no copy of the events survives.
-      const [checkpoint] = guard(() => db.pragma('wal_checkpoint(TRUNCATE)') as { busy: bigint }[]);
-      if (checkpoint === undefined || checkpoint.busy !== 0n) {
-        throw new StoreUnavailableError(`stream ${stream} is deleted, but a reader kept the WAL from being checkpointed: its events stay in the WAL until the next checkpoint`);
-      }
+      checkpointAfterErasure(stream);
     },
 
     async headPosition() {

@@ -1,8 +1,8 @@
 /**
  * Explain and the scan engine against the compiled engine: on random rule
- * sets and inputs (a fixed seed; AUDIT_SEED=<n> tries another), explain's
- * `matched` and the scan engine's answer equal engine membership; the
- * reasons, case by case; and which rules an answer explains.
+ * sets and inputs (the seeds of test/support/seeds.ts), explain's `matched` and the scan
+ * engine's answer equal engine membership; the reasons, case by case; and
+ * which rules an answer explains.
  */
 import t from 'tap';
 import type { RuleRecord } from '../../projections';
@@ -12,9 +12,7 @@ import { createEngine } from '../../src/engine';
 import type { RuleDefinition } from '../../src/engine/types';
 import type { Condition } from '../../src/events/rule-events';
 import { randomFields, randomRule, seededRandom } from '../engine/random-rules';
-
-const seed = process.env.AUDIT_SEED !== undefined ? Number(process.env.AUDIT_SEED) : 20261123;
-t.comment(`seed ${seed} (another with AUDIT_SEED=<n>)`);
+import { perSeed, replayHint, testSeeds } from '../support/seeds';
 
 const NONE: ExplainOptions = { field: undefined, ruleIds: [] };
 /** Every rule named: explain judges each one itself. */
@@ -30,49 +28,51 @@ function record(rule: RuleDefinition, revision = 0n): RuleRecord {
 }
 
 t.test('explain matched and the scan engine agree with the compiled engine', async (t) => {
-  const random = seededRandom(seed);
   let cases = 0;
   let matches = 0;
-  for (let set = 0; set < 40; set++) {
-    const rules = new Map<string, RuleRecord>();
-    const engine = createEngine();
-    for (let i = 0; i < 30; i++) {
-      const rule = record(randomRule(random, `r${String(i).padStart(2, '0')}`));
-      rules.set(rule.id, rule);
-      engine.upsert(rule);
-    }
-    const scan = createScanEngine(rules);
-    for (let i = 0; i < 40; i++) {
-      const fields = randomFields(random);
-      const want = engine.evaluate(fields);
-      const everyRule = explainRules(rules, fields, [], all(rules), Infinity).rules;
-      const explained = everyRule.filter((r) => r.matched).map((r) => r.rule_id);
-      const scanned = scan.evaluate(fields);
-      cases += 1;
-      matches += want.length;
-      if (JSON.stringify(explained) !== JSON.stringify(want) || JSON.stringify(scanned) !== JSON.stringify(want)) {
-        t.same({ explained, scanned }, { explained: want, scanned: want }, `set ${set} input ${JSON.stringify(fields)}\nrules ${JSON.stringify([...rules.values()])}`);
-        return;
+  for (const seed of testSeeds()) {
+    const random = seededRandom(seed);
+    for (let set = 0; set < perSeed(40); set++) {
+      const rules = new Map<string, RuleRecord>();
+      const engine = createEngine();
+      for (let i = 0; i < 30; i++) {
+        const rule = record(randomRule(random, `r${String(i).padStart(2, '0')}`));
+        rules.set(rule.id, rule);
+        engine.upsert(rule);
       }
-      // Unnamed, exactly the matching rules are explained.
-      const unnamed = explainRules(rules, fields, want, NONE, Infinity).rules.map((r) => r.rule_id);
-      if (JSON.stringify(unnamed) !== JSON.stringify(want)) {
-        t.same(unnamed, want, `unnamed: exactly the matching rules; set ${set} input ${JSON.stringify(fields)}`);
-        return;
-      }
-      // The per-group results add up to the rule's verdict.
-      for (const rule of everyRule) {
-        const results = rule.groups.map((g) => g.result);
-        const combined = rule.status === 'ACTIVE' && (rule.group_operator === 'AND' ? results.every(Boolean) : results.some(Boolean));
-        if (combined !== rule.matched) {
-          t.fail(`rule ${rule.rule_id}: groups ${JSON.stringify(results)} do not add up to matched ${rule.matched}`);
+      const scan = createScanEngine(rules);
+      for (let i = 0; i < 40; i++) {
+        const fields = randomFields(random);
+        const want = engine.evaluate(fields);
+        const everyRule = explainRules(rules, fields, [], all(rules), Infinity).rules;
+        const explained = everyRule.filter((r) => r.matched).map((r) => r.rule_id);
+        const scanned = scan.evaluate(fields);
+        cases += 1;
+        matches += want.length;
+        if (JSON.stringify(explained) !== JSON.stringify(want) || JSON.stringify(scanned) !== JSON.stringify(want)) {
+          t.same({ explained, scanned }, { explained: want, scanned: want }, `${replayHint(seed)}, set ${set} input ${JSON.stringify(fields)}\nrules ${JSON.stringify([...rules.values()])}`);
           return;
         }
-      }
-      for (const rule of explainRules(rules, fields, [], all(rules, 'a'), Infinity).rules) {
-        if (!rule.groups.some((g) => g.conditions.some((c) => c.field === 'a'))) {
-          t.fail(`rule ${rule.rule_id} explained for field a without a condition on it`);
+        // Unnamed, exactly the matching rules are explained.
+        const unnamed = explainRules(rules, fields, want, NONE, Infinity).rules.map((r) => r.rule_id);
+        if (JSON.stringify(unnamed) !== JSON.stringify(want)) {
+          t.same(unnamed, want, `${replayHint(seed)}, unnamed: exactly the matching rules; set ${set} input ${JSON.stringify(fields)}`);
           return;
+        }
+        // The per-group results add up to the rule's verdict.
+        for (const rule of everyRule) {
+          const results = rule.groups.map((g) => g.result);
+          const combined = rule.status === 'ACTIVE' && (rule.group_operator === 'AND' ? results.every(Boolean) : results.some(Boolean));
+          if (combined !== rule.matched) {
+            t.fail(`${replayHint(seed)}, rule ${rule.rule_id}: groups ${JSON.stringify(results)} do not add up to matched ${rule.matched}`);
+            return;
+          }
+        }
+        for (const rule of explainRules(rules, fields, [], all(rules, 'a'), Infinity).rules) {
+          if (!rule.groups.some((g) => g.conditions.some((c) => c.field === 'a'))) {
+            t.fail(`${replayHint(seed)}, rule ${rule.rule_id} explained for field a without a condition on it`);
+            return;
+          }
         }
       }
     }

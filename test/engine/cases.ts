@@ -136,6 +136,39 @@ const unicodeCases: Case[] = [
   ...rows('unicode in list', ['f', 'in', 'ü, 日本 ,😀'], [['trimmed cjk', { f: '日本' }, true], ['emoji', { f: '😀' }, true]]),
 ];
 
+/**
+ * Regex answers a random seed once got wrong (or an audit of the same
+ * assumption found): `[pattern, value, re2js matches?, how it was found]`.
+ * A seed that finds a bug adds its smallest failing pair here, so the case
+ * stays pinned whatever the seed list becomes (README: Tests). Also read by
+ * the regex differential tests (prefilter and fast matcher vs re2js) and the
+ * black-box evaluate test in regex-found-cases-http.test.ts.
+ */
+export const FOUND_REGEX_CASES: readonly (readonly [pattern: string, value: string, matches: boolean, found: string])[] = [
+  // Issue 14 item 5: the prefilter took a negated POSIX class for one UTF-16 unit.
+  ['^[[:^alpha:]]{2,3}?$', '_[😀', true, 'regex-prefilter property test, one fresh seed in ten'],
+  ['^[[:^alpha:]]{2,3}?$', '_😀😀', true, 'audit: three code points, five units'],
+  ['^[[:^alpha:]]{2,3}?$', '_[😀😀', false, 'audit: four code points'],
+  ['^[a[:^digit:]]$', '😀', true, 'audit: a negated POSIX class beside ASCII members'],
+  // Audit of the other width assumptions against astral characters (each already two units; pinned).
+  ['^.{2}$', '😀😀', true, 'audit: dot'],
+  ['^\\D\\W\\S$', '😀😀😀', true, 'audit: negated Perl classes'],
+  ['^[^a]{2}$', '😀😀', true, 'audit: negated bracket class'],
+  ['^\\PL\\pL$', '😀𝒳', true, 'audit: Unicode classes'],
+  ['^[\\x{1F600}-\\x{1F64F}]x$', '😀x', true, 'audit: astral range by escape'],
+  ['^(?i)𝒳$', '𝒳', true, 'audit: case folding, astral literal'],
+  ['(?i)^k$', '\u212a', true, 'audit: case folding, Kelvin sign folds to k'],
+  ['^\\d{2}$', '1٣', false, 'audit: \\d is ASCII in RE2, as the digit count assumes'],
+  ['^[[:^ascii:]]{2}$', '😀é', true, 'audit: the one POSIX class that matches only outside ASCII, negated'],
+  // Audit: a quantified leading `^` is not an anchor, so no length bound follows from it.
+  ['^*abc$', 'xabc', true, 'audit: ^* before a bounded pattern'],
+  ['^?ab$', '😀ab', true, 'audit: ^? before a bounded pattern'],
+  ['^{0,1}a.$', 'xa😀', true, 'audit: ^{0,1}'],
+];
+
+const foundRegexCases: Case[] = FOUND_REGEX_CASES.map(([pattern, value, matches, found]) =>
+  [`found regex ${JSON.stringify(pattern)} on ${JSON.stringify(value)} (${found})`, one(['f', 'regex', pattern]), { f: value }, matches ? R : NONE] as const);
+
 const numberCases: Case[] = [
   ...rows('number equals', ['n', 'equals', '42', 'number'], [
     ['number', { n: 42 }, true], ['string', { n: '42' }, true], ['exponent', { n: '4.2e1' }, true],
@@ -254,5 +287,5 @@ const structureCases: Case[] = [
 ];
 
 export const CASES: readonly Case[] = [
-  ...stringCases, ...unicodeCases, ...numberCases, ...booleanCases, ...oddInputCases, ...structureCases,
+  ...stringCases, ...unicodeCases, ...foundRegexCases, ...numberCases, ...booleanCases, ...oddInputCases, ...structureCases,
 ];

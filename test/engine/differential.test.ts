@@ -1,17 +1,15 @@
 /**
  * Compiled engine vs the json-rules-engine reference on random rule sets and
- * inputs from a seed (ENGINE_SEED=<n> to replay a failure), including
+ * inputs on the seeds of test/support/seeds.ts, including
  * incremental upsert/remove/status flips vs a rebuild from scratch.
  */
 import fc from 'fast-check';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { createEngine } from '../../src/engine';
 import { createReferenceEngine } from '../../src/engine/reference';
 import type { Engine, RuleDefinition } from '../../src/engine/types';
+import { perSeed, propertyOptions, replayHint, testSeeds } from '../support/seeds';
 import { randomFields, randomRule, seededRandom, type Random } from './random-rules';
-
-const seed = process.env.ENGINE_SEED !== undefined ? Number(process.env.ENGINE_SEED) : Math.floor(Math.random() * 2 ** 31);
-t.comment(`seed ${seed} (replay with ENGINE_SEED=${seed})`);
 
 /** Both driver strategies are exercised: answers must not depend on the plan. */
 const DRIVERS = ['single', 'all-equalities'] as const;
@@ -23,22 +21,24 @@ function build(rules: Iterable<RuleDefinition>, drivers: (typeof DRIVERS)[number
 }
 
 t.test('random rule sets: engine agrees with the reference', async (t) => {
-  const random = seededRandom(seed);
   let cases = 0;
   let matches = 0;
-  for (let set = 0; set < 30; set++) {
-    const rules = Array.from({ length: 30 }, (_, i) => randomRule(random, `r${String(i).padStart(2, '0')}`));
-    const engine = build(rules, DRIVERS[set % 2]);
-    const reference = createReferenceEngine(rules);
-    for (let i = 0; i < 40; i++) {
-      const fields = randomFields(random);
-      const got = engine.evaluate(fields);
-      const want = await reference.evaluate(fields);
-      cases += 1;
-      matches += want.length;
-      if (JSON.stringify(got) !== JSON.stringify(want)) {
-        t.same(got, want, `set ${set} input ${i}: ${JSON.stringify(fields)}\nrules: ${JSON.stringify(rules)}`);
-        return;
+  for (const seed of testSeeds()) {
+    const random = seededRandom(seed);
+    for (let set = 0; set < perSeed(30); set++) {
+      const rules = Array.from({ length: 30 }, (_, i) => randomRule(random, `r${String(i).padStart(2, '0')}`));
+      const engine = build(rules, DRIVERS[set % 2]);
+      const reference = createReferenceEngine(rules);
+      for (let i = 0; i < 40; i++) {
+        const fields = randomFields(random);
+        const got = engine.evaluate(fields);
+        const want = await reference.evaluate(fields);
+        cases += 1;
+        matches += want.length;
+        if (JSON.stringify(got) !== JSON.stringify(want)) {
+          t.same(got, want, `${replayHint(seed)}, set ${set} input ${i}: ${JSON.stringify(fields)}\nrules: ${JSON.stringify(rules)}`);
+          return;
+        }
       }
     }
   }
@@ -48,18 +48,29 @@ t.test('random rule sets: engine agrees with the reference', async (t) => {
 });
 
 for (const [k, drivers] of DRIVERS.entries()) t.test(`incremental updates (${drivers} drivers) agree with a rebuild and the reference`, async (t) => {
+  let checks = 0;
+  for (const seed of testSeeds()) {
+    const agreed = await incrementalUpdates(t, seed, k, drivers);
+    if (agreed === null) return;
+    checks += agreed;
+  }
+  t.pass(`${checks} incremental checks agree`);
+});
+
+/** One seed's run of random changes, compared with a rebuild and the reference as it goes: the checks that agreed, or null after a failure (reported). */
+async function incrementalUpdates(t: Test, seed: number, k: number, drivers: (typeof DRIVERS)[number]): Promise<number | null> {
   const random = seededRandom(seed ^ (0x5bd1e995 + k));
   const engine = createEngine({ drivers });
   const current = new Map<string, RuleDefinition>();
   let checks = 0;
-  for (let step = 0; step < 200; step++) {
+  for (let step = 0; step < perSeed(200); step++) {
     applyRandomChange(random, engine, current);
     if (step % 4 !== 0) continue;
     const rebuilt = build(current.values(), DRIVERS[1 - k]);
     const reference = createReferenceEngine(current.values());
     if (engine.size !== [...current.values()].filter((r) => r.status === 'ACTIVE').length) {
-      t.fail(`step ${step}: size ${engine.size} does not count the active rules`);
-      return;
+      t.fail(`${replayHint(seed)}, step ${step}: size ${engine.size} does not count the active rules`);
+      return null;
     }
     for (let i = 0; i < 40; i++) {
       const fields = randomFields(random);
@@ -69,17 +80,17 @@ for (const [k, drivers] of DRIVERS.entries()) t.test(`incremental updates (${dri
       const want = i % 4 === 0 ? await reference.evaluate(fields) : fresh;
       checks += 1;
       if (JSON.stringify(got) !== JSON.stringify(fresh) || JSON.stringify(got) !== JSON.stringify(want)) {
-        t.same({ got, fresh }, { got: want, fresh: want }, `step ${step}: ${JSON.stringify(fields)}`);
-        return;
+        t.same({ got, fresh }, { got: want, fresh: want }, `${replayHint(seed)}, step ${step}: ${JSON.stringify(fields)}`);
+        return null;
       }
     }
   }
   // Removing everything leaves no trace: an empty engine matches nothing.
   for (const id of [...current.keys()]) engine.remove(id);
-  t.equal(engine.size, 0);
-  t.same(engine.evaluate(randomFields(random)), []);
-  t.pass(`${checks} incremental checks agree`);
-});
+  t.equal(engine.size, 0, `${replayHint(seed)}: empty after removing every rule`);
+  t.same(engine.evaluate(randomFields(random)), [], `${replayHint(seed)}: an empty engine matches nothing`);
+  return checks;
+}
 
 /** One of: add a rule, replace one's conditions, flip its status, remove it. */
 function applyRandomChange(random: Random, engine: Engine, current: Map<string, RuleDefinition>): void {
@@ -106,27 +117,32 @@ function applyRandomChange(random: Random, engine: Engine, current: Map<string, 
 }
 
 t.test('properties (fast-check)', async (t) => {
-  const random = seededRandom(seed ^ 0x1234567);
-  const rules = Array.from({ length: 200 }, (_, i) => randomRule(random, `id-${i}`));
-  const engine = build(rules);
-  const ids = new Set(rules.map((r) => r.id));
   const anyValue = fc.oneof(
     fc.string(), fc.string({ unit: "binary" }), fc.double(), fc.integer(), fc.boolean(),
     fc.constantFrom('1e400', '-0', '4.2e1', 'true', 'TRUE', ''), fc.anything(),
   );
   const keys = fc.oneof(fc.constantFrom('a', 'b', 'c', 'n', 'm', 'flag', 'constructor', '__proto__', 'toString'), fc.string());
-  fc.assert(fc.property(fc.dictionary(keys, anyValue), (fields) => {
-    const result = engine.evaluate(fields as never);
-    if (!Array.isArray(result)) return false;
-    for (let i = 1; i < result.length; i++) if (!(result[i - 1] < result[i])) return false;
-    return result.every((id) => ids.has(id));
-  }), { seed, numRuns: 2000 });
-  t.pass('evaluate never throws; result sorted, unique, known ids');
+  let engine = createEngine();
+  // Each seed draws its own 200 rules and, from the same seed, its fast-check runs.
+  for (const options of propertyOptions(2000)) {
+    const random = seededRandom(options.seed ^ 0x1234567);
+    const rules = Array.from({ length: 200 }, (_, i) => randomRule(random, `id-${i}`));
+    const seeded = build(rules);
+    engine = seeded;
+    const ids = new Set(rules.map((r) => r.id));
+    fc.assert(fc.property(fc.dictionary(keys, anyValue), (fields) => {
+      const result = seeded.evaluate(fields as never);
+      if (!Array.isArray(result)) return false;
+      for (let i = 1; i < result.length; i++) if (!(result[i - 1] < result[i])) return false;
+      return result.every((id) => ids.has(id));
+    }), options);
 
-  const reference = createReferenceEngine(rules);
-  await fc.assert(fc.asyncProperty(fc.dictionary(keys, fc.oneof(fc.string(), fc.double(), fc.boolean())), async (fields) => {
-    return JSON.stringify(engine.evaluate(fields)) === JSON.stringify(await reference.evaluate(fields));
-  }), { seed, numRuns: 150 });
+    const reference = createReferenceEngine(rules);
+    await fc.assert(fc.asyncProperty(fc.dictionary(keys, fc.oneof(fc.string(), fc.double(), fc.boolean())), async (fields) => {
+      return JSON.stringify(seeded.evaluate(fields)) === JSON.stringify(await reference.evaluate(fields));
+    }), { seed: options.seed, numRuns: perSeed(150) });
+  }
+  t.pass('evaluate never throws; result sorted, unique, known ids');
   t.pass('engine agrees with the reference on arbitrary fields');
 
   for (const [label, odd] of [['null', null], ['undefined', undefined], ['42', 42], ['"x"', 'x'], ['[]', []]] as const) {
@@ -153,23 +169,23 @@ t.test('upsert is total on odd rules', async (t) => {
 });
 
 t.test('the epoch wrap-around clears every stamp (epochLimit 5 vs the default)', async (t) => {
-  const random = seededRandom(seed ^ 0x2545f491);
-  const wrapping = createEngine({ epochLimit: 5 });
-  const plain = createEngine();
-  const current = new Map<string, RuleDefinition>();
   let evaluations = 0;
-  for (let step = 0; step < 300; step++) {
-    const rule = randomRule(random, `w${Math.floor(random() * 40)}`);
-    current.set(rule.id, rule);
-    wrapping.upsert(rule);
-    plain.upsert(rule);
-    for (let i = 0; i < 3; i++) {
-      const fields = randomFields(random);
-      const got = wrapping.evaluate(fields);
-      evaluations += 1;
-      if (JSON.stringify(got) !== JSON.stringify(plain.evaluate(fields))) {
-        t.same(got, plain.evaluate(fields), `step ${step}: ${JSON.stringify(fields)}`);
-        return;
+  for (const seed of testSeeds()) {
+    const random = seededRandom(seed ^ 0x2545f491);
+    const wrapping = createEngine({ epochLimit: 5 });
+    const plain = createEngine();
+    for (let step = 0; step < perSeed(300); step++) {
+      const rule = randomRule(random, `w${Math.floor(random() * 40)}`);
+      wrapping.upsert(rule);
+      plain.upsert(rule);
+      for (let i = 0; i < 3; i++) {
+        const fields = randomFields(random);
+        const got = wrapping.evaluate(fields);
+        evaluations += 1;
+        if (JSON.stringify(got) !== JSON.stringify(plain.evaluate(fields))) {
+          t.same(got, plain.evaluate(fields), `${replayHint(seed)}, step ${step}: ${JSON.stringify(fields)}`);
+          return;
+        }
       }
     }
   }

@@ -1,16 +1,16 @@
 /**
  * The fast regex matcher must answer exactly as re2js does wherever it
- * answers at all: random patterns and values (ENGINE_SEED=<n> to replay),
- * plus the patterns it must read and the ones it must leave to re2js.
+ * answers at all: random patterns and values (on the seeds of
+ * test/support/seeds.ts), the cases random seeds once found, plus the
+ * patterns it must read and the ones it must leave to re2js.
  */
 import { RE2JS } from 're2js';
 import t from 'tap';
 import { compileFastRegex, MATCH, NO_MATCH, UNKNOWN } from '../../src/engine/fast-regex';
+import { perSeed, replayHint, seedShare, testSeeds } from '../support/seeds';
+import { FOUND_REGEX_CASES } from './cases';
 import { randomValue, validPatterns } from './random-patterns';
 import { seededRandom } from './random-rules';
-
-const seed = process.env.ENGINE_SEED !== undefined ? Number(process.env.ENGINE_SEED) : Math.floor(Math.random() * 2 ** 31);
-t.comment(`seed ${seed} (replay with ENGINE_SEED=${seed})`);
 
 const expected = (re: RE2JS, value: string): number => (re.test(value) ? MATCH : NO_MATCH);
 
@@ -47,41 +47,58 @@ t.test('leaves to re2js what it does not read', async (t) => {
   t.equal(compileFastRegex('^a')!.test('bé'), NO_MATCH, 'an anchored search dead in an ASCII prefix stands');
 });
 
+t.test('cases random seeds found: wherever it answers, it answers as re2js', async (t) => {
+  for (const [pattern, value, matches] of FOUND_REGEX_CASES) {
+    const got = compileFastRegex(pattern)?.test(value) ?? UNKNOWN;
+    if (got !== UNKNOWN) t.equal(got, matches ? MATCH : NO_MATCH, `${JSON.stringify(pattern)} on ${JSON.stringify(value)}`);
+  }
+  // Astral values: UNKNOWN unless an ASCII prefix already decides.
+  const negated = compileFastRegex('^[[:^alpha:]]{2,3}?$')!;
+  t.equal(negated.test('_[😀'), UNKNOWN, 'a negated POSIX class meets an astral character: re2js decides');
+  t.equal(negated.test('_[]😀'), UNKNOWN, 'three ASCII units, then an astral one: not decided before it');
+  t.equal(negated.test('a😀'), NO_MATCH, 'dead on an ASCII prefix before the astral character');
+  t.equal(compileFastRegex('[^a]')!.test('a😀'), UNKNOWN);
+  t.equal(compileFastRegex('\\D')!.test('😀'), UNKNOWN);
+});
+
 t.test('random patterns: wherever it answers, it answers as re2js', async (t) => {
-  const random = seededRandom(seed);
   let valid = 0;
   let read = 0;
   let compared = 0;
   let matches = 0;
   let unknown = 0;
-  for (const { pattern, re } of validPatterns(random, 4000)) {
-    valid += 1;
-    const fast = compileFastRegex(pattern);
-    if (fast === null) continue;
-    read += 1;
-    for (let v = 0; v < 40; v++) {
-      const value = randomValue(random, pattern);
-      const got = fast.test(value);
-      if (got === UNKNOWN) {
-        unknown += 1;
-        if (/^[\x00-\x7f]*$/.test(value)) {
-          t.fail(`${JSON.stringify(pattern)} gave up on the ASCII value ${JSON.stringify(value)}`);
+  for (const seed of testSeeds()) {
+    const random = seededRandom(seed);
+    for (const { pattern, re } of validPatterns(random, perSeed(4000))) {
+      valid += 1;
+      const fast = compileFastRegex(pattern);
+      if (fast === null) continue;
+      read += 1;
+      for (let v = 0; v < 40; v++) {
+        const value = randomValue(random, pattern);
+        const got = fast.test(value);
+        if (got === UNKNOWN) {
+          unknown += 1;
+          if (/^[\x00-\x7f]*$/.test(value)) {
+            t.fail(`${JSON.stringify(pattern)} gave up on the ASCII value ${JSON.stringify(value)}; ${replayHint(seed)}`);
+            return;
+          }
+          continue;
+        }
+        const want = expected(re, value);
+        compared += 1;
+        if (want === MATCH) matches += 1;
+        if (got !== want) {
+          t.fail(`${JSON.stringify(pattern)} on ${JSON.stringify(value)}: fast ${got}, re2js ${want}; ${replayHint(seed)}`);
           return;
         }
-        continue;
-      }
-      const want = expected(re, value);
-      compared += 1;
-      if (want === MATCH) matches += 1;
-      if (got !== want) {
-        t.fail(`${JSON.stringify(pattern)} on ${JSON.stringify(value)}: fast ${got}, re2js ${want}`);
-        return;
       }
     }
   }
   // Guards the generator: the property means little if few patterns are read or nothing matches.
+  const share = seedShare();
   t.ok(read > valid * 0.4, `${read} of ${valid} valid patterns read`);
-  t.ok(compared > 40_000, `${compared} answers compared`);
-  t.ok(matches > 10_000 && compared - matches > 10_000, `${matches} matches among them`);
-  t.ok(unknown > 1000, `${unknown} values left to re2js`);
+  t.ok(compared > 40_000 * share, `${compared} answers compared`);
+  t.ok(matches > 10_000 * share && compared - matches > 10_000 * share, `${matches} matches among them`);
+  t.ok(unknown > 1000 * share, `${unknown} values left to re2js`);
 });

@@ -12,12 +12,16 @@ const ATOMS = [
   '[0-9]', '[\\d]', '\\D', '\\W', '\\S', '[a-c1]', '[^0-9]', '12', '\\A', '\\z', '[\\x{1F600}]',
   '(a|b)', '(?:ab|c)', '(ab)', '(a(b|c))', '(a|)', '(?:a)', 'é', '😀', '\\x61', '(?i)a', '\\pL',
   '[a-]', '[-a]', '[\\-a]', '[[:^alpha:]]', '[^\\n]', '\\t', '\\n', '[.]', '(|a)', '()', '[a-c-e]', '[\\]]',
+  // Classes that may match an astral character (two UTF-16 units), beside ASCII members or not.
+  '[a[:^digit:]]', '[^[:alpha:]]', '[\\D]', '[\\W1]',
 ];
+/** A `^` with a quantifier anchors nothing (rare: the fast matcher leaves such patterns to re2js). */
+const QUANTIFIED_STARTS = ['^?', '^*', '^{0,1}'];
 const QUANTIFIERS = ['', '', '', '?', '*', '+', '{2}', '{0,2}', '{1,}', '??', '+?', '{,2}', '{3}', '{1,2}', '{2,3}?', '{0}', '*?'];
 const ALPHABET = ['a', 'b', 'c', 'A', '-', '1', '2', '3', '.', '$', ' ', '\n', '\t', '\v', 'é', '😀', ']', '[', '_'];
 
 export function randomPattern(random: Random): string {
-  let pattern = random() < 0.3 ? '^' : '';
+  let pattern = random() < 0.3 ? (random() < 0.1 ? pick(random, QUANTIFIED_STARTS) : '^') : '';
   const n = 1 + Math.floor(random() * 6);
   for (let i = 0; i < n; i++) pattern += pick(random, ATOMS) + pick(random, QUANTIFIERS);
   if (random() < 0.1) pattern += '|' + pick(random, ATOMS);

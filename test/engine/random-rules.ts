@@ -25,6 +25,16 @@ export function pick<T>(random: Random, items: readonly T[]): T {
   return items[Math.floor(random() * items.length)];
 }
 
+/** A copy of `items` in a seeded random order (Fisher-Yates). */
+export function shuffled<T>(random: Random, items: readonly T[]): T[] {
+  const out = [...items];
+  for (let i = out.length - 1; i > 0; i--) {
+    const j = Math.floor(random() * (i + 1));
+    [out[i], out[j]] = [out[j], out[i]];
+  }
+  return out;
+}
+
 const FIELDS = ['a', 'b', 'c', 'n', 'm', 'flag', 'constructor'];
 
 const INPUTS: readonly FieldValue[] = [
@@ -36,10 +46,12 @@ const INPUTS: readonly FieldValue[] = [
 ];
 
 const STRING_OPERANDS = ['a', 'b', 'ab', '', '1', 'a,b', ' a , b ', '1, 1.0', 'true', '😀', 'e\u0301', 'x,y'];
-// Includes the shapes the regex prefilter reads (anchored runs, literal alternation groups, quantified characters).
+// Includes the shapes the regex prefilter reads (anchored runs, literal alternation groups, quantified characters),
+// and the shapes of FOUND_REGEX_CASES (cases.ts) that these inputs reach: a negated POSIX class on '😀', a quantified `^`.
 const REGEX_OPERANDS = [
   '^a', 'b$', 'a|b', '^\\d+$', '^.$', '(a', 'a.b', '^$', '[😀-😂]', '\\d',
   '^(a|b)b?$', 'ab?', 'a+b$', '(?:ab|ba)', '^a.*b$', 'b{2}', '(a|)b', '^1\\.?0',
+  '^[[:^alpha:]]$', '^*b$',
 ];
 const NUMBER_OPERANDS = ['0', '-0', '1', '1.5', '-2', '42', '1e21', '.5', 'x', '', '1,5', '-2, 2', '5,1', '0,0', '1, 1.0, 42'];
 const BOOLEAN_OPERANDS = ['true', 'false', 'TRUE'];

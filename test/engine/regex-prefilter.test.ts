@@ -1,15 +1,16 @@
 /**
  * The regex prefilter must never reject a value the regex matches: checked
- * against re2js itself on random patterns and values (ENGINE_SEED=<n> to
- * replay), plus a table of what it extracts from typical patterns.
+ * against re2js itself on random patterns and values (on the seeds of
+ * test/support/seeds.ts), on the cases random seeds once found, plus a table
+ * of what it extracts from typical patterns.
  */
 import t from 'tap';
+import { RE2JS } from 're2js';
 import { mayMatch, NO_FILTER, regexFilter } from '../../src/engine/regex-prefilter';
+import { perSeed, replayHint, seedShare, testSeeds } from '../support/seeds';
+import { FOUND_REGEX_CASES } from './cases';
 import { randomValue, validPatterns } from './random-patterns';
 import { seededRandom } from './random-rules';
-
-const seed = process.env.ENGINE_SEED !== undefined ? Number(process.env.ENGINE_SEED) : Math.floor(Math.random() * 2 ** 31);
-t.comment(`seed ${seed} (replay with ENGINE_SEED=${seed})`);
 
 t.test('what it extracts', async (t) => {
   const none = { digits: 0, maxLength: Infinity };
@@ -49,29 +50,44 @@ t.test('passes whatever prefix, suffix and literals say, nothing else', async (t
   t.notOk(mayMatch(bounded, 'svc-123'), 'longer than any match of a pattern anchored at both ends');
 });
 
+t.test('cases random seeds found: a value re2js matches passes the filter', async (t) => {
+  for (const [pattern, value, matches] of FOUND_REGEX_CASES) {
+    t.equal(RE2JS.compile(pattern).test(value), matches, `re2js: ${JSON.stringify(pattern)} on ${JSON.stringify(value)}`);
+    if (matches) t.ok(mayMatch(regexFilter(pattern), value), `${JSON.stringify(pattern)} passes ${JSON.stringify(value)}`);
+  }
+  // The widths behind the first row: a negated POSIX class, like `.`, may match an astral character (two units).
+  t.equal(regexFilter('^[[:^alpha:]]{2,3}?$').maxLength, 6);
+  t.equal(regexFilter('^[[:alpha:]]{2,3}?$').maxLength, 3, 'a POSIX class that is not negated is ASCII');
+  t.equal(regexFilter('^*abc$').maxLength, Infinity, 'a quantified ^ anchors nothing');
+  t.equal(regexFilter('^*abc$').prefix, '');
+});
+
 t.test('random patterns: every value re2js matches passes the filter', async (t) => {
-  const random = seededRandom(seed);
   let patterns = 0;
   let matched = 0;
   let rejected = 0;
-  for (const { pattern, re } of validPatterns(random, 3000)) {
-    patterns += 1;
-    const filter = regexFilter(pattern);
-    for (let v = 0; v < 40; v++) {
-      const value = randomValue(random, pattern);
-      const passes = mayMatch(filter, value);
-      if (!passes) rejected += 1;
-      if (re.test(value)) {
-        matched += 1;
-        if (!passes) {
-          t.fail(`${JSON.stringify(pattern)} matches ${JSON.stringify(value)} but its filter ${JSON.stringify(filter)} rejects it`);
-          return;
+  for (const seed of testSeeds()) {
+    const random = seededRandom(seed);
+    for (const { pattern, re } of validPatterns(random, perSeed(3000))) {
+      patterns += 1;
+      const filter = regexFilter(pattern);
+      for (let v = 0; v < 40; v++) {
+        const value = randomValue(random, pattern);
+        const passes = mayMatch(filter, value);
+        if (!passes) rejected += 1;
+        if (re.test(value)) {
+          matched += 1;
+          if (!passes) {
+            t.fail(`${JSON.stringify(pattern)} matches ${JSON.stringify(value)} but its filter ${JSON.stringify(filter)} rejects it; ${replayHint(seed)}`);
+            return;
+          }
         }
       }
     }
   }
-  t.ok(patterns > 1500, `${patterns} valid patterns`);
+  const share = seedShare();
+  t.ok(patterns > 1500 * share, `${patterns} valid patterns`);
   // Guards the generator: the property means little if nothing matches or nothing is filtered.
-  t.ok(matched > 5000, `${matched} matches`);
-  t.ok(rejected > 5000, `${rejected} values rejected by filters`);
+  t.ok(matched > 5000 * share, `${matched} matches`);
+  t.ok(rejected > 5000 * share, `${rejected} values rejected by filters`);
 });

@@ -9,14 +9,6 @@ import type { Test } from 'tap';
 import { client } from '../support/http';
 import { removeDir, startTestNode, tempDir, testEnv, type TestNode } from '../support/node';
 
-/** The run's seed: RULEVAULT_FUZZ_SEED to replay a failure, otherwise fresh and printed. */
-export function fuzzSeed(t: Test): number {
-  const given = process.env.RULEVAULT_FUZZ_SEED;
-  const seed = given !== undefined && /^-?\d+$/.test(given) ? Number(given) : randomBytes(4).readInt32LE(0);
-  t.comment(`fast-check seed ${seed} (replay with RULEVAULT_FUZZ_SEED=${seed})`);
-  return seed;
-}
-
 export interface RawAnswer {
   readonly status: number;
   readonly contentType: string;

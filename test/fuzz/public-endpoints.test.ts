@@ -8,7 +8,8 @@
 import fc from 'fast-check';
 import t, { type Test } from 'tap';
 import { authorization, bodyBytes, contentType, evaluateBody, getSecretsBody } from './arbitraries';
-import { STATUSES, checkAnswer, checkHealthy, fuzzSeed, send, startFuzzNode, type Disclosure, type FuzzNode } from './harness';
+import { propertyOptions } from '../support/seeds';
+import { STATUSES, checkAnswer, checkHealthy, send, startFuzzNode, type Disclosure, type FuzzNode } from './harness';
 
 const RUNS = 200; // per property and mode
 
@@ -21,14 +22,12 @@ const headersOf = (auth: string | string[] | undefined, type: string | undefined
 };
 
 async function fuzzEvaluate(t: Test, fuzz: FuzzNode): Promise<void> {
-  const seed = fuzzSeed(t);
-  await fc.assert(
-    fc.asyncProperty(
-      bodyBytes(evaluateBody), contentType, authorization(fuzz.keys.evaluate, fuzz.keys.reader),
-      async (body, type, auth) => {
-        const answer = await send(fuzz.url, {
-          method: 'POST', path: '/api/rule-engine/evaluate', headers: headersOf(auth, type, body.contentEncoding), body: body.bytes,
-        });
+  const property = fc.asyncProperty(
+    bodyBytes(evaluateBody), contentType, authorization(fuzz.keys.evaluate, fuzz.keys.reader),
+    async (body, type, auth) => {
+      const answer = await send(fuzz.url, {
+        method: 'POST', path: '/api/rule-engine/evaluate', headers: headersOf(auth, type, body.contentEncoding), body: body.bytes,
+      });
         const problems = checkAnswer(fuzz, answer, { statuses: STATUSES.evaluate });
         if (answer.status === 200) {
           const json = answer.json as { matchingRuleIds?: unknown; entities?: unknown };
@@ -36,36 +35,32 @@ async function fuzzEvaluate(t: Test, fuzz: FuzzNode): Promise<void> {
         }
         if (problems.length > 0) throw new Error(problems.join('; '));
       },
-    ),
-    { seed, numRuns: RUNS },
-  );
+    );
+  for (const options of propertyOptions(RUNS)) await fc.assert(property, options);
   await checkHealthy(t, fuzz);
 }
 
 async function fuzzGetSecrets(t: Test, fuzz: FuzzNode): Promise<void> {
-  const seed = fuzzSeed(t);
   const keys = fc.constantFrom<{ right: string; disclosure: Disclosure }>(
     { right: fuzz.keys.reader, disclosure: 'all' },
     { right: fuzz.keys.taggedReader, disclosure: 'tagged' },
     { right: fuzz.keys.admin, disclosure: 'none' },
     { right: fuzz.keys.evaluate, disclosure: 'none' },
   );
-  await fc.assert(
-    fc.asyncProperty(
-      bodyBytes(getSecretsBody), contentType, keys.chain((k) => authorization(k.right, fuzz.keys.evaluate).map((auth) => ({ auth, k }))),
-      async (body, type, { auth, k }) => {
-        const answer = await send(fuzz.url, {
-          method: 'POST', path: '/api/vault/get-secrets', headers: headersOf(auth, type, body.contentEncoding), body: body.bytes,
-        });
+  const property = fc.asyncProperty(
+    bodyBytes(getSecretsBody), contentType, keys.chain((k) => authorization(k.right, fuzz.keys.evaluate).map((auth) => ({ auth, k }))),
+    async (body, type, { auth, k }) => {
+      const answer = await send(fuzz.url, {
+        method: 'POST', path: '/api/vault/get-secrets', headers: headersOf(auth, type, body.contentEncoding), body: body.bytes,
+      });
         // Only the reader's key, as a well-formed bearer token, may see values (Node keeps the first of repeated Authorization headers).
         const first = Array.isArray(auth) ? auth[0] : auth;
         const sentExactly = /^\s*bearer\s+(\S+)\s*$/i.exec(first ?? '')?.[1] === k.right;
         const problems = checkAnswer(fuzz, answer, { statuses: STATUSES.getSecrets, getSecrets: true, disclosure: sentExactly ? k.disclosure : 'none' });
         if (problems.length > 0) throw new Error(problems.join('; '));
       },
-    ),
-    { seed, numRuns: RUNS },
-  );
+    );
+  for (const options of propertyOptions(RUNS)) await fc.assert(property, options);
   await checkHealthy(t, fuzz);
 }
 

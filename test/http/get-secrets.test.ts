@@ -131,7 +131,10 @@ t.test('admin secrets API never shows a value; updates make versions; duplicates
   t.same((await get({ key: 'ROTATED' })).json.res, { ROTATED: 'value-v2' });
   t.same((await get({ key: 'ROTATING' })).json.res, {});
   t.equal((await admin.patch(`/api/vault/secrets/${id}`, { key: 'DB_PASSWORD' })).status, 409, 'renaming onto a taken key');
-  t.equal((await admin.patch(`/api/vault/secrets/${id}`, {})).status, 400);
+  // Issue 14 changed this: an empty PATCH changes nothing, so it answers 200 with the current state (it was a 400).
+  const unchanged = await admin.patch(`/api/vault/secrets/${id}`, {});
+  t.equal(unchanged.status, 200);
+  t.equal(unchanged.json.version, 4, 'no new version');
   t.equal((await admin.patch(`/api/vault/secrets/${id}`, { value: 'x' }, { headers: { 'if-match': '0' } })).status, 409);
   t.equal(renamed.status, 200);
 

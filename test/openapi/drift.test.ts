@@ -78,6 +78,9 @@ t.test('real answers match the documented schemas', async (t) => {
     t.equal(answer.status, expected, `${label}: status (${answer.text.slice(0, 200)})`);
     const documented = openApiDocument.paths[template]?.[method]?.responses[String(answer.status)];
     t.ok(documented, `${label}: status ${answer.status} is documented`);
+    for (const [name, header] of Object.entries(documented?.headers ?? {})) {
+      t.match(answer.headers.get(name), new RegExp(header.schema.pattern ?? ''), `${label}: ${name} header as documented`);
+    }
     const content = documented?.content ?? {};
     if (content['application/json'] !== undefined) {
       t.match(answer.headers.get('content-type'), /^application\/json/, `${label}: JSON`);
@@ -181,7 +184,12 @@ t.test('real answers match the documented schemas', async (t) => {
   await hit('patch', '/api/rule-engine/rules/{id}', 409, { ...admin, params: { id: rule.json.id }, body: { description: 'x' }, headers: { 'if-match': '0' } });
   await hit('get', '/api/rule-engine/rules/{id}/history', 200, { ...admin, params: { id: rule.json.id } });
   await hit('get', '/api/rule-engine/rules/{id}/history', 404, { ...admin, params: { id: 'nope' } });
+  await hit('patch', '/api/rule-engine/rules/{id}', 200, { ...admin, params: { id: rule.json.id }, body: {}, headers: { 'if-match': '*' } });
+  await hit('patch', '/api/rule-engine/rules/{id}', 400, { ...admin, params: { id: rule.json.id }, body: { stauts: 'INACTIVE' } });
+  await hit('get', '/api/rule-engine/rules/{id}', 400, { ...admin, params: { id: rule.json.id }, query: '?verbose=1' });
+  await hit('delete', '/api/contexts/{id}', 409, { ...admin, params: { id: context.json.id }, headers: { 'if-match': '"0"' } });
   const spareRule = await hit('post', '/api/rule-engine/rules', 201, { ...admin, body: { ...ruleBody, entities: [] } });
+  await hit('delete', '/api/rule-engine/rules/{id}', 409, { ...admin, params: { id: spareRule.json.id }, headers: { 'if-match': '"7"' } });
   await hit('delete', '/api/rule-engine/rules/{id}', 204, { ...admin, params: { id: spareRule.json.id } });
   await hit('get', '/api/rule-engine/rules/{id}', 404, { ...admin, params: { id: spareRule.json.id } });
   await hit('delete', '/api/rule-engine/rules/{id}', 404, { ...admin, params: { id: spareRule.json.id } });
@@ -198,6 +206,15 @@ t.test('real answers match the documented schemas', async (t) => {
     key: evaluateKey, body: { entity_type: 'prompt', fields, include_entity_data: true, entity_inputs: { version: '7.0.0' } },
   });
   t.equal(oldVersion.json.entity_data[`prompt:${prompt.json.id}`], null);
+  // A render past a limit: compiled_prompt null and an error naming it.
+  await hit('post', '/api/prompts/{id}/versions', 201, {
+    ...admin, params: { id: prompt.json.id }, body: { prompt: '{{#each items}}{{#each ../items}}{{this}}{{/each}}{{/each}}', version: '8.0.0' },
+  });
+  const items = Array.from({ length: 1000 }, (_, i) => i);
+  const overLimit = await hit('post', '/api/rule-engine/evaluate', 200, {
+    key: evaluateKey, body: { entity_type: 'prompt', fields, include_entity_data: true, entity_inputs: { version: '8.0.0', variables: { items } } },
+  });
+  t.match(overLimit.json.entity_data[`prompt:${prompt.json.id}`], { compiled_prompt: null, error: /RULEVAULT_RENDER_MAX_STEPS/ });
   await hit('post', '/api/rule-engine/evaluate', 200, { key: evaluateKey, body: { entity_type: 'evaluation', fields, include_entity_data: true } });
   await hit('post', '/api/rule-engine/evaluate', 200, { key: evaluateKey, body: { entity_type: 'context', fields: {} } });
   await hit('post', '/api/rule-engine/evaluate', 400, { key: evaluateKey, body: { entity_type: 'dataset', fields } });
@@ -214,7 +231,8 @@ t.test('real answers match the documented schemas', async (t) => {
   await hit('get', '/api/vault/secrets', 200, admin);
   await hit('patch', '/api/vault/secrets/{id}', 200, { ...admin, params: { id: secret.json.id }, body: { value: 'sk-drift-2' } });
   await hit('patch', '/api/vault/secrets/{id}', 404, { ...admin, params: { id: 'nope' }, body: { value: 'x' } });
-  await hit('patch', '/api/vault/secrets/{id}', 400, { ...admin, params: { id: secret.json.id }, body: {} });
+  await hit('patch', '/api/vault/secrets/{id}', 400, { ...admin, params: { id: secret.json.id }, body: { vaule: 'x' } });
+  await hit('patch', '/api/vault/secrets/{id}', 200, { ...admin, params: { id: secret.json.id }, body: {} });
   const got = await hit('post', '/api/vault/get-secrets', 200, { key: readerKey, body: { tags: ['llm'] } });
   t.same(got.json, { err: null, res: { OPENAI_API_KEY: 'sk-drift-2' } });
   await hit('post', '/api/vault/get-secrets', 200, { key: readerKey });

@@ -1,6 +1,7 @@
 import t from 'tap';
 import fc from 'fast-check';
 import { compareVersions, nextMinor, parseVersion } from '../../src/prompts/semver';
+import { propertyOptions } from '../support/seeds';
 
 t.test('parses strict MAJOR.MINOR.PATCH', async (t) => {
   t.same(parseVersion('0.0.0'), { major: 0, minor: 0, patch: 0 });
@@ -42,7 +43,8 @@ t.test('compareVersions agrees with the numeric tuple order', async (t) => {
     const actual = compareVersions(a.join('.'), b.join('.'));
     return actual === expected && compareVersions(b.join('.'), a.join('.')) === -expected;
   });
-  t.doesNotThrow(() => fc.assert(agrees));
+  // fast-check's default budget (100 runs), split over the seeds.
+  for (const options of propertyOptions(100)) t.doesNotThrow(() => fc.assert(agrees, options), `seed ${options.seed}`);
 });
 
 t.test('nextMinor bumps the minor and resets the patch', async (t) => {

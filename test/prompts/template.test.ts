@@ -1,10 +1,27 @@
 import t from 'tap';
-import { compilePromptTemplate, type CompiledPrompt } from '../../src/prompts/template';
+import { DEFAULTS } from '../../src/config';
+import { checkPromptTemplate, compilePromptTemplate, type PromptTemplate, type RenderResult } from '../../src/prompts/template';
 
-function compile(source: string): CompiledPrompt {
+const LIMITS = DEFAULTS.limits;
+
+interface Compiled {
+  readonly source: string;
+  readonly variables: readonly string[];
+  render(variables: Readonly<Record<string, unknown>>): RenderResult;
+}
+
+/** The read model's template, checked as a write would be, used under the default limits. */
+function handle(source: string): PromptTemplate {
+  const checked = checkPromptTemplate(source, LIMITS);
+  if (!checked.ok) throw new Error(`expected ${JSON.stringify(source)} to compile: ${checked.error}`);
   const result = compilePromptTemplate(source);
-  if (!result.ok) throw new Error(`expected ${JSON.stringify(source)} to compile: ${result.error}`);
+  if (!result.ok) throw new Error('not a string');
   return result.template;
+}
+
+function compile(source: string): Compiled {
+  const template = handle(source);
+  return { source: template.source, variables: template.variables(LIMITS), render: (variables) => template.render(variables, LIMITS) };
 }
 
 t.test('variables: the top-level names a template reads', async (t) => {
@@ -61,7 +78,8 @@ t.test('the compiled template is reused across renders with different inputs', a
   t.equal(template.source, '{{greeting}}, {{name}}');
   t.equal(template.render({ greeting: 'Hi', name: 'A' }).text, 'Hi, A');
   t.equal(template.render({ greeting: 'Yo', name: 'B' }).text, 'Yo, B');
-  t.ok(Object.isFrozen(template) && Object.isFrozen(template.variables), 'cached in a read model, so immutable');
+  const kept = handle('{{greeting}}, {{name}}');
+  t.ok(Object.isFrozen(kept) && Object.isFrozen(kept.variables(LIMITS)), 'cached in a read model, so immutable');
 });
 
 t.test('missing: used names the caller did not supply', async (t) => {
@@ -111,7 +129,7 @@ t.test('templates cannot run code', async (t) => {
     '{{#each conslist}}{{#with (string.sub.apply 0 codelist)}}{{this}}{{/with}}{{/each}}',
     '{{/with}}{{/with}}{{/with}}{{/with}}',
   ].join('');
-  const result = compilePromptTemplate(gadget);
+  const result = checkPromptTemplate(gadget, LIMITS);
   t.equal(result.ok, false, 'unknown helper calls are compile errors');
   t.match(result, { error: /unknown helper/ });
   const harmless = compile('{{#with "s" as |string|}}{{string.sub.apply}}{{lookup string "constructor"}}{{/with}}').render({});
@@ -136,16 +154,16 @@ t.test('rejects what would fail or misbehave at render time', async (t) => {
     ['x\n  {{if a}}', /if can only be used as a block .* \(line 2, column 2\)/],
     ['{{#each (each a)}}{{/each}}', /each can only be used as a block/],
   ];
-  for (const [source, error] of cases) t.match(compilePromptTemplate(source), { ok: false, error }, source);
+  for (const [source, error] of cases) t.match(checkPromptTemplate(source, LIMITS), { ok: false, error }, source);
 });
 
 t.test('syntax errors come back with the Handlebars message', async (t) => {
   for (const source of ['{{', '{{name', '{{#if a}}unclosed', '{{#if a}}{{/each}}', '{{}}', '{{a b=}}']) {
-    const result = compilePromptTemplate(source);
+    const result = checkPromptTemplate(source, LIMITS);
     t.equal(result.ok, false, source);
     if (!result.ok) t.match(result.error, /Parse error|doesn't match|Expecting/, source);
   }
-  t.match(compilePromptTemplate('{{#if a}}{{/each}}'), { ok: false, error: /if doesn't match each/ });
+  t.match(checkPromptTemplate('{{#if a}}{{/each}}', LIMITS), { ok: false, error: /if doesn't match each/ });
   t.same(compilePromptTemplate(42 as unknown as string), { ok: false, error: 'a template must be a string' });
 });
 

@@ -10,6 +10,8 @@ import type {} from 'tap';
 import { randomUUID } from 'node:crypto';
 import {
   ConcurrencyError,
+  ERASED_DATA,
+  isErased,
   StreamDeletedError,
   type AdapterTraits,
   type EventStore,
@@ -327,6 +329,56 @@ export function runStoreContract(t: tap.Test, adapterName: string, open: () => P
     t.same(closed.events.map((e) => e.revision), [0n], 'the closed subscription saw only the first event');
     await closing.close();
     t.pass('closing twice is harmless');
+  });
+
+  test('appendErasing: the erasure record stays readable, the earlier content is erased', async (t, { store, traits, ns }) => {
+    const erased = ns.stream('erased');
+    const kept = ns.stream('kept');
+    const start = await store.headPosition();
+    const before = await store.append(erased, [event('Made', { sealed: 'first' }), event('Changed', { sealed: 'second' })], 'no_stream');
+    await store.append(kept, [event('Made', { sealed: 'kept' })], 'no_stream');
+    await expectConcurrencyError(t, store.appendErasing(erased, [event('Erased', { id: '1' })], 0n), erased, 1n);
+    t.same((await store.readStream(erased)).map((e) => e.data), [{ sealed: 'first' }, { sealed: 'second' }], 'a refused erasure changes nothing');
+
+    const result = await store.appendErasing(erased, [event('Erased', { id: '1' })], 1n);
+    t.equal(result.nextRevision, 2n, 'the erasure record is appended like any event');
+    const read = await store.readStream(erased);
+    const record = read[read.length - 1];
+    t.match(record, { type: 'Erased', revision: 2n, position: result.position, data: { id: '1' } }, 'the erasure record is readable');
+    t.ok(read.slice(0, -1).every(isErased), 'every earlier event reads erased or not at all');
+    t.notOk(JSON.stringify(read.map((e) => e.data)).match(/first|second/), 'no earlier content is read back');
+    t.same((await store.readStream(kept)).map((e) => e.data), [{ sealed: 'kept' }], 'other streams are untouched');
+
+    const log = (await readAllAfter(store, start)).filter(ns.owns);
+    t.ok(log.some((e) => e.stream === erased && e.type === 'Erased'), 'the erasure record is in the log');
+    if (traits.erasesInPlace) {
+      t.same(read.map((e) => [e.revision, e.type, e.data]), [[0n, 'Made', ERASED_DATA], [1n, 'Changed', ERASED_DATA], [2n, 'Erased', { id: '1' }]],
+        'the erased events keep their place, type and revision');
+      t.equal(read[1]?.position, before.position, 'and their position');
+      const mine = log.filter((e) => e.stream === erased);
+      t.same(mine.map((e) => e.data), [ERASED_DATA, ERASED_DATA, { id: '1' }], 'readAll shows them erased');
+      const seen = collect(ns.owns);
+      const subscription = store.subscribe(start, seen.handlers);
+      t.teardown(() => subscription.close());
+      await seen.caughtUp();
+      t.same(seen.events.filter((e) => e.stream === erased).map((e) => e.data), [ERASED_DATA, ERASED_DATA, { id: '1' }], 'a new subscription replays them erased');
+    } else {
+      t.same(read.map((e) => e.revision), [2n], 'stream reads start at the erasure record');
+    }
+    t.equal((await store.append(erased, [event('After')], 2n)).nextRevision, 3n, 'the stream stays open; revisions continue');
+  });
+
+  test('eraseBefore finishes an erasure, idempotently', async (t, { store, traits, ns }) => {
+    const stream = ns.stream('finish');
+    await store.append(stream, [event('Made', { sealed: 'first' }), event('Deleted', { id: '1' })], 'no_stream');
+    await store.eraseBefore(stream, 1n);
+    await store.eraseBefore(stream, 1n);
+    const read = await store.readStream(stream);
+    t.match(read[read.length - 1], { type: 'Deleted', revision: 1n, data: { id: '1' } }, 'the deletion stays readable');
+    t.ok(read.slice(0, -1).every(isErased), 'the earlier event reads erased or not at all');
+    t.equal(read.length, traits.erasesInPlace ? 2 : 1);
+    await store.eraseBefore(ns.stream('never-written'), 3n);
+    t.same(await store.readStream(ns.stream('never-written')), [], 'erasing a stream that does not exist is harmless');
   });
 
   test('deleteStream', async (t, { store, traits, ns }) => {

@@ -26,7 +26,7 @@ function freshStore(options: SqliteStoreOptions = {}) {
     const store = openSqliteStore(join(dir, 'events.db'), options);
     return {
       store,
-      traits: { erasesDeletedStreamsAtOnce: true },
+      traits: { erasesDeletedStreamsAtOnce: true, erasesInPlace: true },
       async cleanup() {
         await store.close();
         await rm(dir, { recursive: true, force: true });
@@ -159,7 +159,11 @@ t.test('a second connection on the same file: its appends reach subscriptions by
   await t.rejects(service.append('rule-a', [event('RuleUpdated')], 0n), { name: 'ConcurrencyError', actual: 1n }, 'the service sees the operator revision');
 });
 
-t.test('deleteStream leaves no copy of the events in the database, WAL or shm files', async (t) => {
+/**
+ * A store holding a sealed-looking marker in one stream, between two events
+ * of another, and a scan of its files (database, WAL, shm) for the marker.
+ */
+async function storeWithMarkedStream(t: tap.Test) {
   const dir = await tempDir();
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const path = join(dir, 'events.db');
@@ -173,12 +177,43 @@ t.test('deleteStream leaves no copy of the events in the database, WAL or shm fi
   await store.append('rule-1', [event('RuleUpdated', { note: 'written after the secret' })], 0n);
   const rawFiles = async (): Promise<Buffer> =>
     Buffer.concat(await Promise.all(['', '-wal', '-shm'].map((suffix) => readFile(path + suffix).catch(() => Buffer.alloc(0)))));
-  t.ok((await rawFiles()).includes(marker), 'the marker is on disk before the delete (the scan can see it)');
+  t.ok((await rawFiles()).includes(marker), 'the marker is on disk before the erasure (the scan can see it)');
+  return { store, stream, marker, rawFiles };
+}
 
+t.test('deleteStream leaves no copy of the events in the database, WAL or shm files', async (t) => {
+  const { store, stream, marker, rawFiles } = await storeWithMarkedStream(t);
   await store.deleteStream(stream);
   t.notOk((await rawFiles()).includes(marker), 'no byte of the marker survives the delete');
   t.ok((await rawFiles()).includes('kept-rule'), 'other events are still on disk');
   t.equal((await store.readStream('rule-1')).length, 2);
+});
+
+t.test('appendErasing leaves no copy of the erased content in the database, WAL or shm files', async (t) => {
+  const { store, stream, marker, rawFiles } = await storeWithMarkedStream(t);
+  await store.appendErasing(stream, [event('SecretErased', { id: 'kept-record' })], 1n);
+  const files = await rawFiles();
+  t.notOk(files.includes(marker), 'no byte of the marker survives the erasure');
+  t.ok(files.includes('kept-rule') && files.includes('kept-record'), 'other events and the erasure record are on disk');
+  t.same((await store.readStream(stream)).map((e) => e.type), ['SecretStored', 'SecretRotated', 'SecretErased']);
+});
+
+t.test('opening the store folds a WAL left by a killed process into the file, so an erasure cut short before its checkpoint leaves no copy', async (t) => {
+  const dir = await tempDir();
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const path = join(dir, 'events.db');
+  const marker = `SEALED-${randomUUID()}`;
+  // A child writes a secret, erases it with the checkpoint skipped (as a kill between commit and checkpoint would), and is killed.
+  const child = spawn(process.execPath, [join(__dirname, 'fixtures', 'store-child.js'), 'erase-then-die', path, marker], { stdio: ['ignore', 'pipe', 'inherit'] });
+  const exitSignal = await new Promise<NodeJS.Signals | null>((resolve) => child.once('exit', (_code, signal) => resolve(signal)));
+  t.equal(exitSignal, 'SIGKILL', 'the child died by SIGKILL');
+  const wal = await readFile(`${path}-wal`).catch(() => Buffer.alloc(0));
+  t.ok(wal.includes(marker), 'the killed process left the marker in the WAL');
+  const store = openSqliteStore(path);
+  t.teardown(() => store.close());
+  const files = Buffer.concat(await Promise.all(['', '-wal'].map((suffix) => readFile(path + suffix).catch(() => Buffer.alloc(0)))));
+  t.notOk(files.includes(marker), 'opened: no copy left in the file or the WAL');
+  t.same((await store.readStream('secret-1')).map((e) => e.type), ['SecretStored', 'SecretErased']);
 });
 
 /** Starts a racing child process; resolves with its stdout lines once it is ready. */

@@ -77,3 +77,21 @@ export async function freePort(): Promise<number> {
     server.on('error', reject);
   });
 }
+
+/**
+ * Runs `node dist/src/main.js` with stdout and stderr kept apart; resolves once
+ * it exits, or kills it (SIGKILL) once `until` matches its stdout.
+ */
+export function runService(env: Record<string, string>, until?: RegExp): Promise<ScriptRun> {
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, [path.join(DIST, 'src', 'main.js')], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    let stdout = '';
+    let stderr = '';
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout.on('data', (chunk: Buffer) => {
+      stdout += chunk.toString();
+      if (until?.test(stdout)) child.kill('SIGKILL');
+    });
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}

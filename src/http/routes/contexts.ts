@@ -1,7 +1,7 @@
 /** Admin API for contexts (scope admin). */
 import { Router } from 'express';
-import { parseIfMatch } from '../../domain/input';
-import { actorOf, authorizeRequest, param, type HttpDeps } from '../deps';
+import { adminRequest, sendVersioned } from '../admin-request';
+import { param, type HttpDeps } from '../deps';
 
 export function contextsRouter(deps: HttpDeps): Router {
   const router = Router();
@@ -9,25 +9,24 @@ export function contextsRouter(deps: HttpDeps): Router {
   const base = '/api/contexts';
 
   router.post(base, async (req, res) => {
-    const principal = authorizeRequest(deps, req, res, 'admin');
-    res.status(201).json(await catalog.createContext(req.body, actorOf(principal, res)));
+    const { actor } = adminRequest(deps, req, res);
+    sendVersioned(res, 201, await catalog.createContext(req.body, actor));
   });
   router.get(base, (req, res) => {
-    authorizeRequest(deps, req, res, 'admin');
+    adminRequest(deps, req, res);
     res.json(queries.listContexts());
   });
   router.get(`${base}/:id`, (req, res) => {
-    authorizeRequest(deps, req, res, 'admin');
-    res.json(queries.getContext(param(req, 'id')));
+    adminRequest(deps, req, res);
+    sendVersioned(res, 200, queries.getContext(param(req, 'id')));
   });
   router.patch(`${base}/:id`, async (req, res) => {
-    const principal = authorizeRequest(deps, req, res, 'admin');
-    const ifMatch = parseIfMatch(req.get('if-match'));
-    res.json(await catalog.updateContext(param(req, 'id'), req.body, ifMatch, actorOf(principal, res)));
+    const { actor, ifMatch } = adminRequest(deps, req, res);
+    sendVersioned(res, 200, await catalog.updateContext(param(req, 'id'), req.body, ifMatch, actor));
   });
   router.delete(`${base}/:id`, async (req, res) => {
-    const principal = authorizeRequest(deps, req, res, 'admin');
-    await catalog.deleteContext(param(req, 'id'), actorOf(principal, res));
+    const { actor, ifMatch } = adminRequest(deps, req, res);
+    await catalog.deleteContext(param(req, 'id'), actor, ifMatch);
     res.status(204).end();
   });
   return router;

@@ -1,8 +1,7 @@
 /** Admin API for prompts and their versions (scope admin). */
 import { Router } from 'express';
-import { parseIfMatch } from '../../domain/input';
-import { badRequest } from '../../errors';
-import { actorOf, authorizeRequest, param, type HttpDeps } from '../deps';
+import { adminRequest, sendVersioned } from '../admin-request';
+import { param, type HttpDeps } from '../deps';
 
 export function promptsRouter(deps: HttpDeps): Router {
   const router = Router();
@@ -10,31 +9,28 @@ export function promptsRouter(deps: HttpDeps): Router {
   const base = '/api/prompts';
 
   router.post(base, async (req, res) => {
-    const principal = authorizeRequest(deps, req, res, 'admin');
-    res.status(201).json(await catalog.createPrompt(req.body, actorOf(principal, res)));
+    const { actor } = adminRequest(deps, req, res);
+    sendVersioned(res, 201, await catalog.createPrompt(req.body, actor));
   });
   router.post(`${base}/:id/versions`, async (req, res) => {
-    const principal = authorizeRequest(deps, req, res, 'admin');
-    res.status(201).json(await catalog.addPromptVersion(param(req, 'id'), req.body, actorOf(principal, res)));
+    const { actor, ifMatch } = adminRequest(deps, req, res);
+    sendVersioned(res, 201, await catalog.addPromptVersion(param(req, 'id'), req.body, actor, ifMatch));
   });
   router.get(base, (req, res) => {
-    authorizeRequest(deps, req, res, 'admin');
+    adminRequest(deps, req, res);
     res.json(queries.listPrompts());
   });
   router.get(`${base}/:id`, (req, res) => {
-    authorizeRequest(deps, req, res, 'admin');
-    const version = req.query.version;
-    if (version !== undefined && typeof version !== 'string') throw badRequest('version must be given once');
-    res.json(queries.getPrompt(param(req, 'id'), version));
+    const { query } = adminRequest(deps, req, res, ['version']);
+    sendVersioned(res, 200, queries.getPrompt(param(req, 'id'), query.version));
   });
   router.patch(`${base}/:id`, async (req, res) => {
-    const principal = authorizeRequest(deps, req, res, 'admin');
-    const ifMatch = parseIfMatch(req.get('if-match'));
-    res.json(await catalog.updatePrompt(param(req, 'id'), req.body, ifMatch, actorOf(principal, res)));
+    const { actor, ifMatch } = adminRequest(deps, req, res);
+    sendVersioned(res, 200, await catalog.updatePrompt(param(req, 'id'), req.body, ifMatch, actor));
   });
   router.delete(`${base}/:id`, async (req, res) => {
-    const principal = authorizeRequest(deps, req, res, 'admin');
-    await catalog.deletePrompt(param(req, 'id'), actorOf(principal, res));
+    const { actor, ifMatch } = adminRequest(deps, req, res);
+    await catalog.deletePrompt(param(req, 'id'), actor, ifMatch);
     res.status(204).end();
   });
   return router;

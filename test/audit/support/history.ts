@@ -5,6 +5,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
+import { DEFAULTS } from '../../../src/config';
 import { evaluate, parseEvaluateRequest } from '../../../src/service/evaluate';
 import { AppError } from '../../../src/errors';
 import { createReadModel, type ReadModel } from '../../../src/read-model';
@@ -17,7 +18,7 @@ import type { EventStore, Subscription } from '../../../src/store/port';
 import { createSealer } from '../../../src/vault/seal';
 import { pick, randomFields, randomGroup, seededRandom, type Random } from '../../engine/random-rules';
 
-export const LIMITS = { maxFields: 256, maxFieldKeyLength: 256, maxFieldValueLength: 65536 } as const;
+export const LIMITS = DEFAULTS.limits;
 
 export interface CommandNode {
   readonly store: EventStore;
@@ -64,7 +65,7 @@ export async function startCommandNode(dir: string, now: () => Date): Promise<Co
   return {
     store,
     readModel,
-    catalog: createCatalogCommands({ bus, readModel, runtime, maxRegexLength: 1000 }),
+    catalog: createCatalogCommands({ bus, readModel, runtime, maxRegexLength: 1000, templateLimits: LIMITS }),
     vault,
     apiKeys: createApiKeyCommands({ bus, readModel, runtime }),
     async close() {
@@ -166,7 +167,7 @@ export async function randomHistory(node: CommandNode, clock: SteppingClock, see
     if (step % sampleEvery === sampleEvery - 1 && state.position !== undefined) {
       const body = randomBody(random);
       const request = parseEvaluateRequest(body, LIMITS);
-      const answer = JSON.parse(JSON.stringify(evaluate(state, node.readModel.engine, request)));
+      const answer = JSON.parse(JSON.stringify(evaluate(state, node.readModel.engine, request, LIMITS)));
       samples.push({ position: state.position.toString(), at: clock.last(), body, answer });
     }
   }

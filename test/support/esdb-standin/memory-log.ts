@@ -108,6 +108,7 @@ export class MemoryLog {
     for (const event of events) {
       next.lastRevision += 1n;
       last = this.push({ ...event, stream, revision: next.lastRevision, commit, createdTicks: ticks(now) });
+      if (stream.startsWith('$$') && event.type === '$metadata') this.applyMetadata(stream.slice(2), event.data);
     }
     this.wake();
     return { kind: 'ok', currentRevision: next.lastRevision, position: last && { commit: last.commit, prepare: last.prepare } };
@@ -145,6 +146,20 @@ export class MemoryLog {
     if (!expectationHolds(expected, current)) return { kind: 'wrong_expected_version', current };
     if (state) state.truncateBefore = state.lastRevision + 1n;
     return { kind: 'ok', currentRevision: undefined, position: undefined };
+  }
+
+  /** Stream metadata as EventStoreDB honours it here: `$tb` (truncate before) hides the revisions below it from stream reads. */
+  private applyMetadata(stream: string, data: Uint8Array): void {
+    let metadata: { $tb?: unknown };
+    try {
+      metadata = JSON.parse(Buffer.from(data).toString('utf8')) as { $tb?: unknown };
+    } catch {
+      return;
+    }
+    if (typeof metadata.$tb !== 'number') return;
+    const state = this.streams.get(stream) ?? { lastRevision: -1n, tombstoned: false, truncateBefore: 0n };
+    state.truncateBefore = BigInt(metadata.$tb);
+    this.streams.set(stream, state);
   }
 
   readStream(stream: string, direction: 'forwards' | 'backwards', from: bigint | 'start' | 'end', count: bigint): StreamReadOutcome {
