@@ -1,5 +1,5 @@
 /**
- * One HTTP comparison, as BENCH.md defines it: the subject route, the no-op
+ * One HTTP comparison, as docs/bench-method.md defines it: the subject route, the no-op
  * route of the same express app, and a bare node:http server answering the
  * same JSON, each driven by autocannon (-c 64) at pipelining 1 and 10, in
  * the same run. Ratios are of requests per second.

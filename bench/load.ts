@@ -1,5 +1,5 @@
 /**
- * The load generator, run as its own process (BENCH.md: the client must not
+ * The load generator, run as its own process (docs/bench-method.md: the client must not
  * share the server's event loop): autocannon against one URL, cycling
  * through the given bodies, a warm-up then the measured window. Prints one
  * JSON line: { rps, p50_ms, p99_ms, requests, non2xx, errors }.

@@ -181,7 +181,7 @@ function markdown(reports: readonly ScenarioReport[]): string {
   const parts = [
     '# Benchmark results',
     '',
-    'Written by `bench/run.ts` (method: /work/shared/BENCH.md; protocol: header of bench/run.ts).',
+    'Written by `bench/run.ts` (method: docs/bench-method.md; protocol: header of bench/run.ts).',
     'Times in microseconds; every number is the median across the runs named; ratio = baseline p50 / subject p50.',
     '',
   ];

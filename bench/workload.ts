@@ -1,5 +1,5 @@
 /**
- * The standard workload of BENCH.md as a seeded generator: LLM-trace routing
+ * The standard workload of docs/bench-method.md as a seeded generator: LLM-trace routing
  * rules over 30 fields, and requests drawn from the same vocabularies. Rule
  * bodies come in the admin API's shape, so HTTP scenarios can POST them as
  * they are; `toDefinitions` gives the engine's view.
@@ -58,7 +58,7 @@ function num(name: string, min: number, max: number, decimals: number, values?: 
 
 /**
  * The 30 fields: 19 string fields with vocabularies of 5 to 2,000 values and
- * one boolean flag (BENCH.md's 2% boolean conditions need one), 10 numbers.
+ * one boolean flag (the bench method's 2% boolean conditions need one), 10 numbers.
  */
 export const FIELDS: readonly FieldSpec[] = [
   text('gen_ai.system', 5, ['openai', 'anthropic', 'google', 'mistral', 'meta'], true),
@@ -195,7 +195,7 @@ function booleanCondition(random: Random): Condition {
 
 /**
  * One non-anchor condition. With the anchors (about one condition in four)
- * the mix over all conditions comes out near BENCH.md's: 55% equals/in, 20%
+ * the mix over all conditions comes out near the bench method's: 55% equals/in, 20%
  * numeric, 10% affix, 8% negation, 5% regex, 2% boolean.
  */
 function mixedCondition(random: Random): Condition {
@@ -254,7 +254,7 @@ export const SCOPED_FROM = 10_000;
 /**
  * One tenant's rule: an AND group led by `tenant.id equals <tenant>`, then
  * mixed conditions, and optionally a second group, as an anchored mixed rule
- * has. BENCH.md's standard keeps a request's answer at 0 to about 20 rules;
+ * has. the bench method's standard keeps a request's answer at 0 to about 20 rules;
  * with fixed vocabularies, 100k "mixed" rules answer ~140, so "scoped" is
  * how the 100k figures are also taken at an answer of standard size.
  */
@@ -305,7 +305,7 @@ export function toDefinitions(bodies: readonly BenchRuleBody[]): RuleDefinition[
 }
 
 /**
- * A UUID-shaped id for rule i, as the service assigns (SPEC 1.1 answers
+ * A UUID-shaped id for rule i, as the service assigns (contract §1.1 answers
  * rule uuids): the leading groups are a bijective scramble of i, so ids
  * differ early like random UUIDs do (answers are sorted by id; ids sharing
  * a long prefix would make every comparison walk it), and the last group

@@ -1,4 +1,4 @@
-/** Configuration: defaults, and every bad setting named in the error (SPEC 7). */
+/** Configuration: defaults, and every bad setting named in the error (contract §7). */
 import path from 'node:path';
 import t from 'tap';
 import { ConfigError, DEFAULTS, loadConfig } from '../src/config';

@@ -90,7 +90,7 @@ export const scenario: Scenario = {
   name: 'engine',
   description:
     'In-process evaluate, compiled engine vs json-rules-engine (same rules, same requests, same process): ' +
-    'BENCH.md standard workload at 1k/10k/100k rules; "scoped" 100k (the standard 10k plus 90k rules of one ' +
+    'docs/bench-method.md standard workload at 1k/10k/100k rules; "scoped" 100k (the standard 10k plus 90k rules of one ' +
     'tenant each, so the answer stays at the standard size); the "broad" (10% of rules match every request) ' +
     'and "regex-only" stress shapes. Baseline samples are few at 10k/100k (see bench/scenarios/engine.ts); ' +
     'the baseline timing includes a check that both answer the same.',

@@ -87,7 +87,7 @@ export function optional<T>(object: JsonObject, key: string, read: (value: unkno
  * An admin write body or nested object: a JSON object with only the `allowed`
  * members. A misspelt member (`stauts`) is refused, never ignored: ignoring it
  * would answer 200 to a write that did not happen. (The two public endpoints
- * keep ignoring extra members, as SPEC 1 requires; they do not use this.)
+ * keep ignoring extra members, as contract §1 requires; they do not use this.)
  */
 export function readMembers(value: unknown, path: string, allowed: readonly string[]): JsonObject {
   const object = requireObject(value, path);

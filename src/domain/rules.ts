@@ -156,7 +156,7 @@ function readCondition(value: unknown, path: string): Condition {
   };
 }
 
-/** SPEC: value is a string. Numbers and booleans are accepted as their JSON text. */
+/** Contract §2: value is a string. Numbers and booleans are accepted as their JSON text. */
 function readConditionValue(condition: JsonObject, path: string): string {
   const value = condition.value;
   if (typeof value === 'number' && Number.isFinite(value)) return String(value);

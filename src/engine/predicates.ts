@@ -61,7 +61,7 @@ export function compileCondition(condition: Condition): Predicate | null {
   if (condition === null || typeof condition !== 'object') return null;
   const { field, operator, value } = condition;
   if (typeof field !== 'string' || typeof value !== 'string') return null;
-  // SPEC 2: data_type defaults to string; events always carry it, this keeps odd input total.
+  // contract §2: data_type defaults to string; events always carry it, this keeps odd input total.
   const dataType: unknown = condition.data_type === undefined ? 'string' : condition.data_type;
   switch (dataType) {
     case 'string': return compileText(field, operator, value);

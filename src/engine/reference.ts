@@ -1,6 +1,6 @@
 /**
  * The reference evaluator: each rule translated, condition for condition, into
- * a json-rules-engine rule, with our semantics (SPEC 2) as custom operators.
+ * a json-rules-engine rule, with our semantics (contract §2) as custom operators.
  * Slow but plainly readable; it is the oracle for the engine's tests, the
  * baseline for bench/, and the shape a per-condition "explain" will reuse.
  *

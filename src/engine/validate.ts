@@ -1,5 +1,5 @@
 /**
- * Write-time checks of condition groups (SPEC 2): everything that would make
+ * Write-time checks of condition groups (contract §2): everything that would make
  * a condition silently never true is reported here instead, with a path into
  * the rule body and a message a rule author can act on. Pure.
  */

@@ -1,5 +1,5 @@
 /**
- * Reading rule operands and request inputs the way SPEC section 2 defines them.
+ * Reading rule operands and request inputs the way contract §2 defines them.
  * Shared by the compiler (src/engine/predicates.ts) and write-time validation,
  * so a value accepted at write time means the same thing at evaluate time.
  */

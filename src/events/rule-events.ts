@@ -9,7 +9,7 @@ export const OPERATORS = [
 ] as const;
 export type Operator = (typeof OPERATORS)[number];
 
-/** Which operators each data type admits (SPEC section 2). */
+/** Which operators each data type admits (contract §2). */
 export const OPERATORS_BY_TYPE: { readonly [T in DataType]: readonly Operator[] } = {
   string: ['equals', 'not_equals', 'contains', 'not_contains', 'starts_with', 'ends_with', 'regex', 'in', 'not_in'],
   number: ['equals', 'not_equals', 'gt', 'gte', 'lt', 'lte', 'between', 'in', 'not_in'],

@@ -68,7 +68,7 @@ export function createApp(deps: HttpDeps): express.Express {
     next(payloadTooLarge(config.limits.maxBodyBytes));
   });
 
-  // JSON whatever the Content-Type says (SPEC 1): clients send text/plain or none.
+  // JSON whatever the Content-Type says (contract §1): clients send text/plain or none.
   app.use(express.json({ type: () => true, limit: config.limits.maxBodyBytes, strict: false }));
 
   if (config.benchRoutes) {

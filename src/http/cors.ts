@@ -1,5 +1,5 @@
 /**
- * The browser-origin policy (SPEC 1.2): exact allowlisted origins get CORS
+ * The browser-origin policy (contract §1.2): exact allowlisted origins get CORS
  * headers (from the `cors` package); a stranger origin gets 403 with no CORS
  * headers and the request is not executed; no Origin header, no check.
  *
@@ -22,7 +22,7 @@ export interface CorsSurface {
   readonly headers: readonly string[];
 }
 
-/** The two public endpoints: exactly what SPEC 1.2 names. */
+/** The two public endpoints: exactly what contract §1.2 names. */
 export const PUBLIC_SURFACE: CorsSurface = { methods: ['POST', 'OPTIONS'], headers: ['Content-Type', 'Authorization'] };
 /** The admin API also takes If-Match and X-Request-Id. */
 export const ADMIN_SURFACE: CorsSurface = {

@@ -99,7 +99,7 @@ function record(properties: { [name: string]: SchemaObject }, optional: readonly
   };
 }
 
-/** A public request body: unknown members are ignored by the service (SPEC 1), so they are allowed. */
+/** A public request body: unknown members are ignored by the service (contract §1), so they are allowed. */
 function input(properties: { [name: string]: SchemaObject }, required: readonly string[] = []): SchemaObject {
   return { type: 'object', properties, required, additionalProperties: true };
 }

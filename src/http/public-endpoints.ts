@@ -1,6 +1,6 @@
 /**
- * The front door of the two public endpoints, evaluate (SPEC 1.1, scope
- * evaluate) and get-secrets (SPEC 1.2, scope secrets:read), written once.
+ * The front door of the two public endpoints, evaluate (contract §1.1, scope
+ * evaluate) and get-secrets (contract §1.2, scope secrets:read), written once.
  * Both HTTP paths call it: the lean node:http path (fast-path.ts) and express
  * (routes/public.ts). A path only reads the body bytes in its own way; all a
  * client can see is decided here: which URLs are the endpoints, readiness,
@@ -22,7 +22,7 @@ import { declaresTooLarge, decodeJsonBody, payloadTooLarge, type BodyRead } from
 export interface PublicEndpoint {
   /** The canonical path; also the route label of its log line and metrics (request-log.ts). */
   readonly path: string;
-  /** SPEC 1.2: every answer past the CORS check is 200, a failure `{err, res: null}`. */
+  /** contract §1.2: every answer past the CORS check is 200, a failure `{err, res: null}`. */
   readonly alwaysOk: boolean;
   /** The answer to an authorized caller; throws AppError for 400/401/403. */
   answer(deps: HttpDeps, authorization: string | undefined, body: unknown, locals: RequestLocals): unknown;

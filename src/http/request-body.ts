@@ -1,7 +1,7 @@
 /**
  * Request bodies: the limit, read from the declared length before any byte
  * of the body, and what the bytes of a public request mean (JSON whatever
- * the Content-Type, SPEC 1). Both HTTP paths use these, so a body is read
+ * the Content-Type, contract §1). Both HTTP paths use these, so a body is read
  * the same way whichever path serves it.
  */
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';

@@ -1,5 +1,5 @@
 /**
- * Prompt templates (SPEC 1.3): Handlebars without HTML escaping.
+ * Prompt templates (contract §1.3): Handlebars without HTML escaping.
  *
  * Decisions, pinned by test/prompts/template.test.ts and template-limits.test.ts:
  * - A template is checked when it is written (`checkPromptTemplate`): first the

@@ -1,5 +1,5 @@
 /**
- * POST /api/rule-engine/evaluate, minus HTTP: reading the request (SPEC 1.1)
+ * POST /api/rule-engine/evaluate, minus HTTP: reading the request (contract §1.1)
  * and answering it from the read model. Never touches the store.
  */
 import type { CatalogState, ContextRecord, PromptRecord, RuleRecord } from '../../projections';
@@ -150,7 +150,7 @@ interface RenderedOutput {
 }
 
 /**
- * The SPEC 1.3 prompt record, or null when the requested version does not
+ * The contract §1.3 prompt record, or null when the requested version does not
  * exist. A render that fails or passes a limit leaves `compiled_prompt` null
  * and says why in `error`; the rest of the answer stands.
  */

@@ -31,7 +31,7 @@ export function ruleView(rule: RuleRecord) {
   };
 }
 
-/** The SPEC entity record of a context (also what evaluate returns in entity_data). */
+/** The contract's entity record of a context (also what evaluate returns in entity_data). */
 export function contextView(context: ContextRecord) {
   return {
     id: context.id,

@@ -1,5 +1,5 @@
 /**
- * Where the master key comes from (SPEC 4, 7): RULEVAULT_MASTER_KEY, or
+ * Where the master key comes from (contract §4, 7): RULEVAULT_MASTER_KEY, or
  * `<dataDir>/master.key`, created with owner-only permissions on first start.
  * Both hold standard base64 (with padding) of exactly 32 bytes; surrounding
  * whitespace, such as the newline `openssl rand -base64 32` prints, is ignored.

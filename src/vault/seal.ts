@@ -1,5 +1,5 @@
 /**
- * Envelope encryption of secret values (SPEC 4).
+ * Envelope encryption of secret values (contract §4).
  *
  * Each value version gets a fresh random data key. The value is sealed with
  * XChaCha20-Poly1305-IETF under the data key, with additional data binding the

@@ -1,10 +1,10 @@
 /**
  * The evaluate case table: `[name, rules, fields, expected]` rows pinning
- * SPEC section 2, run against the compiled engine and json-rules-engine
+ * contract §2, run against the compiled engine and json-rules-engine
  * (case-table.test.ts). Bump CASES_VERSION when a row's expectation changes
  * (a behaviour change), not when rows are added.
  *
- * Decided corners (SPEC is silent; these rows are the decision):
+ * Decided corners (the contract is silent; these rows are the decision):
  * - number grammar: optional sign, digits with optional fraction or a bare
  *   fraction, optional exponent ("5.", ".5", "+5", "007" parse; whitespace,
  *   hex, "Infinity", digit separators and non-finite results like "1e400" do not).

@@ -1,4 +1,4 @@
-/** The bench workload generator: deterministic, API-shaped, and close to BENCH.md's mix. */
+/** The bench workload generator: deterministic, API-shaped, and close to the bench method's mix. */
 import t from 'tap';
 import { checkConditionGroups } from '../../src/engine';
 import { percentile } from '../../bench/stats';
@@ -19,7 +19,7 @@ t.test('every generated rule passes write-time validation, in every shape', asyn
   }
 });
 
-t.test('operator mix and request shape follow BENCH.md', async (t) => {
+t.test('operator mix and request shape follow docs/bench-method.md', async (t) => {
   const bodies = generateRules({ seed: 6, count: 5000 });
   const counts = new Map<string, number>();
   let total = 0;

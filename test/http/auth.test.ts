@@ -1,4 +1,4 @@
-/** Black-box: authentication, scopes, API keys and revocation (SPEC 1.1, 3, 4). */
+/** Black-box: authentication, scopes, API keys and revocation (contract §1.1, 3, 4). */
 import t from 'tap';
 import { call, client } from '../support/http';
 import { removeDir, startTestNode, type TestNode } from '../support/node';

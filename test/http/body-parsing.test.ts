@@ -1,4 +1,4 @@
-/** Black-box: JSON whatever the Content-Type, malformed bodies, the body limit, unknown routes (SPEC 1, 6). */
+/** Black-box: JSON whatever the Content-Type, malformed bodies, the body limit, unknown routes (contract §1, 6). */
 import { Agent } from 'node:http';
 import t from 'tap';
 import { call } from '../support/http';

@@ -1,4 +1,4 @@
-/** Black-box: contexts and prompts admin API (SPEC 3, 1.3). */
+/** Black-box: contexts and prompts admin API (contract §3, 1.3). */
 import t from 'tap';
 import { client } from '../support/http';
 import { removeDir, startTestNode, type TestNode } from '../support/node';

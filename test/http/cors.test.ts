@@ -1,4 +1,4 @@
-/** Black-box: the browser-origin policy on both public endpoints and the admin API (SPEC 1.2). */
+/** Black-box: the browser-origin policy on both public endpoints and the admin API (contract §1.2). */
 import t from 'tap';
 import { call, client } from '../support/http';
 import { removeDir, startTestNode, tempDir, testEnv, type TestNode } from '../support/node';

@@ -1,4 +1,4 @@
-/** Black-box: POST /api/rule-engine/evaluate, every rule of SPEC 1.1, 1.3 and 2 that HTTP can show. */
+/** Black-box: POST /api/rule-engine/evaluate, every rule of contract §1.1, 1.3 and 2 that HTTP can show. */
 import t from 'tap';
 import { call, client, createRule as createRuleWith, type Client } from '../support/http';
 import { removeDir, startTestNode, type TestNode } from '../support/node';
@@ -100,7 +100,7 @@ t.test('matching rules are listed once, sorted; entities filtered by type and so
   t.same(evaluations.json.entity_data, {}, 'evaluation entity_data is never populated');
 });
 
-t.test('entity_data carries one SPEC-shaped context record per linked context', async (t) => {
+t.test('entity_data carries one contract-shaped context record per linked context', async (t) => {
   const tag = 'data-' + Date.now();
   const context = await admin.post('/api/contexts', { name: 'tone', content: 'Be brief.', description: 'd', tags: ['t'], meta_properties: { a: 'b' } });
   const id = context.json.id as string;

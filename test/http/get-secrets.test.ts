@@ -1,4 +1,4 @@
-/** Black-box: POST /api/vault/get-secrets (SPEC 1.2) and the admin secrets API (SPEC 3). */
+/** Black-box: POST /api/vault/get-secrets (contract §1.2) and the admin secrets API (contract §3). */
 import t from 'tap';
 import { call, client, type Client } from '../support/http';
 import { removeDir, startTestNode, type TestNode } from '../support/node';

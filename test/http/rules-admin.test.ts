@@ -1,4 +1,4 @@
-/** Black-box: the rules admin API (SPEC 3) on a real node over loopback. */
+/** Black-box: the rules admin API (contract §3) on a real node over loopback. */
 import t from 'tap';
 import { client } from '../support/http';
 import { removeDir, startTestNode, type TestNode } from '../support/node';
