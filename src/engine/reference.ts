@@ -9,7 +9,7 @@
  */
 import { Engine as RulesEngine, type NestedCondition, type RuleProperties, type TopLevelCondition } from 'json-rules-engine';
 import { RE2JS } from 're2js';
-import type { Condition, ConditionGroup } from '../events/rule-events';
+import type { Condition, ConditionGroup } from './conditions';
 import type { Fields, RuleDefinition } from './types';
 
 export interface ReferenceEngine {

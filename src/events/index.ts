@@ -3,6 +3,7 @@
  * Where an event is defined: here. Where it is applied: projections/.
  * Where it is decided: src/domain/.
  */
+import { STREAM_PREFIXES } from '../store/owned-streams';
 import type { EventMetadata } from '../store/port';
 import type { ApiKeyEvent } from './api-key-events';
 import type { ContextEvent } from './context-events';
@@ -30,7 +31,7 @@ export type StoredEvent<E extends DomainEvent = DomainEvent> = E & {
 /** Current schema version of each event type's data (metadata.schema). */
 export const SCHEMA_VERSION = 1;
 
-export const STREAM_PREFIXES = ['rule-', 'context-', 'prompt-', 'secret-', 'apikey-', 'vault-keyring'] as const;
+export { STREAM_PREFIXES };
 export const KEYRING_STREAM = 'vault-keyring';
 
 export const streams = {

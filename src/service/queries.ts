@@ -1,6 +1,6 @@
 /** Admin reads: listings, single records and rule history. */
 import { evolveRules } from '../../projections/rules';
-import { eventView } from '../audit/event-view';
+import { eventView } from './event-view';
 import type { RuleRecord } from '../../projections';
 import { badRequest, notFound } from '../errors';
 import { streams, type RuleBody, type RuleEvent, type StoredEvent } from '../events';
