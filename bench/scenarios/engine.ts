@@ -4,7 +4,7 @@
  * rules and requests, in the same process.
  */
 import { createEngine } from '../../src/engine';
-import { createReferenceEngine } from '../../src/engine/reference';
+import { createReferenceEngine } from '../../test/support/reference';
 import type { Engine, RuleDefinition } from '../../src/engine/types';
 import type { CaseResult, Scenario } from '../scenario';
 import { summarize, timeEach, timeEachAsync } from '../stats';
