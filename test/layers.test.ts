@@ -1,6 +1,7 @@
 /**
  * Layers point one way (README "Where things are"): every relative import in
- * src/, projections/ and scripts/ goes to the same layer or a lower one. The sources are
+ * src/, projections/ and scripts/ goes to the same layer or a lower one, and
+ * nothing outside src/engine reaches past the engine's index. The sources are
  * parsed with TypeScript's own pre-processor, so `import type`, `export … from`,
  * `import()` and `require()` all count.
  */
@@ -29,6 +30,9 @@ const LAYERS: readonly (readonly string[])[] = [
   ['src/main.ts', 'src/index.ts', 'src/client'],
   ['scripts'],
 ];
+
+/** Folders whose tests unit-test the engine's internals and so may import them. */
+const ENGINE_INTERNALS_ALLOWED = ['src/engine', 'test/engine'];
 
 function tsFiles(dir: string): string[] {
   const out: string[] = [];
@@ -78,4 +82,16 @@ t.test('no import points up a layer', async (t) => {
     }
   }
   t.same(upward, []);
+});
+
+t.test('outside src/engine the engine is imported only through its index', async (t) => {
+  const files = ['src', 'projections', 'scripts', 'bench', 'test'].flatMap(tsFiles);
+  const internal: string[] = [];
+  for (const file of files) {
+    if (ENGINE_INTERNALS_ALLOWED.some((dir) => under(file, dir))) continue;
+    for (const { spec, target } of relativeImports(file)) {
+      if (target.startsWith('src/engine/') && target !== 'src/engine/index') internal.push(`${file} imports ${spec}`);
+    }
+  }
+  t.same(internal, []);
 });

@@ -10,9 +10,7 @@
  * any given field are left out: they failed only on absent fields.
  */
 import type { RuleRecord } from '../../projections';
-import { Kind, testPredicate, type Predicate } from '../engine/predicates';
-import type { Condition } from '../events/rule-events';
-import type { Fields } from '../engine/types';
+import { Kind, testPredicate, type Condition, type Fields, type Predicate } from '../engine';
 import { toJsonPosition } from '../store/port';
 import { checkedRule, inputView, readInputs, ruleMatches, type CheckedRule } from './rule-check';
 

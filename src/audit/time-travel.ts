@@ -28,7 +28,7 @@
  * Audit evaluate reads rules, contexts and prompts only.
  */
 import { evolve, initialState, type CatalogState } from '../../projections';
-import type { Engine } from '../engine/types';
+import type { Engine } from '../engine';
 import { badRequest } from '../errors';
 import type { EventStore, RecordedEvent } from '../store/port';
 import { createScanEngine, type ScanEngine } from './rule-check';
