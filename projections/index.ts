@@ -18,15 +18,20 @@ import { evolveVault, initialVault, type VaultState } from './secrets';
 export type * from './records';
 export type { ApiKeysState } from './api-keys';
 export type { VaultState } from './secrets';
+export { copyState, digestMembers, restoreState, snapshotMembers, type DigestCounts, type SnapshotMembers } from './read-models';
 
-export interface CatalogState {
-  /** Position of the last event applied; undefined before the first. */
-  position: bigint | undefined;
+/** The read models, each with its entry in the registry (read-models.ts). */
+export interface ReadModels {
   readonly rules: RulesState;
   readonly contexts: ContextsState;
   readonly prompts: PromptsState;
   readonly vault: VaultState;
   readonly apiKeys: ApiKeysState;
+}
+
+export interface CatalogState extends ReadModels {
+  /** Position of the last event applied; undefined before the first. */
+  position: bigint | undefined;
 }
 
 export function initialState(): CatalogState {
