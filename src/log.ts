@@ -12,7 +12,7 @@ export interface Logger {
   info(message: string, fields?: Record<string, unknown>): void;
   warn(message: string, fields?: Record<string, unknown>): void;
   error(message: string, fields?: Record<string, unknown>): void;
-  /** The underlying pino logger, for pino-http. */
+  /** The underlying pino logger, for the per-request line (src/http/request-log.ts). */
   readonly pino: pino.Logger;
 }
 

@@ -1,16 +1,21 @@
 /**
- * Explain: why each rule of interest did or did not match a request, down to
- * every condition, with the input value the condition saw. Built on
- * rule-check.ts, so `matched` is the compiled engine's verdict (tested on
- * random rules and inputs). Pure.
+ * Explain: why a rule did or did not match a request, down to every
+ * condition, with the input value the condition saw. Built on rule-check.ts,
+ * so `matched` is the compiled engine's verdict (tested on random rules and
+ * inputs). Pure.
  *
- * Which rules: with `field`, every rule (ACTIVE or not) having a condition on
- * that field; without it, every rule that matches plus every rule having a
- * condition on one of the request's fields. Rules that neither match nor read
- * any given field are left out: they failed only on absent fields.
+ * Which rules (least privilege: an explanation shows a rule's conditions):
+ * the rules the request matched and the rules the caller names (`rule_ids`,
+ * matched or not, ACTIVE or not), never others; with `field`, only those of
+ * them having a condition on that field. An answer holds at most
+ * EXPLAIN_ANSWER_BYTES of explanations, named rules first, then matched ones
+ * in id order; the rules left out are listed by id (`omitted_rule_ids`),
+ * never dropped silently.
  */
 import type { RuleRecord } from '../../projections';
+import { isPlainObject } from '../domain/input';
 import { Kind, testPredicate, type Condition, type Fields, type Predicate } from '../engine';
+import { badRequest } from '../errors';
 import { toJsonPosition } from '../store/port';
 import { checkedRule, inputView, readInputs, ruleMatches, type CheckedRule } from './rule-check';
 
@@ -53,22 +58,100 @@ const NUMBER_KINDS: ReadonlySet<number> = new Set([
   Kind.NUM_EQ, Kind.NUM_IN, Kind.NUM_NE, Kind.NUM_NOT_IN, Kind.NUM_GT, Kind.NUM_GTE, Kind.NUM_LT, Kind.NUM_LTE, Kind.BETWEEN,
 ]);
 
-/** Explanations for the rules of interest (see the header), sorted by rule id. */
-export function explainRules(rules: ReadonlyMap<string, RuleRecord>, fields: Fields, field: string | undefined): RuleExplanation[] {
-  const out: RuleExplanation[] = [];
-  const inputs = readInputs(fields);
-  for (const rule of rules.values()) {
-    const checked = checkedRule(rule);
-    const matched = ruleMatches(checked, inputs);
-    if (isOfInterest(checked, fields, field, matched)) out.push(explainRule(checked, rule, fields, matched));
-  }
-  return out.sort((a, b) => (a.rule_id < b.rule_id ? -1 : a.rule_id > b.rule_id ? 1 : 0));
+/** Explanations in one answer, at most (JSON bytes); a 1 KB request cannot ask for more. */
+export const EXPLAIN_ANSWER_BYTES = 1024 * 1024;
+/** Rules one request may name in `rule_ids`. */
+export const MAX_NAMED_RULES = 100;
+
+/** What the caller asked to be explained, besides the evaluate body. */
+export interface ExplainOptions {
+  /** Only rules with a condition on this field. */
+  readonly field: string | undefined;
+  /** Rules to explain whether they matched or not. */
+  readonly ruleIds: readonly string[];
 }
 
-function isOfInterest(checked: CheckedRule, fields: Fields, field: string | undefined, matched: boolean): boolean {
-  const reads = (name: string) => checked.groups.some((g) => g.conditions.some((c) => c.condition?.field === name));
-  if (field !== undefined) return reads(field);
-  return matched || Object.keys(fields).some(reads);
+/** Reads `field` and `rule_ids` of an explain body (absent: none); null is not absent. */
+export function readExplainOptions(body: unknown): ExplainOptions {
+  const object = isPlainObject(body) ? body : {};
+  const field = object.field;
+  if (field !== undefined && typeof field !== 'string') throw badRequest('field must be a string (a field name)');
+  const ruleIds = object.rule_ids === undefined ? [] : object.rule_ids;
+  if (!Array.isArray(ruleIds)) throw badRequest('rule_ids must be an array of rule ids');
+  if (ruleIds.length > MAX_NAMED_RULES) throw badRequest(`rule_ids has ${ruleIds.length} items; the limit is ${MAX_NAMED_RULES}`);
+  ruleIds.forEach((id, i) => {
+    if (typeof id !== 'string') throw badRequest(`rule_ids[${i}] must be a string (a rule id)`);
+  });
+  return { field, ruleIds: [...new Set(ruleIds as string[])] };
+}
+
+/** 400 unless every named rule is in `rules` (the live rules, or the rules as of the point asked about). */
+export function checkNamedRules(options: ExplainOptions, rules: ReadonlyMap<string, RuleRecord>): void {
+  options.ruleIds.forEach((id, i) => {
+    if (!rules.has(id)) throw badRequest(`rule_ids[${i}] names no rule: ${JSON.stringify(id.slice(0, 64))}`);
+  });
+}
+
+export interface Explanations {
+  /** Sorted by rule id. */
+  readonly rules: RuleExplanation[];
+  /** Rules of interest left out to keep the answer within EXPLAIN_ANSWER_BYTES, sorted; name them to have them explained. */
+  readonly omitted_rule_ids: string[];
+}
+
+/**
+ * Explanations for the rules `matched` (evaluate's answer, sorted) and the
+ * rules named in `options` (see the header). Named ids not in `rules` are
+ * skipped (checkNamedRules refuses them first).
+ */
+export function explainRules(
+  rules: ReadonlyMap<string, RuleRecord>, fields: Fields, matched: readonly string[], options: ExplainOptions, budget = EXPLAIN_ANSWER_BYTES,
+): Explanations {
+  const explained: RuleExplanation[] = [];
+  const omitted: string[] = [];
+  const inputs = readInputs(fields);
+  let used = 0;
+  for (const id of new Set([...[...options.ruleIds].sort(), ...matched])) {
+    const rule = rules.get(id);
+    if (rule === undefined) continue;
+    const checked = checkedRule(rule);
+    if (options.field !== undefined && !reads(checked, options.field)) continue;
+    const explanation = explainRule(checked, rule, fields, ruleMatches(checked, inputs));
+    const size = jsonBytesWithin(explanation, budget - used);
+    if (size === undefined) {
+      omitted.push(id);
+      continue;
+    }
+    used += size;
+    explained.push(explanation);
+  }
+  return { rules: explained.sort((a, b) => compareIds(a.rule_id, b.rule_id)), omitted_rule_ids: omitted.sort(compareIds) };
+}
+
+/**
+ * The bytes the explanation takes in the answer (an upper bound: a separator
+ * counted per item), or undefined once it passes `limit`. Measured condition
+ * by condition, so a rule of thousands of conditions that each echo a 64 KiB
+ * input is never serialized whole to find out it does not fit.
+ */
+function jsonBytesWithin(explanation: RuleExplanation, limit: number): number | undefined {
+  let size = Buffer.byteLength(JSON.stringify({ ...explanation, groups: [] })) + 1;
+  for (const group of explanation.groups) {
+    size += Buffer.byteLength(JSON.stringify({ ...group, conditions: [] })) + 1;
+    for (const condition of group.conditions) {
+      if (size > limit) return undefined;
+      size += Buffer.byteLength(JSON.stringify(condition)) + 1;
+    }
+  }
+  return size > limit ? undefined : size;
+}
+
+function compareIds(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+function reads(checked: CheckedRule, field: string): boolean {
+  return checked.groups.some((g) => g.conditions.some((c) => c.condition?.field === field));
 }
 
 function explainRule(checked: CheckedRule, rule: RuleRecord, fields: Fields, matched: boolean): RuleExplanation {

@@ -12,7 +12,7 @@ import { toJsonPosition, type EventStore } from '../store/port';
 import { readEventPage } from './audit-log';
 import { digestState } from './digest';
 import { parseEventQuery, type EventQueryText } from './event-filter';
-import { explainRules } from './explain';
+import { checkNamedRules, explainRules, readExplainOptions, type ExplainOptions } from './explain';
 import { createTimeTravel, parseAsOf, type TimeTravelOptions } from './time-travel';
 
 export interface AuditDeps {
@@ -24,14 +24,11 @@ export interface AuditDeps {
 
 interface ExplainInput {
   readonly request: EvaluateRequest;
-  readonly field: string | undefined;
+  readonly options: ExplainOptions;
 }
 
 function parseExplainInput(body: unknown, limits: AuditDeps['limits']): ExplainInput {
-  const request = parseEvaluateRequest(body, limits);
-  const field = (body as { field?: unknown }).field;
-  if (field !== undefined && typeof field !== 'string') throw badRequest('field must be a string (a field name)');
-  return { request, field };
+  return { request: parseEvaluateRequest(body, limits), options: readExplainOptions(body) };
 }
 
 /** The audit functions over one store and the node's live read model. */
@@ -43,16 +40,18 @@ export function createAuditService({ store, readModel, limits, timeTravel: optio
 
     /** What evaluate answered at `as_of`, optionally with the explanation. */
     async evaluateAsOf(body: unknown) {
-      const { request, field } = parseExplainInput(body, limits);
+      const { request, options } = parseExplainInput(body, limits);
       const asOf = parseAsOf(isPlainObject(body) ? body.as_of : undefined);
-      const explain = (body as { explain?: unknown }).explain ?? false;
-      if (typeof explain !== 'boolean') throw badRequest('explain must be a boolean');
+      const explain = (body as { explain?: unknown }).explain;
+      if (explain !== undefined && typeof explain !== 'boolean') throw badRequest('explain must be a boolean');
       const point = await timeTravel.at(asOf);
+      if (explain === true) checkNamedRules(options, point.state.rules);
       const answer = evaluate(point.state, point.engine, request, limits);
+      const explained = explain === true ? explainRules(point.state.rules, request.fields, answer.matchingRuleIds, options) : undefined;
       return {
         ...answer,
         as_of: { position: point.position === undefined ? null : toJsonPosition(point.position), at: point.at ?? null },
-        ...(explain ? { explain: explainRules(point.state.rules, request.fields, field) } : {}),
+        ...(explained === undefined ? {} : { explain: explained.rules, explain_omitted_rule_ids: explained.omitted_rule_ids }),
       };
     },
 
@@ -61,14 +60,13 @@ export function createAuditService({ store, readModel, limits, timeTravel: optio
   };
 }
 
-/** Per-rule, per-condition reasons against the live rules (POST /api/rule-engine/explain). */
+/** Per-rule, per-condition reasons against the live rules (POST /api/rule-engine/explain): the matched and the named rules. */
 function explainLive(readModel: ReadModel, limits: AuditDeps['limits'], body: unknown) {
-  const { request, field } = parseExplainInput(body, limits);
+  const { request, options } = parseExplainInput(body, limits);
   const state = readModel.state;
-  return {
-    position: state.position === undefined ? null : toJsonPosition(state.position),
-    rules: explainRules(state.rules, request.fields, field),
-  };
+  checkNamedRules(options, state.rules);
+  const explained = explainRules(state.rules, request.fields, readModel.engine.evaluate(request.fields), options);
+  return { position: state.position === undefined ? null : toJsonPosition(state.position), ...explained };
 }
 
 export type AuditService = ReturnType<typeof createAuditService>;

@@ -1,6 +1,7 @@
 /** Events of the `apikey-<id>` streams. The key itself never enters the log; its hash does. */
 
-export const SCOPES = ['evaluate', 'secrets:read', 'admin'] as const;
+/** `explain` reads why rules matched, conditions included (POST /api/rule-engine/explain); `evaluate` alone cannot. */
+export const SCOPES = ['evaluate', 'secrets:read', 'explain', 'admin'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export type ApiKeyEvent =

@@ -1,5 +1,9 @@
 /** Maps anything thrown on the way to an answer into a status and `{ err }`. Internals never leak. */
 import { AppError, INTERNAL_MESSAGE } from '../errors';
+import { INVALID_JSON, UNSUPPORTED_CHARSET, tooLargeMessage } from './request-body';
+
+/** What any /api request is answered until the read models have caught up with the log. */
+export const NOT_READY_MESSAGE = 'not ready: the read models are catching up with the log';
 
 export interface ErrorAnswer {
   readonly status: number;
@@ -23,12 +27,12 @@ export function toErrorAnswer(error: unknown, maxBodyBytes: number): ErrorAnswer
   if (isBodyParserError(error)) {
     switch (error.type) {
       case 'entity.too.large':
-        return { status: 413, message: `request body is larger than the limit of ${maxBodyBytes} bytes`, unexpected: false };
+        return { status: 413, message: tooLargeMessage(maxBodyBytes), unexpected: false };
       case 'entity.parse.failed':
-        return { status: 400, message: 'request body is not valid JSON', unexpected: false };
+        return { status: 400, message: INVALID_JSON, unexpected: false };
       case 'encoding.unsupported':
       case 'charset.unsupported':
-        return { status: 400, message: 'request body encoding is not supported: send UTF-8 JSON', unexpected: false };
+        return { status: 400, message: UNSUPPORTED_CHARSET, unexpected: false };
       case 'request.aborted':
       case 'request.size.invalid':
         return { status: 400, message: 'request body was incomplete', unexpected: false };

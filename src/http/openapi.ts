@@ -4,6 +4,7 @@
  * what it could answer: response objects forbid unknown members, so the drift
  * test (test/openapi) fails when an answer gains or loses a member.
  */
+import { EXPLAIN_ANSWER_BYTES, MAX_NAMED_RULES } from '../audit/explain';
 
 /** The subset of JSON Schema 2020-12 this document uses. */
 export interface SchemaObject {
@@ -153,7 +154,7 @@ const OPERATOR: SchemaObject = {
   type: 'string',
   enum: ['equals', 'not_equals', 'contains', 'not_contains', 'starts_with', 'ends_with', 'regex', 'in', 'not_in', 'gt', 'gte', 'lt', 'lte', 'between'],
 };
-const SCOPE: SchemaObject = { type: 'string', enum: ['evaluate', 'secrets:read', 'admin'] };
+const SCOPE: SchemaObject = { type: 'string', enum: ['evaluate', 'secrets:read', 'explain', 'admin'] };
 const META: SchemaObject = { type: 'object', description: 'any JSON object; a `__proto__` key stays plain data' };
 
 const provenance = {
@@ -245,7 +246,15 @@ const evaluateAnswerMembers = {
   },
 } satisfies { [name: string]: SchemaObject };
 
-const explainField: SchemaObject = { type: 'string', description: 'explain only the rules with a condition on this field' };
+const explainField: SchemaObject = { type: 'string', description: 'explain only those of the rules asked about with a condition on this field' };
+const explainRuleIds: SchemaObject = {
+  type: 'array', maxItems: MAX_NAMED_RULES, items: str,
+  description: 'rules to explain besides the matching ones, matched or not, ACTIVE or not; each must exist (400 otherwise)',
+};
+const omittedRuleIds: SchemaObject = {
+  type: 'array', items: str,
+  description: `rules asked about but left out to keep the explanations within ${EXPLAIN_ANSWER_BYTES} bytes, sorted; name them in rule_ids to have them explained`,
+};
 const integer: SchemaObject = { type: 'integer', minimum: 0 };
 
 const tagsInput: SchemaObject = { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 128 } };
@@ -412,14 +421,20 @@ const schemas: { [name: string]: SchemaObject } = {
     },
     explain: { type: 'boolean' },
     field: explainField,
+    rule_ids: explainRuleIds,
   }, ['entity_type', 'fields', 'as_of']),
   AuditEvaluateResponse: record({
     ...evaluateAnswerMembers,
     as_of: record({ position: nullable(ref('Position')), at: nullable(ref('Timestamp')) }),
     explain: { type: 'array', items: ref('RuleExplanation') },
-  }, ['entity_data', 'explain']),
-  ExplainRequest: input({ ...evaluateMembers, field: explainField }, ['entity_type', 'fields']),
-  ExplainResponse: record({ position: nullable(ref('Position')), rules: { type: 'array', items: ref('RuleExplanation') } }),
+    explain_omitted_rule_ids: omittedRuleIds,
+  }, ['entity_data', 'explain', 'explain_omitted_rule_ids']),
+  ExplainRequest: input({ ...evaluateMembers, field: explainField, rule_ids: explainRuleIds }, ['entity_type', 'fields']),
+  ExplainResponse: record({
+    position: nullable(ref('Position')),
+    rules: { type: 'array', items: ref('RuleExplanation') },
+    omitted_rule_ids: omittedRuleIds,
+  }),
   RuleExplanation: record({
     rule_id: str,
     name: str,
@@ -707,7 +722,7 @@ const paths: { [path: string]: PathItem } = {
   '/api/rule-engine/explain': {
     post: {
       operationId: 'explain',
-      summary: 'Why each rule of interest did or did not match, condition by condition (scope admin or evaluate)',
+      summary: 'Why the matching rules and the rules named in rule_ids did or did not match, condition by condition (scope explain or admin)',
       tags: ['audit'],
       requestBody: body(ref('ExplainRequest')),
       responses: { 200: answer('the explanations, by rule id', ref('ExplainResponse')), ...errors(...ADMIN_WRITE_ERRORS) },

@@ -32,6 +32,11 @@ type FieldLimits = Pick<Limits, 'maxFields' | 'maxFieldKeyLength' | 'maxFieldVal
 /** What rendering the prompts of one answer may cost (README, Prompt templates). */
 export type PromptLimits = RenderLimits & Pick<Limits, 'responseMaxRenderBytes'>;
 
+/**
+ * Reads an evaluate body. An optional member is absent or of its type: null
+ * is neither, so `"include_entity_data": null` is a 400 naming the member,
+ * never read as the default.
+ */
 export function parseEvaluateRequest(body: unknown, limits: FieldLimits): EvaluateRequest {
   if (!isPlainObject(body)) throw badRequest('request body must be a JSON object');
   const allowed = ENTITY_TYPES.join(', ');
@@ -39,17 +44,17 @@ export function parseEvaluateRequest(body: unknown, limits: FieldLimits): Evalua
   if (typeof body.entity_type !== 'string' || !(ENTITY_TYPES as readonly string[]).includes(body.entity_type)) {
     throw badRequest(`entity_type must be one of ${allowed}`);
   }
-  const includeEntityData = body.include_entity_data ?? false;
+  const includeEntityData = body.include_entity_data === undefined ? false : body.include_entity_data;
   if (typeof includeEntityData !== 'boolean') throw badRequest('include_entity_data must be a boolean');
-  const inputs = body.entity_inputs ?? {};
+  const inputs = body.entity_inputs === undefined ? {} : body.entity_inputs;
   if (!isPlainObject(inputs)) throw badRequest('entity_inputs must be an object');
-  const variables = inputs.variables ?? {};
+  const variables = inputs.variables === undefined ? {} : inputs.variables;
   if (!isPlainObject(variables)) throw badRequest('entity_inputs.variables must be an object');
   const version = inputs.version;
   if (version !== undefined && (typeof version !== 'string' || parseVersion(version) === undefined)) {
     throw badRequest('entity_inputs.version must be a version string like 1.2.0');
   }
-  const shouldCompile = inputs.shouldCompile ?? true;
+  const shouldCompile = inputs.shouldCompile === undefined ? true : inputs.shouldCompile;
   if (typeof shouldCompile !== 'boolean') throw badRequest('entity_inputs.shouldCompile must be a boolean');
   return {
     entityType: body.entity_type as EntityType,

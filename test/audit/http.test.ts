@@ -7,6 +7,7 @@ let node: TestNode;
 let admin: Client;
 let evaluator: Client;
 let reader: Client;
+let explainer: Client;
 let otherAdminId: string;
 let otherAdmin: Client;
 
@@ -17,6 +18,7 @@ t.before(async () => {
   admin = client(node.url, node.adminKey);
   evaluator = client(node.url, (await admin.post('/api/api-keys', { name: 'ev', scopes: ['evaluate'] })).json.key);
   reader = client(node.url, (await admin.post('/api/api-keys', { name: 'rd', scopes: ['secrets:read'] })).json.key);
+  explainer = client(node.url, (await admin.post('/api/api-keys', { name: 'ex', scopes: ['explain'] })).json.key);
   const other = (await admin.post('/api/api-keys', { name: 'auditor', scopes: ['admin'] })).json;
   otherAdminId = other.id;
   otherAdmin = client(node.url, other.key);
@@ -134,15 +136,15 @@ t.test('POST /api/audit/evaluate answers as evaluate did then', async (t) => {
   t.equal((await evaluator.post('/api/audit/evaluate', { ...body, as_of: '1' })).status, 403, 'admin scope only');
 });
 
-t.test('POST /api/rule-engine/explain (admin or evaluate)', async (t) => {
+t.test('POST /api/rule-engine/explain (explain or admin)', async (t) => {
   const rule = (await admin.post('/api/rule-engine/rules', {
     name: 'explained', condition_groups: [{ conditions: [
       { field: 'tokens', operator: 'gt', value: '100', data_type: 'number' },
       { field: 'user.tier', operator: 'equals', value: 'gold' },
     ] }],
   })).json;
-  const body = { entity_type: 'context', fields: { tokens: 'lots', 'user.tier': 'gold' }, field: 'tokens' };
-  const answer = await evaluator.post('/api/rule-engine/explain', body);
+  const body = { entity_type: 'context', fields: { tokens: 'lots', 'user.tier': 'gold' }, field: 'tokens', rule_ids: [rule.id] };
+  const answer = await explainer.post('/api/rule-engine/explain', body);
   t.equal(answer.status, 200);
   t.match(answer.json.position, /^\d+$/);
   const mine = answer.json.rules.find((r: { rule_id: string }) => r.rule_id === rule.id);
@@ -153,8 +155,9 @@ t.test('POST /api/rule-engine/explain (admin or evaluate)', async (t) => {
   t.ok(answer.json.rules.every((r: { groups: { conditions: { field: string }[] }[] }) => r.groups.some((g) => g.conditions.some((c) => c.field === 'tokens'))));
   t.equal((await admin.post('/api/rule-engine/explain', body)).status, 200, 'admin may explain');
   t.equal((await reader.post('/api/rule-engine/explain', body)).status, 403, 'secrets:read may not');
+  t.equal((await evaluator.post('/api/rule-engine/explain', body)).status, 403, 'evaluate may not');
   t.equal((await client(node.url).post('/api/rule-engine/explain', body)).status, 401);
-  const bad = await evaluator.post('/api/rule-engine/explain', { entity_type: 'context', fields: { a: {} } });
+  const bad = await explainer.post('/api/rule-engine/explain', { entity_type: 'context', fields: { a: {} } });
   t.equal(bad.status, 400);
   t.match(bad.json.err, /fields\.a/);
 });

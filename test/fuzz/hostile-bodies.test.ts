@@ -102,7 +102,7 @@ function targets(): Target[] {
   return [
     { method: 'POST', path: '/api/rule-engine/evaluate', key: 'evaluate', statuses: STATUSES.evaluate },
     { method: 'POST', path: '/api/vault/get-secrets', key: 'taggedReader', statuses: STATUSES.getSecrets, getSecrets: true, disclosure: 'tagged' },
-    { method: 'POST', path: '/api/rule-engine/explain', key: 'evaluate', statuses: STATUSES.evaluate },
+    { method: 'POST', path: '/api/rule-engine/explain', key: 'admin', statuses: STATUSES.evaluate },
     admin('POST', '/api/rule-engine/rules'),
     admin('PATCH', `/api/rule-engine/rules/${ruleId}`),
     admin('POST', '/api/contexts'),

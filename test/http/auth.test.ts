@@ -73,7 +73,7 @@ t.test('bad API key input is a 400 naming the member', async (t) => {
     [{ scopes: ['admin'] }, /name is required/],
     [{ name: 'x' }, /scopes is required/],
     [{ name: 'x', scopes: [] }, /scopes must name at least one/],
-    [{ name: 'x', scopes: ['root'] }, /scopes\[0\] must be one of evaluate, secrets:read, admin/],
+    [{ name: 'x', scopes: ['root'] }, /scopes\[0\] must be one of evaluate, secrets:read, explain, admin/],
     [{ name: 'x', scopes: ['evaluate'], secret_tags: 'prod' }, /secret_tags must be an array/],
   ];
   for (const [body, message] of cases) {

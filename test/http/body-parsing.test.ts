@@ -1,13 +1,16 @@
 /** Black-box: JSON whatever the Content-Type, malformed bodies, the body limit, unknown routes (SPEC 1, 6). */
+import { Agent } from 'node:http';
 import t from 'tap';
 import { call } from '../support/http';
+import { sendRaw } from '../support/raw-http';
 import { removeDir, startTestNode, testEnv, tempDir, type TestNode } from '../support/node';
 
 let node: TestNode;
 
 t.before(async () => {
   const dir = tempDir();
-  node = await startTestNode(testEnv(dir, { RULEVAULT_MAX_BODY_BYTES: '4096' }));
+  // A long request timeout: a server that waits for a body it refused would hang past the tests' guard.
+  node = await startTestNode(testEnv(dir, { RULEVAULT_MAX_BODY_BYTES: '4096', RULEVAULT_REQUEST_TIMEOUT_MS: '600000' }));
 });
 t.teardown(async () => {
   await node.stop();
@@ -66,4 +69,50 @@ t.test('compressed and non-UTF-8 bodies are read too (by express, behind the lea
   });
   t.equal(latin1.status, 400);
   t.match(latin1.json.err, /encoding is not supported/);
+});
+
+t.test('a declared Content-Length over the limit is refused at once, unread, and the connection closed', async (t) => {
+  const keys = await call(node.url, 'POST', '/api/api-keys', { key: node.adminKey, body: { name: 'both', scopes: ['evaluate', 'secrets:read'] } });
+  const cases: [string, string, number, RegExp][] = [
+    ['/api/rule-engine/evaluate', keys.json.key, 413, /^\{"err":"request body is larger than the limit of 4096 bytes"\}$/],
+    ['/api/vault/get-secrets', keys.json.key, 200, /^\{"err":"request body is larger than the limit of 4096 bytes","res":null\}$/],
+    ['/api/rule-engine/rules', node.adminKey, 413, /^\{"err":"request body is larger than the limit of 4096 bytes"\}$/],
+  ];
+  for (const [path, key, status, body] of cases) {
+    for (const sent of ['', '{"entity_type":']) {
+      // A keep-alive client that sends the headers and at most a few bytes, and keeps its side open.
+      const agent = new Agent({ keepAlive: true });
+      const answer = await sendRaw(node.url, {
+        method: 'POST', path, agent, holdOpen: true, body: sent,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json', 'content-length': '1000000000' },
+      });
+      agent.destroy();
+      t.notOk(answer.hung, `${path} (${sent.length} bytes sent): answered without waiting for the body`);
+      t.equal(answer.status, status, path);
+      t.match(answer.text, body, path);
+      t.equal(answer.headers.connection, 'close', `${path}: the connection is closed, so the body is never read`);
+    }
+  }
+  t.equal((await call(node.url, 'GET', '/healthz')).status, 200, 'the node still serves');
+});
+
+t.test('public bodies: a BOM is skipped, whitespace alone is not JSON, no bytes is no body', async (t) => {
+  const key = (await call(node.url, 'POST', '/api/api-keys', { key: node.adminKey, body: { name: 'b', scopes: ['evaluate', 'secrets:read'] } })).json.key;
+  const evaluate = (raw: string) => call(node.url, 'POST', '/api/rule-engine/evaluate', { key, raw, headers: { 'content-type': 'application/json' } });
+  const secrets = (raw: string) => call(node.url, 'POST', '/api/vault/get-secrets', { key, raw, headers: { 'content-type': 'text/plain' } });
+  const withBom = await evaluate('\uFEFF' + JSON.stringify({ entity_type: 'context', fields: {} }));
+  t.equal(withBom.status, 200, 'evaluate: a BOM before the JSON');
+  t.same((await secrets('\uFEFF{}')).json, { err: null, res: {} }, 'get-secrets: a BOM before the JSON');
+  for (const raw of ['   ', '\n', '\uFEFF']) {
+    const answer = await evaluate(raw);
+    t.equal(answer.status, 400, `evaluate ${JSON.stringify(raw)}`);
+    t.same(answer.json, { err: 'request body is not valid JSON' });
+    const secret = await secrets(raw);
+    t.equal(secret.status, 200, `get-secrets ${JSON.stringify(raw)}`);
+    t.same(secret.json, { err: 'request body is not valid JSON', res: null });
+  }
+  const empty = await evaluate('');
+  t.equal(empty.status, 400);
+  t.same(empty.json, { err: 'request body must be a JSON object' }, 'evaluate: no body');
+  t.same((await secrets('')).json, { err: null, res: {} }, 'get-secrets: no body asks for every secret');
 });

@@ -1,6 +1,6 @@
 /** Black-box: POST /api/rule-engine/evaluate, every rule of SPEC 1.1, 1.3 and 2 that HTTP can show. */
 import t from 'tap';
-import { call, client, type Client } from '../support/http';
+import { call, client, createRule as createRuleWith, type Client } from '../support/http';
 import { removeDir, startTestNode, type TestNode } from '../support/node';
 
 let node: TestNode;
@@ -8,11 +8,7 @@ let admin: Client;
 let evaluator: Client;
 
 const equals = (field: string, value: string, data_type = 'string') => ({ field, operator: 'equals', value, data_type });
-async function createRule(body: Record<string, unknown>): Promise<string> {
-  const answer = await admin.post('/api/rule-engine/rules', { name: 'rule', ...body });
-  if (answer.status !== 201) throw new Error(`rule not created: ${answer.text}`);
-  return answer.json.id;
-}
+const createRule = (body: Record<string, unknown>) => createRuleWith(admin, body);
 
 t.before(async () => {
   node = await startTestNode();
@@ -43,6 +39,13 @@ t.test('400s name what is wrong', async (t) => {
     [{ entity_type: 'context', fields: { ['k'.repeat(257)]: 1 } }, /longer than the limit of 256 characters/],
     [{ entity_type: 'context', fields: { big: 'x'.repeat(64 * 1024 + 1) } }, /fields\.big is longer than the limit of 65536 characters/],
     [[{ entity_type: 'context', fields: {} }], /request body must be a JSON object/],
+    // An optional member given as null is not absent: a 400 naming it, never the default.
+    [{ entity_type: 'context', fields: {}, include_entity_data: null }, /^include_entity_data must be a boolean$/],
+    [{ entity_type: 'context', fields: {}, entity_inputs: null }, /^entity_inputs must be an object$/],
+    [{ entity_type: 'prompt', fields: {}, entity_inputs: { variables: null } }, /^entity_inputs\.variables must be an object$/],
+    [{ entity_type: 'prompt', fields: {}, entity_inputs: { version: null } }, /^entity_inputs\.version must be a version string/],
+    [{ entity_type: 'prompt', fields: {}, entity_inputs: { shouldCompile: null } }, /^entity_inputs\.shouldCompile must be a boolean$/],
+    [{ entity_type: null, fields: {} }, /entity_type must be one of context, prompt, evaluation/],
   ];
   for (const [body, message] of cases) {
     const answer = await evaluator.post('/api/rule-engine/evaluate', body);

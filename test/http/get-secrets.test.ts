@@ -57,6 +57,9 @@ t.test('always HTTP 200 with err and res null on any failure', async (t) => {
     ['body an array', () => get([1]), /request body must be a JSON object/],
     ['key not a string', () => get({ key: 5 }), /key must be a string/],
     ['tags not strings', () => get({ tags: 'llm' }), /tags must be an array of strings/],
+    ['key null', () => get({ key: null }), /^key must be a string$/],
+    ['tags null', () => get({ tags: null }), /^tags must be an array of strings$/],
+    ['whitespace only', () => get(undefined, { raw: '  \n', headers: { 'content-type': 'application/json' } }), /not valid JSON/],
   ];
   for (const [name, run, message] of cases) {
     const answer = await run();
@@ -68,6 +71,23 @@ t.test('always HTTP 200 with err and res null on any failure', async (t) => {
   await admin.delete(`/api/api-keys/${revoked.json.id}`);
   const after = await call(node.url, 'POST', '/api/vault/get-secrets', { key: revoked.json.key, body: {} });
   t.same(after.json, { err: 'the API key is invalid or has been revoked', res: null });
+});
+
+t.test('every alias that serves get-secrets answers 200 with err too', async (t) => {
+  const aliases = ['/api/vault/get-secrets/', '/API/VAULT/GET-SECRETS', '/Api/Vault/Get-Secrets/', '/api/vault/get-secrets/?x=1'];
+  for (const path of aliases) {
+    const unauthenticated = await call(node.url, 'POST', path, { body: {} });
+    t.equal(unauthenticated.status, 200, `${path}: no key`);
+    t.same(unauthenticated.json, { err: 'no API key was provided: send Authorization: Bearer <API_KEY>', res: null });
+    const malformed = await call(node.url, 'POST', path, { key: readerKey, raw: '{"key":', headers: { 'content-type': 'application/json' } });
+    t.equal(malformed.status, 200, `${path}: malformed body`);
+    t.same(malformed.json, { err: 'request body is not valid JSON', res: null });
+    const read = await call(node.url, 'POST', path, { key: readerKey, body: { key: 'DB_PASSWORD' } });
+    t.same(read.json, { err: null, res: { DB_PASSWORD: 'pg-secret-1' } }, `${path}: served`);
+    t.equal(read.headers.get('cache-control'), 'no-store');
+  }
+  const elsewhere = await call(node.url, 'POST', '/api/vault/get-secrets/more', { key: readerKey, body: {} });
+  t.equal(elsewhere.status, 404, 'a longer path is not the endpoint');
 });
 
 t.test('JSON accepted as text/plain and with no body at all', async (t) => {

@@ -45,3 +45,10 @@ export function client(base: string, key?: string) {
 }
 
 export type Client = ReturnType<typeof client>;
+
+/** Creates a rule (name `rule` unless given) with an admin client; throws unless 201. Returns its id. */
+export async function createRule(admin: Client, body: Record<string, unknown>): Promise<string> {
+  const answer = await admin.post('/api/rule-engine/rules', { name: 'rule', ...body });
+  if (answer.status !== 201) throw new Error(`rule not created: ${answer.text}`);
+  return answer.json.id;
+}

@@ -1,6 +1,7 @@
 /**
  * The auditor's routes: the filtered log and the live digest (scope admin),
- * evaluate as of a point (admin), and explain (admin or evaluate).
+ * evaluate as of a point (admin), and explain (explain or admin: an
+ * explanation shows rules' conditions, which evaluate's answer does not).
  */
 import { Router } from 'express';
 import { badRequest } from '../../errors';
@@ -35,7 +36,7 @@ export function auditRouter(deps: HttpDeps): Router {
   });
 
   router.post('/api/rule-engine/explain', (req, res) => {
-    authorizeRequest(deps, req, res, ['admin', 'evaluate']);
+    authorizeRequest(deps, req, res, ['explain', 'admin']);
     res.json(audit.explain(req.body));
   });
   return router;

@@ -1,41 +1,27 @@
 /**
- * The two public endpoints: evaluate (scope evaluate) and get-secrets (scope
- * secrets:read). Their work is in `answerEvaluate` / `answerGetSecrets`, shared
- * by the express routes and the lean path in front of express (fast-path.ts).
+ * The two public endpoints on express: the front door (public-endpoints.ts)
+ * with the body read by body-parser, which also inflates compressed bodies
+ * (the lean path leaves those to this one).
  */
-import { Router, type Request, type Response } from 'express';
-import { evaluate, parseEvaluateRequest } from '../../service/evaluate';
-import { getSecrets, parseSecretsQuery } from '../../service/get-secrets';
-import { authorizeHeader, type HttpDeps, type RequestLocals } from '../deps';
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import type { HttpDeps, RequestLocals } from '../deps';
+import { publicEndpointAt, servePublic } from '../public-endpoints';
+import { NO_BODY } from '../request-body';
 
-export const EVALUATE_PATH = '/api/rule-engine/evaluate';
-export const GET_SECRETS_PATH = '/api/vault/get-secrets';
-
-/** The evaluate answer for a parsed body; throws AppError for 400/401/403. */
-export function answerEvaluate(deps: HttpDeps, authorization: string | undefined, body: unknown, locals: RequestLocals) {
-  authorizeHeader(deps, authorization, locals, 'evaluate');
-  const request = parseEvaluateRequest(body, deps.config.limits);
-  const answer = evaluate(deps.readModel.state, deps.readModel.engine, request, deps.config.limits);
-  deps.metrics.observeMatches(answer.matchingRuleIds.length);
-  return answer;
-}
-
-/** The get-secrets answer for a parsed body; throws AppError, which callers answer as 200 `{err, res: null}`. */
-export function answerGetSecrets(deps: HttpDeps, authorization: string | undefined, body: unknown, locals: RequestLocals) {
-  const principal = authorizeHeader(deps, authorization, locals, 'secrets:read');
-  const secrets = getSecrets(deps.readModel.state.vault, deps.sealer, principal, parseSecretsQuery(body));
-  deps.metrics.secretsRead(principal.id, Object.keys(secrets).length);
-  return { err: null, res: secrets };
-}
-
-export function publicRouter(deps: HttpDeps): Router {
-  const router = Router();
-  router.post(EVALUATE_PATH, (req: Request, res: Response) => {
-    res.json(answerEvaluate(deps, req.headers.authorization, req.body, res.locals));
-  });
-  // SPEC 1.2: failures answer 200 with `err` (see the error handler in app.ts).
-  router.post(GET_SECRETS_PATH, (req: Request, res: Response) => {
-    res.set('Cache-Control', 'no-store').json(answerGetSecrets(deps, req.headers.authorization, req.body, res.locals));
-  });
-  return router;
+/** Middleware: answers a request to a public endpoint (any alias, any method) and passes anything else on. */
+export function publicFrontDoor(deps: HttpDeps): RequestHandler {
+  // Raw bytes whatever the Content-Type; what they mean is the front door's decision.
+  const readRaw = express.raw({ type: () => true, limit: deps.config.limits.maxBodyBytes });
+  return (req: Request, res: Response, next: NextFunction) => {
+    const endpoint = publicEndpointAt(req.originalUrl);
+    if (endpoint === undefined) {
+      next();
+      return;
+    }
+    servePublic(deps, endpoint, req, res, res.locals as RequestLocals, req.originalUrl, (done) => {
+      readRaw(req, res, (error?: unknown) => {
+        done(error !== undefined ? { failure: error } : Buffer.isBuffer(req.body) ? { bytes: req.body } : NO_BODY);
+      });
+    });
+  };
 }

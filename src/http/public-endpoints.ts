@@ -1,0 +1,159 @@
+/**
+ * The front door of the two public endpoints, evaluate (SPEC 1.1, scope
+ * evaluate) and get-secrets (SPEC 1.2, scope secrets:read), written once.
+ * Both HTTP paths call it: the lean node:http path (fast-path.ts) and express
+ * (routes/public.ts). A path only reads the body bytes in its own way; all a
+ * client can see is decided here: which URLs are the endpoints, readiness,
+ * the body limit, what the bytes mean, authorization, the answer, and errors
+ * as `{err}` (get-secrets: always 200 `{err, res}`).
+ *
+ * The answering functions are transport-free: headers and bytes in,
+ * `{status, headers, body}` out. `servePublic` is the few lines that read a
+ * request and write an answer on node:http objects (express's are the same).
+ */
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import { AppError } from '../errors';
+import { evaluate, parseEvaluateRequest } from '../service/evaluate';
+import { getSecrets, parseSecretsQuery } from '../service/get-secrets';
+import { authorizeHeader, type HttpDeps, type RequestLocals } from './deps';
+import { NOT_READY_MESSAGE, toErrorAnswer } from './errors';
+import { declaresTooLarge, decodeJsonBody, payloadTooLarge, type BodyRead } from './request-body';
+
+export interface PublicEndpoint {
+  /** The canonical path; also the route label of its log line and metrics (request-log.ts). */
+  readonly path: string;
+  /** SPEC 1.2: every answer past the CORS check is 200, a failure `{err, res: null}`. */
+  readonly alwaysOk: boolean;
+  /** The answer to an authorized caller; throws AppError for 400/401/403. */
+  answer(deps: HttpDeps, authorization: string | undefined, body: unknown, locals: RequestLocals): unknown;
+}
+
+export const EVALUATE: PublicEndpoint = {
+  path: '/api/rule-engine/evaluate',
+  alwaysOk: false,
+  answer(deps, authorization, body, locals) {
+    authorizeHeader(deps, authorization, locals, 'evaluate');
+    const request = parseEvaluateRequest(body, deps.config.limits);
+    const answer = evaluate(deps.readModel.state, deps.readModel.engine, request, deps.config.limits);
+    deps.metrics.observeMatches(answer.matchingRuleIds.length);
+    return answer;
+  },
+};
+
+export const GET_SECRETS: PublicEndpoint = {
+  path: '/api/vault/get-secrets',
+  alwaysOk: true,
+  answer(deps, authorization, body, locals) {
+    const principal = authorizeHeader(deps, authorization, locals, 'secrets:read');
+    const secrets = getSecrets(deps.readModel.state.vault, deps.sealer, principal, parseSecretsQuery(body));
+    deps.metrics.secretsRead(principal.id, Object.keys(secrets).length);
+    return { err: null, res: secrets };
+  },
+};
+
+export const PUBLIC_ENDPOINTS: readonly PublicEndpoint[] = [EVALUATE, GET_SECRETS];
+
+/** The path of a request URL, without its query. */
+export function pathOf(url: string | undefined): string {
+  if (url === undefined) return '';
+  const query = url.indexOf('?');
+  return query === -1 ? url : url.slice(0, query);
+}
+
+/**
+ * The public endpoint a request URL names, if any: its path exactly, or
+ * with one trailing slash, in any letter case (the aliases express serves
+ * every other route on); the query is ignored. Anything else (`//`, a
+ * %-escaped letter, a longer path) is not the endpoint.
+ */
+export function publicEndpointAt(url: string | undefined): PublicEndpoint | undefined {
+  const path = pathOf(url);
+  if (path === EVALUATE.path) return EVALUATE;
+  if (path === GET_SECRETS.path) return GET_SECRETS;
+  const bare = (path.endsWith('/') ? path.slice(0, -1) : path).toLowerCase();
+  return bare === EVALUATE.path ? EVALUATE : bare === GET_SECRETS.path ? GET_SECRETS : undefined;
+}
+
+export interface PublicAnswer {
+  readonly status: number;
+  readonly headers: Readonly<Record<string, string | number>>;
+  readonly body: string;
+}
+
+/**
+ * The answer a request gets from its headers alone, before its body is read,
+ * or undefined to read the body: not ready (503), a method other than POST
+ * (404, as any unknown route), a declared length over the limit (413, and
+ * the connection is closed: the body is never read).
+ */
+export function answerBeforeBody(
+  deps: HttpDeps, endpoint: PublicEndpoint, method: string | undefined, url: string | undefined, headers: IncomingHttpHeaders,
+): PublicAnswer | undefined {
+  if (!deps.readModel.caughtUp) return failed(deps, endpoint, new AppError('unavailable', NOT_READY_MESSAGE));
+  if (method !== 'POST') return failed(deps, endpoint, new AppError('not_found', `no route for ${method} ${pathOf(url)}`));
+  const limit = deps.config.limits.maxBodyBytes;
+  if (declaresTooLarge(headers, limit)) return failed(deps, endpoint, payloadTooLarge(limit), { connection: 'close' });
+  return undefined;
+}
+
+/** The answer to a request whose body has been read. */
+export function answerPublic(
+  deps: HttpDeps, endpoint: PublicEndpoint, headers: IncomingHttpHeaders, body: BodyRead, locals: RequestLocals,
+): PublicAnswer {
+  try {
+    if ('failure' in body) throw body.failure;
+    const value = decodeJsonBody(body.bytes, headers['content-type']);
+    return answered(endpoint, 200, endpoint.answer(deps, headers.authorization, value, locals));
+  } catch (error) {
+    return failed(deps, endpoint, error, undefined, locals);
+  }
+}
+
+function failed(
+  deps: HttpDeps, endpoint: PublicEndpoint, error: unknown, extra?: Record<string, string>, locals?: RequestLocals,
+): PublicAnswer {
+  const mapped = toErrorAnswer(error, deps.config.limits.maxBodyBytes);
+  if (mapped.unexpected) {
+    deps.logger.error('request failed', {
+      request_id: locals?.requestId, route: endpoint.path, error: error instanceof Error ? `${error.name}: ${error.message}` : typeof error,
+    });
+  }
+  return endpoint.alwaysOk
+    ? answered(endpoint, 200, { err: mapped.message, res: null }, extra)
+    : answered(endpoint, mapped.status, { err: mapped.message }, extra);
+}
+
+function answered(endpoint: PublicEndpoint, status: number, value: unknown, extra?: Record<string, string>): PublicAnswer {
+  const body = JSON.stringify(value);
+  const headers: Record<string, string | number> = {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+  };
+  // get-secrets answers carry plaintext: no cache may keep them.
+  if (endpoint.alwaysOk) headers['cache-control'] = 'no-store';
+  return { status, headers: extra === undefined ? headers : { ...headers, ...extra }, body };
+}
+
+/** Reads a request's body in a path's own way, then calls `done` once. */
+export type BodyReader = (done: (body: BodyRead) => void) => void;
+
+/**
+ * Answers a public request on node:http objects: from its headers when they
+ * decide it, otherwise after reading its body with `readBody`. The caller has
+ * already given it a request id and applied the origin policy.
+ */
+export function servePublic(
+  deps: HttpDeps, endpoint: PublicEndpoint, req: IncomingMessage, res: ServerResponse, locals: RequestLocals, url: string, readBody: BodyReader,
+): void {
+  const early = answerBeforeBody(deps, endpoint, req.method, url, req.headers);
+  if (early !== undefined) {
+    write(res, early);
+    return;
+  }
+  readBody((body) => write(res, answerPublic(deps, endpoint, req.headers, body, locals)));
+}
+
+function write(res: ServerResponse, answer: PublicAnswer): void {
+  res.writeHead(answer.status, answer.headers);
+  res.end(answer.body);
+}

@@ -1,0 +1,50 @@
+/**
+ * One log line and one metrics observation per request, when its answer is
+ * sent. Both HTTP paths call this, so a request is recorded the same way
+ * whichever path answers it.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { performance } from 'node:perf_hooks';
+import type { HttpDeps, RequestLocals } from './deps';
+import { publicEndpointAt } from './public-endpoints';
+import { requestIdFor } from './request-id';
+
+/** What express adds to a request that the label reads. */
+type RoutedRequest = IncomingMessage & { readonly route?: { readonly path?: unknown }; readonly originalUrl?: string };
+
+/**
+ * Gives the request its id (the caller's X-Request-Id when sane, else a
+ * fresh one, echoed on the answer) and records it when the answer is sent.
+ */
+export function recordRequest(deps: Pick<HttpDeps, 'logger' | 'metrics'>, req: RoutedRequest, res: ServerResponse, locals: RequestLocals): void {
+  const started = performance.now();
+  const requestId = requestIdFor(req.headers['x-request-id']);
+  locals.requestId = requestId;
+  res.setHeader('X-Request-Id', requestId);
+  res.once('finish', () => {
+    const ms = performance.now() - started;
+    const method = req.method ?? '';
+    const status = res.statusCode;
+    const pattern = routeLabel(req);
+    deps.metrics.observeRequest(method, pattern, status, ms / 1000);
+    const logger = deps.logger.pino;
+    if (!logger.isLevelEnabled('info')) return;
+    // Never a body, a header or a key: only the key's id.
+    logger.info(
+      { request_id: requestId, method, route: pattern, status, duration_ms: Math.round(ms), key_id: locals.keyId ?? null },
+      status >= 500 ? 'request failed' : 'request',
+    );
+  });
+}
+
+/**
+ * The route a request is labelled with: the matched pattern, never the raw
+ * path (ids would explode label and log cardinality). A public endpoint is
+ * its canonical path on every alias and whichever path answered it, even when
+ * the origin policy refused it first.
+ */
+function routeLabel(req: RoutedRequest): string {
+  const pattern = req.route?.path;
+  if (typeof pattern === 'string') return pattern;
+  return publicEndpointAt(req.originalUrl ?? req.url)?.path ?? 'unmatched';
+}

@@ -1,0 +1,346 @@
+/**
+ * Black-box, differential: one fixed corpus of public requests sent to a node
+ * with the lean path (RULEVAULT_FAST_PATH=1) and to one without it (0). Every
+ * request must get the same status, the same relevant headers and the same
+ * body, byte for byte once the nodes' own ids and times are named (issue 14
+ * item 8, issue 15 item 3). Then the decisions both paths share, pinned.
+ */
+import { gzipSync } from 'node:zlib';
+import t from 'tap';
+import { createLogger } from '../../src/log';
+import { client } from '../support/http';
+import { sendRaw, type RawRequest, type RawResponse } from '../support/raw-http';
+import { removeDir, startTestNode, tempDir, testEnv, type TestNode } from '../support/node';
+
+const ALLOWED = 'https://app.example.com';
+const STRANGER = 'https://evil.example.net';
+const LIMIT = 4096;
+const EVALUATE = '/api/rule-engine/evaluate';
+const SECRETS = '/api/vault/get-secrets';
+
+type KeyName = 'admin' | 'evaluate' | 'reader' | 'tagged' | 'both' | 'revoked';
+
+interface Seeded {
+  readonly node: TestNode;
+  /** The node's log, one JSON line each. */
+  readonly lines: string[];
+  readonly keys: Record<KeyName, string>;
+  /** This node's ids and times, to name in answers: value -> placeholder. */
+  readonly names: Map<string, string>;
+}
+
+/** The same data on each node, written in the same order. */
+async function seed(fastPath: string): Promise<Seeded> {
+  const lines: string[] = [];
+  const node = await startTestNode(testEnv(tempDir(), {
+    RULEVAULT_FAST_PATH: fastPath,
+    RULEVAULT_ALLOWED_CORS_ORIGINS: ALLOWED,
+    RULEVAULT_MAX_BODY_BYTES: String(LIMIT),
+    RULEVAULT_REQUEST_TIMEOUT_MS: '600000',
+  }), createLogger((line) => lines.push(line)));
+  const admin = client(node.url, node.adminKey);
+  const names = new Map<string, string>();
+  const created = async (path: string, body: unknown, name: string) => {
+    const answer = await admin.post(path, body);
+    if (answer.status !== 201) throw new Error(`${path}: ${answer.status} ${answer.text}`);
+    names.set(answer.json.id, `<${name}>`);
+    return answer.json;
+  };
+  const context = await created('/api/contexts', { name: 'tone', content: 'Answer in depth.', tags: ['t'] }, 'context');
+  const prompt = await created('/api/prompts', { name: 'greet', prompt: 'Hello {{name}}' }, 'prompt');
+  await created('/api/rule-engine/rules', {
+    name: 'gold', condition_groups: [{ conditions: [{ field: 'tier', operator: 'equals', value: 'gold' }] }],
+    entities: [{ entity_type: 'context', entity_id: context.id }, { entity_type: 'prompt', entity_id: prompt.id }, { entity_type: 'evaluation', entity_id: 'eval-1' }],
+  }, 'rule gold');
+  await created('/api/rule-engine/rules', {
+    name: 'off', status: 'INACTIVE', condition_groups: [{ conditions: [{ field: 'tier', operator: 'equals', value: 'gold' }] }],
+  }, 'rule off');
+  await created('/api/vault/secrets', { key: 'OPENAI_API_KEY', value: 'sk-openai', tags: ['llm'] }, 'secret openai');
+  await created('/api/vault/secrets', { key: 'DB_PASSWORD', value: 'pg-pass', tags: ['db'] }, 'secret db');
+  const key = async (name: string, scopes: string[], secret_tags: string[] = []) => {
+    const answer = await created('/api/api-keys', { name, scopes, secret_tags }, `key ${name}`);
+    return answer.key as string;
+  };
+  const keys: Record<KeyName, string> = {
+    admin: node.adminKey,
+    evaluate: await key('evaluate', ['evaluate']),
+    reader: await key('reader', ['secrets:read']),
+    tagged: await key('tagged', ['secrets:read'], ['llm']),
+    both: await key('both', ['evaluate', 'secrets:read']),
+    revoked: await key('revoked', ['evaluate', 'secrets:read']),
+  };
+  const revokedId = [...names].find(([, name]) => name === '<key revoked>')![0];
+  if ((await admin.delete(`/api/api-keys/${revokedId}`)).status !== 204) throw new Error('revoking');
+  for (const [id, record] of [[context.id, context], [prompt.id, prompt]] as const) {
+    names.set(record.created_at, '<time>');
+    names.set(record.updated_at, '<time>');
+    void id;
+  }
+  return { node, lines, keys, names };
+}
+
+interface Case {
+  readonly name: string;
+  readonly method?: string;
+  readonly path: string;
+  readonly key?: KeyName;
+  /** An Authorization header sent as is. */
+  readonly authorization?: string;
+  readonly headers?: Record<string, string>;
+  readonly body?: string | Buffer;
+  readonly chunked?: boolean;
+  readonly holdOpen?: boolean;
+}
+
+const good = JSON.stringify({ entity_type: 'context', fields: { tier: 'gold' }, include_entity_data: true });
+const BOM = '\uFEFF';
+const bodies: [string, string | Buffer][] = [
+  ['{}', '{}'],
+  ['empty', ''],
+  ['whitespace only', '   '],
+  ['a newline only', '\n'],
+  ['BOM only', BOM],
+  ['BOM then {}', BOM + '{}'],
+  ['not JSON', 'not json'],
+  ['truncated JSON', '{"entity_type":'],
+  ['an array', '[]'],
+  ['null', 'null'],
+  ['a number', '5'],
+  ['a string', '"x"'],
+  ['invalid UTF-8', Buffer.from([0x7b, 0xff, 0x7d])],
+  ['two documents', '{}{}'],
+];
+
+function corpus(): Case[] {
+  const cases: Case[] = [];
+  const add = (c: Case) => cases.push(c);
+  for (const [path, key] of [[EVALUATE, 'evaluate'], [SECRETS, 'reader']] as const) {
+    const at = (name: string) => `${path} ${name}`;
+    for (const [name, body] of bodies) add({ name: at(`body ${name}`), path, key, body });
+    add({ name: at('no body at all'), path, key });
+    // A good body, however it is labelled.
+    const body = path === EVALUATE ? good : '{"tags":["llm"]}';
+    for (const type of ['application/json', 'text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=utf-8',
+      'application/json; charset=UTF8', 'text/plain; charset=iso-8859-1', 'application/json; charset=utf-16le', 'multipart/form-data']) {
+      add({ name: at(`content-type ${type}`), path, key, body, headers: { 'content-type': type } });
+    }
+    add({ name: at('no content-type'), path, key, body });
+    add({ name: at('BOM before a good body'), path, key, body: BOM + body });
+    add({ name: at('gzip'), path, key, body: gzipSync(body), headers: { 'content-encoding': 'gzip' } });
+    add({ name: at('identity encoding'), path, key, body, headers: { 'content-encoding': 'identity' } });
+    add({ name: at('unknown encoding'), path, key, body, headers: { 'content-encoding': 'compress' } });
+    add({ name: at('corrupt gzip'), path, key, body: 'not gzip', headers: { 'content-encoding': 'gzip' } });
+    add({ name: at('chunked'), path, key, body, chunked: true });
+    add({ name: at('over the limit, declared'), path, key, body: JSON.stringify({ pad: 'x'.repeat(LIMIT) }) });
+    add({ name: at('over the limit, chunked'), path, key, body: JSON.stringify({ pad: 'x'.repeat(LIMIT) }), chunked: true });
+    add({ name: at('huge declared length, no body sent'), path, key, headers: { 'content-length': '1000000000' }, holdOpen: true });
+    add({ name: at('unknown members'), path, key, body: path === EVALUATE ? JSON.stringify({ ...JSON.parse(good), source: 'sdk', metaProperties: {} }) : '{"source":"sdk"}' });
+    // Keys.
+    for (const k of ['admin', 'evaluate', 'reader', 'tagged', 'both', 'revoked'] as const) add({ name: at(`key ${k}`), path, key: k, body });
+    for (const authorization of ['', 'Bearer', 'Bearer rv_unknown', 'Basic dXNlcjpwYXNz', 'bearer  rv_unknown  ']) {
+      add({ name: at(`authorization "${authorization}"`), path, authorization, body });
+    }
+    add({ name: at('no key'), path, body });
+    // Paths: the aliases served, and what is not the endpoint.
+    for (const alias of [`${path}/`, path.toUpperCase(), `${path.toUpperCase()}/`, path.replace('api', 'Api'), `${path}?x=1`, `${path}/?x=1`]) {
+      add({ name: `alias ${alias}`, path: alias, key, body });
+      add({ name: `alias ${alias} without a key`, path: alias, body });
+      add({ name: `alias ${alias} bad body`, path: alias, key, body: '   ' });
+    }
+    for (const other of [`${path}//`, `${path}/x`, `/${path}`, path.replace('api/', 'api//'), `${path.slice(0, -1)}%${path.charCodeAt(path.length - 1).toString(16)}`]) {
+      add({ name: `not the endpoint ${other}`, path: other, key, body });
+    }
+    // Methods.
+    for (const method of ['GET', 'PUT', 'DELETE', 'PATCH', 'HEAD']) add({ name: at(`method ${method}`), method, path, key });
+    add({ name: at('preflight, allowed origin'), method: 'OPTIONS', path, headers: { origin: ALLOWED, 'access-control-request-method': 'POST', 'access-control-request-headers': 'content-type,authorization' } });
+    add({ name: at('preflight, allowed origin, alias'), method: 'OPTIONS', path: `${path.toUpperCase()}/`, headers: { origin: ALLOWED, 'access-control-request-method': 'POST' } });
+    add({ name: at('preflight, stranger origin'), method: 'OPTIONS', path, headers: { origin: STRANGER, 'access-control-request-method': 'POST' } });
+    add({ name: at('preflight, no origin'), method: 'OPTIONS', path });
+    // Origins.
+    add({ name: at('allowed origin'), path, key, body, headers: { origin: ALLOWED } });
+    add({ name: at('allowed origin, bad body'), path, key, body: 'nope', headers: { origin: ALLOWED } });
+    add({ name: at('allowed origin, alias'), path: `${path}/`, key, body, headers: { origin: ALLOWED } });
+    add({ name: at('stranger origin'), path, key, body, headers: { origin: STRANGER } });
+    add({ name: at('stranger origin, alias'), path: path.toUpperCase(), key, body, headers: { origin: STRANGER } });
+    add({ name: at('opaque origin'), path, key, body, headers: { origin: 'null' } });
+    // Request ids.
+    add({ name: at('an insane request id'), path, key, body, headers: { 'x-request-id': 'has spaces in it' } });
+  }
+  // Members, evaluate.
+  const evaluate = (name: string, body: unknown) => cases.push({ name: `evaluate ${name}`, path: EVALUATE, key: 'evaluate', body: JSON.stringify(body) });
+  const base = { entity_type: 'context', fields: { tier: 'gold' } };
+  evaluate('entity_type missing', { fields: {} });
+  evaluate('entity_type null', { entity_type: null, fields: {} });
+  evaluate('entity_type unknown', { entity_type: 'dataset', fields: {} });
+  evaluate('fields missing', { entity_type: 'context' });
+  evaluate('fields null', { entity_type: 'context', fields: null });
+  evaluate('fields an array', { entity_type: 'context', fields: [] });
+  evaluate('a field value null', { entity_type: 'context', fields: { tier: null } });
+  evaluate('a field value an object', { entity_type: 'context', fields: { tier: {} } });
+  evaluate('include_entity_data null', { ...base, include_entity_data: null });
+  evaluate('include_entity_data a string', { ...base, include_entity_data: 'yes' });
+  evaluate('entity_inputs null', { ...base, entity_inputs: null });
+  evaluate('entity_inputs.variables null', { ...base, entity_type: 'prompt', entity_inputs: { variables: null } });
+  evaluate('entity_inputs.version null', { ...base, entity_type: 'prompt', entity_inputs: { version: null } });
+  evaluate('entity_inputs.shouldCompile null', { ...base, entity_type: 'prompt', entity_inputs: { shouldCompile: null } });
+  evaluate('a prompt, compiled', { ...base, entity_type: 'prompt', include_entity_data: true, entity_inputs: { variables: { name: 'Ada' } } });
+  evaluate('a prompt, an unknown version', { ...base, entity_type: 'prompt', include_entity_data: true, entity_inputs: { version: '9.9.9' } });
+  evaluate('evaluation links', { ...base, entity_type: 'evaluation', include_entity_data: true });
+  evaluate('too many fields', { entity_type: 'context', fields: Object.fromEntries(Array.from({ length: 257 }, (_, i) => [`f${i}`, i])) });
+  // Members, get-secrets.
+  const secrets = (name: string, body: unknown, key: KeyName = 'reader') => cases.push({ name: `get-secrets ${name}`, path: SECRETS, key, body: JSON.stringify(body) });
+  secrets('by key', { key: 'DB_PASSWORD' });
+  secrets('by key and tag', { key: 'DB_PASSWORD', tags: ['llm'] });
+  secrets('a tagged key reads its tags only', {}, 'tagged');
+  secrets('key null', { key: null });
+  secrets('tags null', { tags: null });
+  secrets('a tag null', { tags: [null] });
+  secrets('key a number', { key: 5 });
+  return cases;
+}
+
+function toRequest(seeded: Seeded, c: Case, index: number): RawRequest {
+  const headers: Record<string, string> = { 'x-request-id': `case-${index}`, ...c.headers };
+  if (c.key !== undefined) headers.authorization = `Bearer ${seeded.keys[c.key]}`;
+  if (c.authorization !== undefined) headers.authorization = c.authorization;
+  return { method: c.method ?? 'POST', path: c.path, headers, body: c.body, chunked: c.chunked, holdOpen: c.holdOpen };
+}
+
+const COMPARED_HEADERS = [
+  'content-type', 'content-length', 'cache-control', 'connection', 'vary', 'x-request-id', 'allow',
+  'access-control-allow-origin', 'access-control-allow-methods', 'access-control-allow-headers',
+  'access-control-expose-headers', 'access-control-max-age', 'access-control-allow-credentials',
+];
+
+/** Status, the headers a client reads, and the body with this node's ids and times named. */
+function normalize(seeded: Seeded, answer: RawResponse) {
+  let text = answer.text;
+  for (const [value, name] of seeded.names) text = text.split(value).join(name);
+  const headers: Record<string, unknown> = {};
+  for (const name of COMPARED_HEADERS) headers[name] = answer.headers[name];
+  // A minted request id differs from node to node; that it was minted is what must agree.
+  if (typeof headers['x-request-id'] === 'string' && !(headers['x-request-id'] as string).startsWith('case-')) headers['x-request-id'] = '<minted>';
+  // Lengths differ only where a named value differs in length (none of ours does), so keep them.
+  return { hung: answer.hung, status: answer.status, headers, body: text };
+}
+
+let lean: Seeded;
+let express: Seeded;
+
+t.before(async () => {
+  lean = await seed('1');
+  express = await seed('0');
+});
+t.teardown(async () => {
+  for (const seeded of [lean, express]) {
+    await seeded?.node.stop();
+    if (seeded !== undefined) removeDir(seeded.node.dataDir);
+  }
+});
+
+const answers = new Map<string, { lean: ReturnType<typeof normalize>; express: ReturnType<typeof normalize> }>();
+
+t.test('every public request gets the same answer on the lean path and through express', async (t) => {
+  const cases = corpus();
+  let index = 0;
+  for (const c of cases) {
+    index += 1;
+    const fromLean = normalize(lean, await sendRaw(lean.node.url, toRequest(lean, c, index)));
+    const fromExpress = normalize(express, await sendRaw(express.node.url, toRequest(express, c, index)));
+    answers.set(c.name, { lean: fromLean, express: fromExpress });
+    t.notOk(fromLean.hung, `${c.name}: the lean path answers`);
+    t.notOk(fromExpress.hung, `${c.name}: express answers`);
+    t.same(fromLean, fromExpress, c.name);
+  }
+  t.ok(cases.length > 150, `${cases.length} requests compared`);
+});
+
+/** The request line a node logged for case `index`, with its id, duration and time left out and the key's id named. */
+function logLine(seeded: Seeded, index: number) {
+  const records = seeded.lines.map((line) => JSON.parse(line)).filter((r) => r.request_id === `case-${index}`);
+  return records.map(({ time: _time, duration_ms: duration, request_id: _id, ...rest }) => ({
+    ...rest, duration_ms: typeof duration, key_id: seeded.names.get(rest.key_id) ?? rest.key_id,
+  }));
+}
+
+t.test('every public request is logged and counted the same way on both paths', async (t) => {
+  const cases = corpus();
+  cases.forEach((c, i) => {
+    if (c.headers?.['x-request-id'] !== undefined) return;
+    const fromLean = logLine(lean, i + 1);
+    t.equal(fromLean.length, 1, `${c.name}: one line`);
+    t.same(fromLean, logLine(express, i + 1), `${c.name}: the same line`);
+  });
+  const metrics = async (seeded: Seeded) => {
+    const text = (await client(seeded.node.url, seeded.node.adminKey).get('/metrics')).text;
+    // The corpus's requests, by route and status (the seeding writes are the same on both nodes too).
+    return text.split('\n').filter((line) => line.startsWith('rulevault_http_requests_total{') && !line.includes('route="/metrics"')).sort();
+  };
+  t.same(await metrics(lean), await metrics(express), 'the same request counters');
+});
+
+/** The answer both paths gave (they agree, above), parsed. */
+function answer(name: string) {
+  const got = answers.get(name);
+  if (got === undefined) throw new Error(`no case ${name}`);
+  let json: any;
+  try {
+    json = JSON.parse(got.lean.body);
+  } catch {
+    json = undefined;
+  }
+  return { ...got.lean, json };
+}
+
+t.test('the decisions both paths share', async (t) => {
+  // Bodies: a BOM is skipped; an empty body is no body; whitespace alone is not JSON.
+  t.equal(answer(`${EVALUATE} BOM before a good body`).status, 200, 'a BOM before JSON is skipped');
+  t.same(answer(`${SECRETS} body BOM then {}`).json.err, null);
+  for (const name of ['whitespace only', 'a newline only', 'BOM only']) {
+    t.same(answer(`${EVALUATE} body ${name}`).json, { err: 'request body is not valid JSON' }, `evaluate: ${name}`);
+    t.equal(answer(`${EVALUATE} body ${name}`).status, 400);
+    t.same(answer(`${SECRETS} body ${name}`).json, { err: 'request body is not valid JSON', res: null }, `get-secrets: ${name}`);
+    t.equal(answer(`${SECRETS} body ${name}`).status, 200);
+  }
+  t.equal(answer(`${SECRETS} body empty`).json.err, null, 'get-secrets: an empty body asks for every secret');
+  t.equal(answer(`${EVALUATE} body empty`).status, 400);
+
+  // get-secrets answers 200 with err on every path that serves it, aliases included.
+  for (const [name, got] of answers) {
+    const servedSecrets = name.startsWith('get-secrets ') || (name.toLowerCase().includes(SECRETS) && !name.startsWith('not the endpoint'));
+    // Past the CORS check: strangers and preflights are answered by the origin policy; HEAD has no body.
+    if (!servedSecrets || /stranger origin|opaque origin|preflight|method HEAD/.test(name)) continue;
+    t.equal(got.lean.status, 200, `${name}: 200`);
+    const json = answer(name).json ?? {};
+    t.ok(Object.keys(json).sort().join() === 'err,res' && (json.err === null) === (json.res !== null), `${name}: {err, res}`);
+  }
+  for (const alias of [`${SECRETS}/`, SECRETS.toUpperCase()]) {
+    t.same(answer(`alias ${alias} without a key`).json, { err: 'no API key was provided: send Authorization: Bearer <API_KEY>', res: null }, alias);
+    t.same(answer(`alias ${alias}`).json, { err: null, res: { OPENAI_API_KEY: 'sk-openai' } }, alias);
+  }
+  for (const alias of [`${EVALUATE}/`, EVALUATE.toUpperCase()]) {
+    t.equal(answer(`alias ${alias} without a key`).status, 401, alias);
+    t.equal(answer(`alias ${alias}`).status, 200, alias);
+  }
+  t.equal(answer(`not the endpoint ${SECRETS}/x`).status, 404, 'a longer path is not the endpoint');
+
+  // Null members are a 400 naming the member.
+  t.same(answer('evaluate include_entity_data null').json, { err: 'include_entity_data must be a boolean' });
+  t.same(answer('evaluate entity_inputs null').json, { err: 'entity_inputs must be an object' });
+  t.same(answer('evaluate entity_inputs.variables null').json, { err: 'entity_inputs.variables must be an object' });
+  t.match(answer('evaluate entity_inputs.version null').json, { err: /entity_inputs\.version must be/ });
+  t.same(answer('evaluate entity_inputs.shouldCompile null').json, { err: 'entity_inputs.shouldCompile must be a boolean' });
+  for (const name of ['include_entity_data null', 'entity_inputs null', 'entity_inputs.variables null', 'entity_inputs.version null', 'entity_inputs.shouldCompile null']) {
+    t.equal(answer(`evaluate ${name}`).status, 400, name);
+  }
+  t.same(answer('get-secrets key null').json, { err: 'key must be a string', res: null });
+  t.same(answer('get-secrets tags null').json, { err: 'tags must be an array of strings', res: null });
+
+  // An over-limit declared length is refused from the headers, and the connection is closed.
+  for (const path of [EVALUATE, SECRETS]) {
+    const refused = answer(`${path} huge declared length, no body sent`);
+    t.equal(refused.status, path === EVALUATE ? 413 : 200);
+    t.match(refused.json?.err, /larger than the limit of 4096 bytes/);
+    t.equal(refused.headers.connection, 'close');
+  }
+});
