@@ -10,7 +10,7 @@
  * the size it has at 10k however many rules there are).
  */
 import type { Condition, ConditionGroup, EntityLink, LogicalOperator } from '../src/events/rule-events';
-import type { FieldValue, Fields, RuleDefinition } from '../src/engine/types';
+import type { FieldValue, Fields, RuleDefinition } from '../src/engine';
 import { createRandom, type Random } from './random';
 
 export type Shape = 'mixed' | 'broad' | 'regex-only' | 'scoped';

@@ -7,11 +7,7 @@
  * the caller owns the state and hands it over (see src/read-model.ts, which
  * applies each event synchronously so no request sees half a change).
  */
-import {
-  isDomainEventType,
-  type ApiKeyEvent, type ContextEvent, type DomainEvent, type KeyringEvent, type PromptEvent,
-  type RuleEvent, type SecretEvent, type StoredEvent,
-} from '../src/events';
+import { decodeEvent } from '../src/events';
 import type { RecordedEvent } from '../src/store/port';
 import { evolveApiKeys, initialApiKeys, type ApiKeysState } from './api-keys';
 import { evolveContexts, type ContextsState } from './contexts';
@@ -22,15 +18,20 @@ import { evolveVault, initialVault, type VaultState } from './secrets';
 export type * from './records';
 export type { ApiKeysState } from './api-keys';
 export type { VaultState } from './secrets';
+export { copyState, digestMembers, restoreState, snapshotMembers, type DigestCounts, type SnapshotMembers } from './read-models';
 
-export interface CatalogState {
-  /** Position of the last event applied; undefined before the first. */
-  position: bigint | undefined;
+/** The read models, each with its entry in the registry (read-models.ts). */
+export interface ReadModels {
   readonly rules: RulesState;
   readonly contexts: ContextsState;
   readonly prompts: PromptsState;
   readonly vault: VaultState;
   readonly apiKeys: ApiKeysState;
+}
+
+export interface CatalogState extends ReadModels {
+  /** Position of the last event applied; undefined before the first. */
+  position: bigint | undefined;
 }
 
 export function initialState(): CatalogState {
@@ -47,24 +48,25 @@ export function initialState(): CatalogState {
 /** Applies one event from the log. Unknown event types only advance the position. */
 export function evolve(state: CatalogState, recorded: RecordedEvent): CatalogState {
   state.position = recorded.position;
-  if (!isDomainEventType(recorded.type)) return state;
-  const event = recorded as unknown as StoredEvent<DomainEvent>;
-  switch (event.type) {
+  const event = decodeEvent(recorded);
+  switch (event?.type) {
+    case undefined:
+      return state;
     case 'RuleCreated':
     case 'RuleUpdated':
     case 'RuleDeleted':
-      evolveRules(state.rules, event as StoredEvent<RuleEvent>);
+      evolveRules(state.rules, event);
       return state;
     case 'ContextCreated':
     case 'ContextUpdated':
     case 'ContextDeleted':
-      evolveContexts(state.contexts, event as StoredEvent<ContextEvent>);
+      evolveContexts(state.contexts, event);
       return state;
     case 'PromptCreated':
     case 'PromptVersionAdded':
     case 'PromptUpdated':
     case 'PromptDeleted':
-      evolvePrompts(state.prompts, event as StoredEvent<PromptEvent>);
+      evolvePrompts(state.prompts, event);
       return state;
     case 'SecretCreated':
     case 'SecretUpdated':
@@ -72,11 +74,11 @@ export function evolve(state: CatalogState, recorded: RecordedEvent): CatalogSta
     case 'SecretDeleted':
     case 'MasterKeyEnrolled':
     case 'MasterKeyRotated':
-      evolveVault(state.vault, event as StoredEvent<SecretEvent | KeyringEvent>);
+      evolveVault(state.vault, event);
       return state;
     case 'ApiKeyCreated':
     case 'ApiKeyRevoked':
-      evolveApiKeys(state.apiKeys, event as StoredEvent<ApiKeyEvent>);
+      evolveApiKeys(state.apiKeys, event);
       return state;
   }
 }

@@ -7,8 +7,7 @@
  * (which runs between events on the one JS thread) never sees half a change.
  */
 import { evolve, initialState, type CatalogState } from '../projections';
-import { createEngine } from './engine';
-import type { Engine } from './engine/types';
+import { createEngine, type Engine } from './engine';
 import type { RecordedEvent } from './store/port';
 
 export interface ReadModel {

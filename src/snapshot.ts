@@ -9,12 +9,7 @@
  */
 import { createHash } from 'node:crypto';
 import { readFile, rename, writeFile } from 'node:fs/promises';
-import {
-  initialState, type ApiKeyRecord, type CatalogState, type ContextRecord, type PromptRecord, type PromptVersion,
-  type RuleRecord, type SecretRecord,
-} from '../projections';
-import type { SealedCanary } from './events';
-import { compilePromptTemplate } from './prompts/template';
+import { restoreState, snapshotMembers, type CatalogState, type SnapshotMembers } from '../projections';
 
 /**
  * 2: a header line `{"format":2,"sha256":...}`, then the body JSON. Format 1
@@ -24,21 +19,13 @@ import { compilePromptTemplate } from './prompts/template';
 export const SNAPSHOT_FORMAT = 2;
 export const SNAPSHOT_FILE = 'snapshot.json';
 
-type Stringified<T> = { [K in keyof T]: T[K] extends bigint ? string : T[K] };
-
-interface SnapshotBody {
+/** The envelope's members, then each read model's (projections/read-models.ts). */
+type SnapshotBody = SnapshotMembers & {
   readonly format: number;
   /** Id of the first event of the log: a snapshot never applies to another log. */
   readonly log_id: string;
   readonly position: string;
-  readonly rules: Stringified<RuleRecord>[];
-  readonly contexts: Stringified<ContextRecord>[];
-  readonly prompts: (Stringified<Omit<PromptRecord, 'versions'>> & { versions: Omit<PromptVersion, 'compiled'>[] })[];
-  readonly secrets: Stringified<SecretRecord>[];
-  readonly erasure_pending: string[];
-  readonly canary: SealedCanary | null;
-  readonly api_keys: Stringified<ApiKeyRecord>[];
-}
+};
 
 export interface Snapshot {
   readonly logId: string;
@@ -48,17 +35,6 @@ export interface Snapshot {
 
 export type SnapshotLoad = { readonly ok: true; readonly snapshot: Snapshot } | { readonly ok: false; readonly reason: string };
 
-const withStrings = <T extends { revision: bigint; position?: bigint }>(record: T) => ({
-  ...record,
-  revision: record.revision.toString(),
-  ...(record.position !== undefined ? { position: record.position.toString() } : {}),
-});
-const withBigints = <T extends { revision: string; position?: string }>(record: T) => ({
-  ...record,
-  revision: BigInt(record.revision),
-  ...(record.position !== undefined ? { position: BigInt(record.position) } : {}),
-});
-
 /** Serializes the state as the snapshot file's text (JSON with a SHA-256 of the body). */
 export function encodeSnapshot(state: CatalogState, logId: string): string {
   if (state.position === undefined) throw new Error('nothing to snapshot: no event applied');
@@ -66,16 +42,7 @@ export function encodeSnapshot(state: CatalogState, logId: string): string {
     format: SNAPSHOT_FORMAT,
     log_id: logId,
     position: state.position.toString(),
-    rules: [...state.rules.values()].map(withStrings) as Stringified<RuleRecord>[],
-    contexts: [...state.contexts.values()].map(withStrings) as Stringified<ContextRecord>[],
-    prompts: [...state.prompts.values()].map((prompt) => ({
-      ...withStrings(prompt),
-      versions: prompt.versions.map(({ compiled: _compiled, ...version }) => version),
-    })) as SnapshotBody['prompts'],
-    secrets: [...state.vault.secrets.values()].map(withStrings) as Stringified<SecretRecord>[],
-    erasure_pending: [...state.vault.erasurePending],
-    canary: state.vault.keyring.canary ?? null,
-    api_keys: [...state.apiKeys.byId.values()].map(withStrings) as Stringified<ApiKeyRecord>[],
+    ...snapshotMembers(state),
   };
   const text = JSON.stringify(body);
   return `${JSON.stringify({ format: SNAPSHOT_FORMAT, sha256: sha256(text) })}\n${text}`;
@@ -119,29 +86,8 @@ export function decodeSnapshot(text: string): SnapshotLoad {
 }
 
 function restore(body: SnapshotBody): Snapshot {
-  const state = initialState();
-  state.position = BigInt(body.position);
-  for (const rule of body.rules) state.rules.set(rule.id, withBigints(rule) as RuleRecord);
-  for (const context of body.contexts) state.contexts.set(context.id, withBigints(context) as ContextRecord);
-  for (const prompt of body.prompts) {
-    const versions = prompt.versions.map((version) => {
-      const compiled = compilePromptTemplate(version.template);
-      return { ...version, compiled: compiled.ok ? compiled.template : undefined };
-    });
-    state.prompts.set(prompt.id, { ...(withBigints(prompt) as Omit<PromptRecord, 'versions'>), versions });
-  }
-  for (const secret of body.secrets) {
-    state.vault.secrets.set(secret.id, withBigints(secret) as SecretRecord);
-    state.vault.idsByKey.set(secret.key, secret.id);
-  }
-  for (const id of body.erasure_pending) state.vault.erasurePending.add(id);
-  state.vault.keyring = { canary: body.canary ?? undefined };
-  for (const key of body.api_keys) {
-    const record = withBigints(key) as ApiKeyRecord;
-    state.apiKeys.byId.set(record.id, record);
-    state.apiKeys.byHash.set(record.key_hash, record);
-  }
-  return { logId: body.log_id, position: state.position, state };
+  const position = BigInt(body.position);
+  return { logId: body.log_id, position, state: restoreState(position, body) };
 }
 
 /** Writes atomically (temp file, then rename), owner-only. */

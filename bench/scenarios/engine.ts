@@ -3,9 +3,8 @@
  * reference translation in src/engine/reference.ts) on the same generated
  * rules and requests, in the same process.
  */
-import { createEngine } from '../../src/engine';
-import { createReferenceEngine } from '../../src/engine/reference';
-import type { Engine, RuleDefinition } from '../../src/engine/types';
+import { createEngine, type Engine, type RuleDefinition } from '../../src/engine';
+import { createReferenceEngine } from '../../test/support/reference';
 import type { CaseResult, Scenario } from '../scenario';
 import { summarize, timeEach, timeEachAsync } from '../stats';
 import { countConditions, generateRequests, generateRules, toDefinitions, type Shape } from '../workload';

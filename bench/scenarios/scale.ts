@@ -3,8 +3,7 @@
  * (is it sublinear?), memory at 100k rules, and the cost of changing one rule
  * (upsert of an existing id) at 100k rules.
  */
-import { createEngine } from '../../src/engine';
-import type { Engine } from '../../src/engine/types';
+import { createEngine, type Engine } from '../../src/engine';
 import type { CaseResult, Scenario } from '../scenario';
 import { summarize, timeEach } from '../stats';
 import { generateRequests, generateRules, ruleId, toDefinitions } from '../workload';

@@ -6,7 +6,7 @@
  * stops early, and then says so: `next` is where the scan stopped and
  * `scan_limit_reached` is true, so a caller continues from there.
  */
-import { eventView } from './event-view';
+import { eventView } from '../service/event-view';
 import { toJsonPosition, type EventStore } from '../store/port';
 import { isEmptyFilter, matchesFilter, type EventQuery } from './event-filter';
 

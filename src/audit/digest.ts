@@ -13,7 +13,7 @@
  * erasures still to do, which is work in progress, not a fact of the log.
  */
 import { createHash } from 'node:crypto';
-import type { CatalogState } from '../../projections';
+import { digestMembers, type CatalogState } from '../../projections';
 
 export interface Digest {
   /** SHA-256 hex of `canonicalState(state)`. */
@@ -56,54 +56,17 @@ function toCanonical(value: unknown): Canonical {
   }
 }
 
-const byId = <T extends { readonly id: string }>(records: Iterable<T>): T[] =>
-  [...records].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
-
-/** The read models as one canonical JSON text (see the header for what is in it). */
+/** The read models as one canonical JSON text (see the header for what is in it; each model's part is its registry entry in projections/read-models.ts). */
 export function canonicalState(state: CatalogState): string {
-  const provenance = (r: { created_by: string; created_at: string; updated_at: string; revision: bigint }) => ({
-    created_by: r.created_by, created_at: r.created_at, updated_at: r.updated_at, revision: r.revision,
-  });
-  return canonicalJson({
-    rules: byId(state.rules.values()).map((r) => ({
-      id: r.id, name: r.name, description: r.description, status: r.status, group_operator: r.group_operator,
-      condition_groups: r.condition_groups, entities: r.entities, ...provenance(r),
-    })),
-    contexts: byId(state.contexts.values()).map((c) => ({
-      id: c.id, name: c.name, description: c.description, content: c.content, tags: c.tags,
-      meta_properties: c.meta_properties, status: c.status, ...provenance(c),
-    })),
-    prompts: byId(state.prompts.values()).map((p) => ({
-      id: p.id, name: p.name, tags: p.tags, meta_properties: p.meta_properties, status: p.status, ...provenance(p),
-      versions: p.versions.map((v) => ({ version: v.version, template: v.template, created_by: v.created_by, created_at: v.created_at })),
-    })),
-    vault: {
-      secrets: byId(state.vault.secrets.values()).map((s) => ({
-        id: s.id, key: s.key, tags: s.tags, version: s.version, value_version: s.value_version, sealed: s.sealed, ...provenance(s),
-      })),
-      keyring: state.vault.keyring.canary ?? null,
-    },
-    api_keys: byId(state.apiKeys.byId.values()).map((k) => ({
-      id: k.id, name: k.name, scopes: k.scopes, secret_tags: k.secret_tags, key_hash: k.key_hash,
-      created_by: k.created_by, created_at: k.created_at, revision: k.revision,
-    })),
-  });
+  return canonicalJson(digestMembers(state).canonical);
 }
 
 /** The digest of the read models `state` holds. */
 export function digestState(state: CatalogState): Digest {
-  let promptVersions = 0;
-  for (const prompt of state.prompts.values()) promptVersions += prompt.versions.length;
+  const { canonical, counts } = digestMembers(state);
   return {
-    sha256: createHash('sha256').update(canonicalState(state), 'utf8').digest('hex'),
+    sha256: createHash('sha256').update(canonicalJson(canonical), 'utf8').digest('hex'),
     position: state.position === undefined ? null : state.position.toString(10),
-    counts: {
-      rules: state.rules.size,
-      contexts: state.contexts.size,
-      prompts: state.prompts.size,
-      prompt_versions: promptVersions,
-      secrets: state.vault.secrets.size,
-      api_keys: state.apiKeys.byId.size,
-    },
+    counts: counts as Digest['counts'],
   };
 }

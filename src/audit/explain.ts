@@ -13,10 +13,8 @@
  * never dropped silently.
  */
 import type { RuleRecord } from '../../projections';
-import { Kind, testPredicate, type Predicate } from '../engine/predicates';
-import type { Condition } from '../events/rule-events';
-import type { Fields } from '../engine/types';
 import { isPlainObject } from '../domain/input';
+import { Kind, testPredicate, type Condition, type Fields, type Predicate } from '../engine';
 import { badRequest } from '../errors';
 import { toJsonPosition } from '../store/port';
 import { checkedRule, inputView, readInputs, ruleMatches, type CheckedRule } from './rule-check';

@@ -8,10 +8,10 @@
  * only state is caches of compiled conditions.
  */
 import type { RuleRecord } from '../../projections';
-import type { Condition, ConditionGroup } from '../events/rule-events';
-import { compileCondition, Kind, testPredicate, type InputView, type Predicate } from '../engine/predicates';
-import type { Engine, FieldValue, Fields, RuleDefinition } from '../engine/types';
-import { inputBoolean, inputNumber, inputText } from '../engine/values';
+import {
+  compileCondition, inputBoolean, inputNumber, inputText, Kind, testPredicate,
+  type Condition, type ConditionGroup, type Engine, type FieldValue, type Fields, type InputView, type Predicate, type RuleDefinition,
+} from '../engine';
 
 interface CheckedCondition {
   readonly condition: Condition;

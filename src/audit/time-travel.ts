@@ -27,8 +27,8 @@
  * snapshots taken before an erasure still hold that secret's sealed record.
  * Audit evaluate reads rules, contexts and prompts only.
  */
-import { evolve, initialState, type CatalogState } from '../../projections';
-import type { Engine } from '../engine/types';
+import { copyState, evolve, initialState, type CatalogState } from '../../projections';
+import type { Engine } from '../engine';
 import { badRequest } from '../errors';
 import type { EventStore, RecordedEvent } from '../store/port';
 import { createScanEngine, type ScanEngine } from './rule-check';
@@ -114,23 +114,6 @@ export function parseAsOf(value: unknown): AsOf {
   return { kind: 'time', at: new Date(ms).toISOString() };
 }
 
-/** A snapshot's own copy of the maps; records are shared (folds replace them, never mutate). */
-function cloneState(state: CatalogState): CatalogState {
-  return {
-    position: state.position,
-    rules: new Map(state.rules),
-    contexts: new Map(state.contexts),
-    prompts: new Map(state.prompts),
-    vault: {
-      secrets: new Map(state.vault.secrets),
-      idsByKey: new Map(state.vault.idsByKey),
-      erasurePending: new Set(state.vault.erasurePending),
-      keyring: state.vault.keyring,
-    },
-    apiKeys: { byId: new Map(state.apiKeys.byId), byHash: new Map(state.apiKeys.byHash) },
-  };
-}
-
 /** Orders snapshots by position, the empty prefix first. */
 function before(a: bigint | undefined, b: bigint | undefined): boolean {
   if (a === undefined) return b !== undefined;
@@ -198,7 +181,7 @@ export function createTimeTravel(store: EventStore, options: TimeTravelOptions =
       const page = await store.readAll({ after: position, limit: wanted });
       for (const event of page) {
         if (beyond(asOf, event)) return finish();
-        working ??= cloneState(from.state);
+        working ??= copyState(from.state);
         evolve(working, event);
         const ruleId = ruleIdOf(event);
         if (ruleId !== undefined) changed.add(ruleId);
@@ -209,7 +192,7 @@ export function createTimeTravel(store: EventStore, options: TimeTravelOptions =
         if (ordinal % spacing === 0 && !checkpoints.has(ordinal)) {
           engine = createScanEngine(working.rules, { engine, changed });
           changed = new Set();
-          keepCheckpoint({ state: cloneState(working), position, at, maxAt, ordinal, engine });
+          keepCheckpoint({ state: copyState(working), position, at, maxAt, ordinal, engine });
         }
       }
       if (page.length < wanted) return finish();

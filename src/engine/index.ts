@@ -1,4 +1,15 @@
-/** The rule engine: compiled index, write-time checks and the types they share. */
+/**
+ * The rule engine: compiled index, write-time checks and the types they share;
+ * the only entry point from outside src/engine (test/layers.test.ts).
+ */
 export { createEngine, type EngineOptions } from './engine';
 export { checkConditionGroups, DEFAULT_RULE_LIMITS, type RuleLimits } from './validate';
 export type { Engine, Fields, FieldValue, RuleDefinition, RuleProblem } from './types';
+export {
+  DATA_TYPES, OPERATORS, OPERATORS_BY_TYPE,
+  type Condition, type ConditionGroup, type DataType, type LogicalOperator, type Operator, type Status,
+} from './conditions';
+// One condition at a time, with the engine's own predicates and input readings:
+// src/audit/rule-check.ts checks rules this way where building the index would cost more.
+export { compileCondition, Kind, testPredicate, type InputView, type Predicate } from './predicates';
+export { inputBoolean, inputNumber, inputText } from './values';

@@ -24,7 +24,7 @@
  * drives beside a selective one: it would make every request walk a posting
  * list as long as the rule set's share of that value.
  */
-import type { ConditionGroup } from '../events/rule-events';
+import type { ConditionGroup } from './conditions';
 import type { RuleDefinition } from './types';
 import { Kind, compileCondition, type Predicate } from './predicates';
 

@@ -4,7 +4,7 @@
  * value. Pure; anything invalid compiles to null, "never true".
  */
 import { RE2JS } from 're2js';
-import type { Condition } from '../events/rule-events';
+import type { Condition } from './conditions';
 import { compileFastRegex, MATCH, UNKNOWN, type FastRegex } from './fast-regex';
 import { mayMatch, NO_FILTER, regexFilter, type RegexFilter } from './regex-prefilter';
 import { parseDecimal, splitBetween, splitList } from './values';

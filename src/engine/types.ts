@@ -2,7 +2,7 @@
  * The compiled rule engine's interface. The engine is pure, synchronous and
  * total: `evaluate` never throws and never touches I/O.
  */
-import type { ConditionGroup, LogicalOperator, Status } from '../events/rule-events';
+import type { ConditionGroup, LogicalOperator, Status } from './conditions';
 
 /** What the engine needs of a rule; a projected rule record satisfies it. */
 export interface RuleDefinition {

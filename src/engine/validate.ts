@@ -3,7 +3,7 @@
  * a condition silently never true is reported here instead, with a path into
  * the rule body and a message a rule author can act on. Pure.
  */
-import { OPERATORS_BY_TYPE, type Condition, type ConditionGroup } from '../events/rule-events';
+import { OPERATORS_BY_TYPE, type Condition, type ConditionGroup } from './conditions';
 import { RE2JS } from 're2js';
 import type { RuleProblem } from './types';
 import { parseDecimal, splitBetween, splitList } from './values';

@@ -3,7 +3,8 @@
  * Where an event is defined: here. Where it is applied: projections/.
  * Where it is decided: src/domain/.
  */
-import type { EventMetadata } from '../store/port';
+import { STREAM_PREFIXES } from '../store/owned-streams';
+import type { EventMetadata, Json, RecordedEvent } from '../store/port';
 import type { ApiKeyEvent } from './api-key-events';
 import type { ContextEvent } from './context-events';
 import type { PromptEvent } from './prompt-events';
@@ -30,7 +31,7 @@ export type StoredEvent<E extends DomainEvent = DomainEvent> = E & {
 /** Current schema version of each event type's data (metadata.schema). */
 export const SCHEMA_VERSION = 1;
 
-export const STREAM_PREFIXES = ['rule-', 'context-', 'prompt-', 'secret-', 'apikey-', 'vault-keyring'] as const;
+export { STREAM_PREFIXES };
 export const KEYRING_STREAM = 'vault-keyring';
 
 export const streams = {
@@ -58,4 +59,20 @@ export function isOwnStream(stream: string): boolean {
 /** Narrows a recorded event to a domain event; unknown types are skipped by projections. */
 export function isDomainEventType(type: string): type is DomainEventType {
   return KNOWN_TYPES.has(type);
+}
+
+/**
+ * The one place a recorded event becomes the typed union: undefined for a type
+ * RuleVault does not write (the folds skip those). The type name is checked;
+ * the data's shape is trusted, since only the deciders in src/domain write it
+ * (stamped with SCHEMA_VERSION) and an imported log replays through the same
+ * folds. Switch on the result's `type` to narrow it to one family.
+ */
+export function decodeEvent(recorded: RecordedEvent): StoredEvent | undefined {
+  return isDomainEventType(recorded.type) ? (recorded as unknown as StoredEvent) : undefined;
+}
+
+/** The inverse of decodeEvent for the data: event data is plain JSON by construction (readonly interfaces lack the index signature). */
+export function encodeEventData(event: DomainEvent): { readonly [key: string]: Json } {
+  return event.data as unknown as { readonly [key: string]: Json };
 }

@@ -1,37 +1,15 @@
 /** Events of the `rule-<id>` streams and the rule vocabulary they carry. */
 
-export const DATA_TYPES = ['string', 'number', 'boolean'] as const;
-export type DataType = (typeof DATA_TYPES)[number];
+import type { ConditionGroup, LogicalOperator, Status } from '../engine';
 
-export const OPERATORS = [
-  'equals', 'not_equals', 'contains', 'not_contains', 'starts_with', 'ends_with', 'regex',
-  'in', 'not_in', 'gt', 'gte', 'lt', 'lte', 'between',
-] as const;
-export type Operator = (typeof OPERATORS)[number];
+// The condition vocabulary is the engine's input language; the events carry it.
+export {
+  DATA_TYPES, OPERATORS, OPERATORS_BY_TYPE,
+  type Condition, type ConditionGroup, type DataType, type LogicalOperator, type Operator, type Status,
+} from '../engine';
 
-/** Which operators each data type admits (contract §2). */
-export const OPERATORS_BY_TYPE: { readonly [T in DataType]: readonly Operator[] } = {
-  string: ['equals', 'not_equals', 'contains', 'not_contains', 'starts_with', 'ends_with', 'regex', 'in', 'not_in'],
-  number: ['equals', 'not_equals', 'gt', 'gte', 'lt', 'lte', 'between', 'in', 'not_in'],
-  boolean: ['equals', 'not_equals'],
-};
-
-export type Status = 'ACTIVE' | 'INACTIVE';
-export type LogicalOperator = 'AND' | 'OR';
 export const ENTITY_TYPES = ['context', 'prompt', 'evaluation'] as const;
 export type EntityType = (typeof ENTITY_TYPES)[number];
-
-export interface Condition {
-  readonly field: string;
-  readonly operator: Operator;
-  readonly value: string;
-  readonly data_type: DataType;
-}
-
-export interface ConditionGroup {
-  readonly condition_operator: LogicalOperator;
-  readonly conditions: readonly Condition[];
-}
 
 export interface EntityLink {
   readonly entity_type: EntityType;

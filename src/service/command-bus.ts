@@ -6,11 +6,11 @@
  */
 import type { IfMatch } from '../domain/input';
 import { AppError } from '../errors';
-import { SCHEMA_VERSION, type DomainEvent } from '../events';
+import { encodeEventData, SCHEMA_VERSION, type DomainEvent } from '../events';
 import type { ReadModel } from '../read-model';
 import {
   ConcurrencyError, StoreUnavailableError, StreamDeletedError,
-  type AppendResult, type EventStore, type ExpectedRevision, type Json, type NewEvent,
+  type AppendResult, type EventStore, type ExpectedRevision, type NewEvent,
 } from '../store/port';
 
 /** Who asked, and which request; travels into every event's metadata. */
@@ -53,7 +53,7 @@ export function createCommandBus(store: EventStore, readModel: ReadModel, runtim
       const at = runtime.now().toISOString();
       const records: NewEvent[] = events.map((event) => ({
         type: event.type,
-        data: event.data as unknown as { [key: string]: Json },
+        data: encodeEventData(event),
         metadata: { actor: actor.id, at, request_id: actor.requestId, schema: SCHEMA_VERSION },
       }));
       const result = await appendMapped(store, stream, records, expected, options.erasing === true);

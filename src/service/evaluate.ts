@@ -6,7 +6,7 @@ import type { CatalogState, ContextRecord, PromptRecord, RuleRecord } from '../.
 import type { Limits } from '../config';
 import { badRequest } from '../errors';
 import { ENTITY_TYPES, type EntityType } from '../events';
-import type { Engine, FieldValue, Fields } from '../engine/types';
+import type { Engine, FieldValue, Fields } from '../engine';
 import { parseVersion } from '../prompts/semver';
 import { missingVariables, type OutputBound, type RenderLimits } from '../prompts/template';
 import { isPlainObject } from '../domain/input';

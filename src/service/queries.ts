@@ -1,9 +1,9 @@
 /** Admin reads: listings, single records and rule history. */
 import { evolveRules } from '../../projections/rules';
-import { eventView } from '../audit/event-view';
+import { eventView } from './event-view';
 import type { RuleRecord } from '../../projections';
 import { badRequest, notFound } from '../errors';
-import { streams, type RuleBody, type RuleEvent, type StoredEvent } from '../events';
+import { decodeEvent, streams, type RuleBody } from '../events';
 import { parseVersion } from '../prompts/semver';
 import type { TemplateLimits } from '../prompts/template';
 import type { ReadModel } from '../read-model';
@@ -34,7 +34,14 @@ export function createQueries(store: EventStore, readModel: ReadModel, templateL
       return {
         events: events.map((event) => {
           const before = fold.get(id);
-          evolveRules(fold, event as unknown as StoredEvent<RuleEvent>);
+          const decoded = decodeEvent(event);
+          // A rule stream holds rule events; any other type changes nothing.
+          switch (decoded?.type) {
+            case 'RuleCreated':
+            case 'RuleUpdated':
+            case 'RuleDeleted':
+              evolveRules(fold, decoded);
+          }
           return { ...eventView(event), changes: ruleDiff(before, fold.get(id)) };
         }),
       };

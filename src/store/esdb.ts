@@ -30,7 +30,6 @@ import {
   type StreamingRead,
 } from '@eventstore/db-client';
 import { crashPoint } from '../crash-points';
-import { STREAM_PREFIXES } from '../events';
 import { isStreamNotFound, mapClientError } from './esdb-errors';
 import { fromResolved, toEventData } from './esdb-events';
 import { comparePositions, decodePosition, encodePosition } from './esdb-position';
@@ -44,6 +43,7 @@ import {
   type RecordedEvent,
   type Subscription,
 } from './port';
+import { STREAM_PREFIXES } from './owned-streams';
 
 export interface EsdbStoreOptions {
   /** Milliseconds any one call may take before it fails with StoreUnavailableError (default 10 000). */

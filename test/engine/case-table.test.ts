@@ -1,6 +1,6 @@
 import t from 'tap';
 import { createEngine } from '../../src/engine';
-import { createReferenceEngine } from '../../src/engine/reference';
+import { createReferenceEngine } from '../support/reference';
 import { OPERATORS_BY_TYPE } from '../../src/events/rule-events';
 import { CASES, CASES_VERSION } from './cases';
 

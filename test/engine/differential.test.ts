@@ -6,7 +6,7 @@
 import fc from 'fast-check';
 import t, { type Test } from 'tap';
 import { createEngine } from '../../src/engine';
-import { createReferenceEngine } from '../../src/engine/reference';
+import { createReferenceEngine } from '../support/reference';
 import type { Engine, RuleDefinition } from '../../src/engine/types';
 import { perSeed, propertyOptions, replayHint, testSeeds } from '../support/seeds';
 import { randomFields, randomRule, seededRandom, type Random } from './random-rules';

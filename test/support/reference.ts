@@ -9,8 +9,7 @@
  */
 import { Engine as RulesEngine, type NestedCondition, type RuleProperties, type TopLevelCondition } from 'json-rules-engine';
 import { RE2JS } from 're2js';
-import type { Condition, ConditionGroup } from '../events/rule-events';
-import type { Fields, RuleDefinition } from './types';
+import type { Condition, ConditionGroup, Fields, RuleDefinition } from '../../src/engine';
 
 export interface ReferenceEngine {
   /** Ids of the active rules matching `fields`, sorted ascending. */

@@ -1,0 +1,226 @@
+/**
+ * The registry of read models: for each member of the catalog state, how to
+ * copy it, how it goes into and comes out of a snapshot, and what of it the
+ * digest covers. Snapshots (src/snapshot.ts), time travel
+ * (src/audit/time-travel.ts) and the digest (src/audit/digest.ts) iterate this
+ * registry instead of each listing the state's shape; its type demands one
+ * entry per model, so a new read model cannot be left out of any of them.
+ */
+import { compilePromptTemplate } from '../src/prompts/template';
+import type { ApiKeysState } from './api-keys';
+import type { ContextsState } from './contexts';
+import type { CatalogState, ReadModels } from './index';
+import type { PromptsState } from './prompts';
+import type { ApiKeyRecord, ContextRecord, PromptRecord, RuleRecord, SecretRecord } from './records';
+import type { RulesState } from './rules';
+import type { VaultState } from './secrets';
+
+/** A model's members of a snapshot body: plain JSON, bigints as decimal strings. */
+export type SnapshotMembers = { readonly [member: string]: unknown };
+/** What the digest counts of a model, by name. */
+export type DigestCounts = { readonly [name: string]: number };
+
+interface ReadModelKind<M> {
+  /** A copy that folds may change without touching `model`; records are shared (folds replace them, never mutate). */
+  copy(model: M): M;
+  toSnapshot(model: M): SnapshotMembers;
+  /** Rebuilds the model from a snapshot body (indexes and compiled templates included). */
+  fromSnapshot(body: SnapshotMembers): M;
+  /** The model's member of the digest's canonical form: its name there, its value, its counts. */
+  digest(model: M): { readonly name: string; readonly value: unknown; readonly counts: DigestCounts };
+}
+
+type Stringified<T> = { [K in keyof T]: T[K] extends bigint ? string : T[K] };
+
+const withStrings = <T extends { revision: bigint; position?: bigint }>(record: T) => ({
+  ...record,
+  revision: record.revision.toString(),
+  ...(record.position !== undefined ? { position: record.position.toString() } : {}),
+});
+const withBigints = <T extends { revision: string; position?: string }>(record: T) => ({
+  ...record,
+  revision: BigInt(record.revision),
+  ...(record.position !== undefined ? { position: BigInt(record.position) } : {}),
+});
+
+const byId = <T extends { readonly id: string }>(records: Iterable<T>): T[] =>
+  [...records].sort((a, b) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0));
+
+const provenance = (r: { created_by: string; created_at: string; updated_at: string; revision: bigint }) => ({
+  created_by: r.created_by, created_at: r.created_at, updated_at: r.updated_at, revision: r.revision,
+});
+
+type SnapshotPrompt = Stringified<Omit<PromptRecord, 'versions'>> & { versions: Omit<PromptRecord['versions'][number], 'compiled'>[] };
+
+/**
+ * In state order; snapshot bodies and digest counts list members in this
+ * order. The digest leaves out log positions (an import into another store
+ * renumbers them) and the vault's erasures still to do (work in progress, not
+ * a fact of the log); see src/audit/digest.ts.
+ */
+const READ_MODELS: { readonly [K in keyof ReadModels]: ReadModelKind<ReadModels[K]> } = {
+  rules: {
+    copy: (rules: RulesState) => new Map(rules),
+    toSnapshot: (rules) => ({ rules: [...rules.values()].map(withStrings) }),
+    fromSnapshot(body) {
+      const rules: RulesState = new Map();
+      for (const rule of body.rules as Stringified<RuleRecord>[]) rules.set(rule.id, withBigints(rule) as RuleRecord);
+      return rules;
+    },
+    digest: (rules) => ({
+      name: 'rules',
+      value: byId(rules.values()).map((r) => ({
+        id: r.id, name: r.name, description: r.description, status: r.status, group_operator: r.group_operator,
+        condition_groups: r.condition_groups, entities: r.entities, ...provenance(r),
+      })),
+      counts: { rules: rules.size },
+    }),
+  },
+  contexts: {
+    copy: (contexts: ContextsState) => new Map(contexts),
+    toSnapshot: (contexts) => ({ contexts: [...contexts.values()].map(withStrings) }),
+    fromSnapshot(body) {
+      const contexts: ContextsState = new Map();
+      for (const context of body.contexts as Stringified<ContextRecord>[]) contexts.set(context.id, withBigints(context) as ContextRecord);
+      return contexts;
+    },
+    digest: (contexts) => ({
+      name: 'contexts',
+      value: byId(contexts.values()).map((c) => ({
+        id: c.id, name: c.name, description: c.description, content: c.content, tags: c.tags,
+        meta_properties: c.meta_properties, status: c.status, ...provenance(c),
+      })),
+      counts: { contexts: contexts.size },
+    }),
+  },
+  prompts: {
+    copy: (prompts: PromptsState) => new Map(prompts),
+    toSnapshot: (prompts) => ({
+      prompts: [...prompts.values()].map((prompt) => ({
+        ...withStrings(prompt),
+        versions: prompt.versions.map(({ compiled: _compiled, ...version }) => version),
+      })),
+    }),
+    fromSnapshot(body) {
+      const prompts: PromptsState = new Map();
+      for (const prompt of body.prompts as SnapshotPrompt[]) {
+        const versions = prompt.versions.map((version) => {
+          const compiled = compilePromptTemplate(version.template);
+          return { ...version, compiled: compiled.ok ? compiled.template : undefined };
+        });
+        prompts.set(prompt.id, { ...(withBigints(prompt) as Omit<PromptRecord, 'versions'>), versions });
+      }
+      return prompts;
+    },
+    digest(prompts) {
+      let versions = 0;
+      for (const prompt of prompts.values()) versions += prompt.versions.length;
+      return {
+        name: 'prompts',
+        value: byId(prompts.values()).map((p) => ({
+          id: p.id, name: p.name, tags: p.tags, meta_properties: p.meta_properties, status: p.status, ...provenance(p),
+          versions: p.versions.map((v) => ({ version: v.version, template: v.template, created_by: v.created_by, created_at: v.created_at })),
+        })),
+        counts: { prompts: prompts.size, prompt_versions: versions },
+      };
+    },
+  },
+  vault: {
+    copy: (vault: VaultState) => ({
+      secrets: new Map(vault.secrets),
+      idsByKey: new Map(vault.idsByKey),
+      erasurePending: new Set(vault.erasurePending),
+      keyring: vault.keyring,
+    }),
+    toSnapshot: (vault) => ({
+      secrets: [...vault.secrets.values()].map(withStrings),
+      erasure_pending: [...vault.erasurePending],
+      canary: vault.keyring.canary ?? null,
+    }),
+    fromSnapshot(body) {
+      const vault: VaultState = { secrets: new Map(), idsByKey: new Map(), erasurePending: new Set(), keyring: { canary: undefined } };
+      for (const secret of body.secrets as Stringified<SecretRecord>[]) {
+        vault.secrets.set(secret.id, withBigints(secret) as SecretRecord);
+        vault.idsByKey.set(secret.key, secret.id);
+      }
+      for (const id of body.erasure_pending as string[]) vault.erasurePending.add(id);
+      vault.keyring = { canary: (body.canary as VaultState['keyring']['canary'] | null) ?? undefined };
+      return vault;
+    },
+    digest: (vault) => ({
+      name: 'vault',
+      value: {
+        secrets: byId(vault.secrets.values()).map((s) => ({
+          id: s.id, key: s.key, tags: s.tags, version: s.version, value_version: s.value_version, sealed: s.sealed, ...provenance(s),
+        })),
+        keyring: vault.keyring.canary ?? null,
+      },
+      counts: { secrets: vault.secrets.size },
+    }),
+  },
+  apiKeys: {
+    copy: (apiKeys: ApiKeysState) => ({ byId: new Map(apiKeys.byId), byHash: new Map(apiKeys.byHash) }),
+    toSnapshot: (apiKeys) => ({ api_keys: [...apiKeys.byId.values()].map(withStrings) }),
+    fromSnapshot(body) {
+      const apiKeys: ApiKeysState = { byId: new Map(), byHash: new Map() };
+      for (const key of body.api_keys as Stringified<ApiKeyRecord>[]) {
+        const record = withBigints(key) as ApiKeyRecord;
+        apiKeys.byId.set(record.id, record);
+        apiKeys.byHash.set(record.key_hash, record);
+      }
+      return apiKeys;
+    },
+    digest: (apiKeys) => ({
+      name: 'api_keys',
+      value: byId(apiKeys.byId.values()).map((k) => ({
+        id: k.id, name: k.name, scopes: k.scopes, secret_tags: k.secret_tags, key_hash: k.key_hash,
+        created_by: k.created_by, created_at: k.created_at, revision: k.revision,
+      })),
+      counts: { api_keys: apiKeys.byId.size },
+    }),
+  },
+};
+
+const MODEL_KEYS = Object.keys(READ_MODELS) as (keyof ReadModels)[];
+
+/** Builds a catalog state model by model, in registry order. */
+function buildState(position: bigint | undefined, model: <K extends keyof ReadModels>(key: K, kind: ReadModelKind<ReadModels[K]>) => ReadModels[K]): CatalogState {
+  const models: Partial<ReadModels> = {};
+  const put = <K extends keyof ReadModels>(key: K) => {
+    models[key] = model(key, READ_MODELS[key]);
+  };
+  for (const key of MODEL_KEYS) put(key);
+  return { position, ...(models as ReadModels) };
+}
+
+/** Applies `visit` to each model of `state`, in registry order. */
+function eachModel<T>(state: CatalogState, visit: <K extends keyof ReadModels>(model: ReadModels[K], kind: ReadModelKind<ReadModels[K]>) => T): T[] {
+  const one = <K extends keyof ReadModels>(key: K) => visit(state[key], READ_MODELS[key]);
+  return MODEL_KEYS.map(one);
+}
+
+/** A state that folds may advance without touching `state` (time travel's snapshots). */
+export function copyState(state: CatalogState): CatalogState {
+  return buildState(state.position, (key, kind) => kind.copy(state[key]));
+}
+
+/** Every model's snapshot members, in registry order. */
+export function snapshotMembers(state: CatalogState): SnapshotMembers {
+  return Object.assign({}, ...eachModel(state, (model, kind) => kind.toSnapshot(model)));
+}
+
+/** The state a snapshot body holds. */
+export function restoreState(position: bigint, body: SnapshotMembers): CatalogState {
+  return buildState(position, (_key, kind) => kind.fromSnapshot(body));
+}
+
+/** Every model's member of the digest's canonical form, and its counts. */
+export function digestMembers(state: CatalogState): { readonly canonical: { readonly [name: string]: unknown }; readonly counts: DigestCounts } {
+  const canonical: { [name: string]: unknown } = {};
+  const counts: { [name: string]: number } = {};
+  for (const { name, value, counts: modelCounts } of eachModel(state, (model, kind) => kind.digest(model))) {
+    canonical[name] = value;
+    Object.assign(counts, modelCounts);
+  }
+  return { canonical, counts };
+}

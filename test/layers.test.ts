@@ -1,0 +1,97 @@
+/**
+ * Layers point one way (README "Where things are"): every relative import in
+ * src/, projections/ and scripts/ goes to the same layer or a lower one, and
+ * nothing outside src/engine reaches past the engine's index. The sources are
+ * parsed with TypeScript's own pre-processor, so `import type`, `export … from`,
+ * `import()` and `require()` all count.
+ */
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import path from 'node:path';
+import t from 'tap';
+import ts from 'typescript';
+
+const ROOT = path.resolve(__dirname, '..', '..');
+
+/**
+ * Lowest first. A file belongs to the first entry whose path is it or holds it;
+ * it may import its own layer and any lower one. A new top-level module must be
+ * placed here (the test fails on an unplaced file).
+ */
+const LAYERS: readonly (readonly string[])[] = [
+  ['src/errors.ts', 'src/log.ts', 'src/crash-points.ts', 'src/config.ts', 'src/data-lock.ts'],
+  ['src/store', 'src/engine', 'src/prompts'],
+  ['src/events'],
+  ['projections', 'src/vault'],
+  ['src/domain'],
+  ['src/read-model.ts', 'src/follow.ts', 'src/snapshot.ts', 'src/snapshotter.ts', 'src/auth.ts', 'src/metrics.ts'],
+  ['src/service'],
+  ['src/audit'],
+  ['src/http'],
+  ['src/main.ts', 'src/index.ts', 'src/client'],
+  ['scripts'],
+];
+
+/** Folders whose tests unit-test the engine's internals and so may import them. */
+const ENGINE_INTERNALS_ALLOWED = ['src/engine', 'test/engine'];
+
+function tsFiles(dir: string): string[] {
+  const out: string[] = [];
+  for (const name of readdirSync(path.join(ROOT, dir))) {
+    const rel = `${dir}/${name}`;
+    if (statSync(path.join(ROOT, rel)).isDirectory()) out.push(...tsFiles(rel));
+    else if (name.endsWith('.ts') && !name.endsWith('.d.ts')) out.push(rel);
+  }
+  return out;
+}
+
+/** The repo-relative targets of a file's relative imports, without extension. */
+function relativeImports(file: string): { readonly spec: string; readonly target: string }[] {
+  const info = ts.preProcessFile(readFileSync(path.join(ROOT, file), 'utf8'), true, true);
+  return info.importedFiles
+    .map((ref) => ref.fileName)
+    .filter((spec) => spec.startsWith('.'))
+    .map((spec) => ({ spec, target: path.posix.normalize(path.posix.join(path.posix.dirname(file), spec)).replace(/\.js$/, '') }));
+}
+
+function under(file: string, entry: string): boolean {
+  return file === entry || file === entry.replace(/\.ts$/, '') || file.startsWith(`${entry}/`);
+}
+
+function layerOf(file: string): number {
+  return LAYERS.findIndex((layer) => layer.some((entry) => under(file, entry)));
+}
+
+const layered = ['src', 'projections', 'scripts'].flatMap(tsFiles);
+
+t.test('the parser sees every kind of import', async (t) => {
+  const targets = relativeImports('src/store/open-store.ts').map((i) => i.target);
+  t.ok(targets.includes('src/store/esdb'), 'require() and import() types count');
+  t.ok(layered.length > 50, 'the walk finds the sources');
+});
+
+t.test('every file of src/, projections/ and scripts/ has a layer', async (t) => {
+  t.same(layered.filter((file) => layerOf(file) < 0), []);
+});
+
+t.test('no import points up a layer', async (t) => {
+  const upward: string[] = [];
+  for (const file of layered) {
+    for (const { spec, target } of relativeImports(file)) {
+      const to = layerOf(target);
+      if (to > layerOf(file)) upward.push(`${file} imports ${spec} (layer ${to} above ${layerOf(file)})`);
+    }
+  }
+  t.same(upward, []);
+});
+
+t.test('outside src/engine the engine is imported only through its index', async (t) => {
+  const files = ['src', 'projections', 'scripts', 'bench', 'test'].flatMap(tsFiles);
+  const internal: string[] = [];
+  for (const file of files) {
+    if (ENGINE_INTERNALS_ALLOWED.some((dir) => under(file, dir))) continue;
+    for (const { spec, target } of relativeImports(file)) {
+      if (target.startsWith('src/engine/') && target !== 'src/engine/index') internal.push(`${file} imports ${spec}`);
+    }
+  }
+  t.same(internal, []);
+});
