@@ -1,5 +1,5 @@
 /**
- * The condition language the engine compiles (SPEC section 2). It lives here,
+ * The condition language the engine compiles (contract §2). It lives here,
  * at the bottom, so the engine depends on nothing above it; the rule events
  * carry it and re-export it (src/events/rule-events.ts).
  */
@@ -13,7 +13,7 @@ export const OPERATORS = [
 ] as const;
 export type Operator = (typeof OPERATORS)[number];
 
-/** Which operators each data type admits (SPEC section 2). */
+/** Which operators each data type admits (contract §2). */
 export const OPERATORS_BY_TYPE: { readonly [T in DataType]: readonly Operator[] } = {
   string: ['equals', 'not_equals', 'contains', 'not_contains', 'starts_with', 'ends_with', 'regex', 'in', 'not_in'],
   number: ['equals', 'not_equals', 'gt', 'gte', 'lt', 'lte', 'between', 'in', 'not_in'],
