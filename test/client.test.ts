@@ -2,15 +2,14 @@
 import t from 'tap';
 import { evaluate, getSecrets } from '../src/client';
 import { client } from './support/http';
-import { removeDir, startTestNode, type TestNode } from './support/node';
+import { withNode } from './support/with-node';
 
-let node: TestNode;
 let readerKey: string;
 let evaluatorKey: string;
 
+const live = withNode(t);
 t.before(async () => {
-  node = await startTestNode();
-  const admin = client(node.url, node.adminKey);
+  const admin = live.admin;
   readerKey = (await admin.post('/api/api-keys', { name: 'r', scopes: ['secrets:read'] })).json.key;
   evaluatorKey = (await admin.post('/api/api-keys', { name: 'e', scopes: ['evaluate'] })).json.key;
   await admin.post('/api/vault/secrets', { key: 'CLIENT_TEST_TOKEN', value: 'tok-123', tags: ['client'] });
@@ -20,19 +19,15 @@ t.before(async () => {
     entities: [{ entity_type: 'evaluation', entity_id: 'eval-1' }],
   });
 });
-t.teardown(async () => {
-  await node.stop();
-  removeDir(node.dataDir);
-});
 
 t.test('getSecrets with explicit url and key, by tags', async (t) => {
-  const result = await getSecrets({ url: node.url, apiKey: readerKey, tags: ['client'] });
+  const result = await getSecrets({ url: live.url, apiKey: readerKey, tags: ['client'] });
   t.same(result, { err: null, res: { CLIENT_TEST_TOKEN: 'tok-123' } });
   t.equal(process.env.CLIENT_TEST_TOKEN, undefined, 'the environment is untouched without shouldSetEnv');
 });
 
 t.test('getSecrets falls back to RULEVAULT_URL and RULEVAULT_API_KEY; shouldSetEnv sets only the answer', async (t) => {
-  process.env.RULEVAULT_URL = node.url;
+  process.env.RULEVAULT_URL = live.url;
   process.env.RULEVAULT_API_KEY = readerKey;
   t.teardown(() => {
     delete process.env.RULEVAULT_URL;
@@ -46,8 +41,8 @@ t.test('getSecrets falls back to RULEVAULT_URL and RULEVAULT_API_KEY; shouldSetE
 });
 
 t.test('failures come back as err, the way the server reports them', async (t) => {
-  t.same(await getSecrets({ url: node.url, apiKey: 'rv_wrong' }), { err: 'the API key is invalid or has been revoked', res: null });
-  t.same(await getSecrets({ url: node.url, apiKey: evaluatorKey }), { err: 'this API key lacks the secrets:read scope', res: null });
+  t.same(await getSecrets({ url: live.url, apiKey: 'rv_wrong' }), { err: 'the API key is invalid or has been revoked', res: null });
+  t.same(await getSecrets({ url: live.url, apiKey: evaluatorKey }), { err: 'this API key lacks the secrets:read scope', res: null });
   const unreachable = await getSecrets({ url: 'http://127.0.0.1:1', apiKey: readerKey });
   t.equal(unreachable.res, null);
   t.match(unreachable.err, /unreachable/);
@@ -56,14 +51,14 @@ t.test('failures come back as err, the way the server reports them', async (t) =
 });
 
 t.test('evaluate', async (t) => {
-  const result = await evaluate({ url: node.url, apiKey: evaluatorKey, entity_type: 'evaluation', fields: { who: 'client' } });
+  const result = await evaluate({ url: live.url, apiKey: evaluatorKey, entity_type: 'evaluation', fields: { who: 'client' } });
   t.equal(result.err, null);
   if (result.err === null) {
     t.equal(result.matchingRuleIds.length, 1);
     t.same(result.entities.map((e) => e.entity_id), ['eval-1']);
   }
-  const bad = await evaluate({ url: node.url, apiKey: evaluatorKey, entity_type: 'dataset' as 'context', fields: {} });
+  const bad = await evaluate({ url: live.url, apiKey: evaluatorKey, entity_type: 'dataset' as 'context', fields: {} });
   t.match(bad.err, /entity_type must be one of/);
-  const forbidden = await evaluate({ url: node.url, apiKey: readerKey, entity_type: 'context', fields: {} });
+  const forbidden = await evaluate({ url: live.url, apiKey: readerKey, entity_type: 'context', fields: {} });
   t.match(forbidden.err, /evaluate scope/);
 });

@@ -6,26 +6,20 @@
  */
 import t from 'tap';
 import { EXPLAIN_ANSWER_BYTES } from '../../src/audit/explain';
-import { client, createRule as createRuleWith, type Client } from '../support/http';
-import { removeDir, startTestNode, type TestNode } from '../support/node';
+import { createRule as createRuleWith, type Client } from '../support/http';
+import { withNode } from '../support/with-node';
 
-let node: TestNode;
-let admin: Client;
 let evaluator: Client;
 let explainer: Client;
 
 const condition = (field: string, operator: string, value: string) => ({ field, operator, value });
 const createRule = (body: Record<string, unknown>) => createRuleWith(admin, body);
 
+const live = withNode(t);
+const admin = live.admin;
 t.before(async () => {
-  node = await startTestNode();
-  admin = client(node.url, node.adminKey);
-  evaluator = client(node.url, (await admin.post('/api/api-keys', { name: 'ev', scopes: ['evaluate'] })).json.key);
-  explainer = client(node.url, (await admin.post('/api/api-keys', { name: 'ex', scopes: ['explain'] })).json.key);
-});
-t.teardown(async () => {
-  await node.stop();
-  removeDir(node.dataDir);
+  evaluator = live.clientFor((await admin.post('/api/api-keys', { name: 'ev', scopes: ['evaluate'] })).json.key);
+  explainer = live.clientFor((await admin.post('/api/api-keys', { name: 'ex', scopes: ['explain'] })).json.key);
 });
 
 t.test('explain needs the explain or admin scope: an evaluate key is refused', async (t) => {

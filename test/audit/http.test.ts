@@ -1,10 +1,8 @@
 /** Black-box: the auditor's HTTP routes on a real node over loopback. */
 import t from 'tap';
 import { client, type Client } from '../support/http';
-import { removeDir, startTestNode, type TestNode } from '../support/node';
+import { withNode } from '../support/with-node';
 
-let node: TestNode;
-let admin: Client;
 let evaluator: Client;
 let reader: Client;
 let explainer: Client;
@@ -13,19 +11,15 @@ let otherAdmin: Client;
 
 const group = (value: string) => [{ conditions: [{ field: 'user.tier', operator: 'equals', value }] }];
 
+const live = withNode(t);
+const admin = live.admin;
 t.before(async () => {
-  node = await startTestNode();
-  admin = client(node.url, node.adminKey);
-  evaluator = client(node.url, (await admin.post('/api/api-keys', { name: 'ev', scopes: ['evaluate'] })).json.key);
-  reader = client(node.url, (await admin.post('/api/api-keys', { name: 'rd', scopes: ['secrets:read'] })).json.key);
-  explainer = client(node.url, (await admin.post('/api/api-keys', { name: 'ex', scopes: ['explain'] })).json.key);
+  evaluator = live.clientFor((await admin.post('/api/api-keys', { name: 'ev', scopes: ['evaluate'] })).json.key);
+  reader = live.clientFor((await admin.post('/api/api-keys', { name: 'rd', scopes: ['secrets:read'] })).json.key);
+  explainer = live.clientFor((await admin.post('/api/api-keys', { name: 'ex', scopes: ['explain'] })).json.key);
   const other = (await admin.post('/api/api-keys', { name: 'auditor', scopes: ['admin'] })).json;
   otherAdminId = other.id;
-  otherAdmin = client(node.url, other.key);
-});
-t.teardown(async () => {
-  await node.stop();
-  removeDir(node.dataDir);
+  otherAdmin = live.clientFor(other.key);
 });
 
 t.test('GET /api/audit/events: filters, full pages and next', async (t) => {
@@ -156,7 +150,7 @@ t.test('POST /api/rule-engine/explain (explain or admin)', async (t) => {
   t.equal((await admin.post('/api/rule-engine/explain', body)).status, 200, 'admin may explain');
   t.equal((await reader.post('/api/rule-engine/explain', body)).status, 403, 'secrets:read may not');
   t.equal((await evaluator.post('/api/rule-engine/explain', body)).status, 403, 'evaluate may not');
-  t.equal((await client(node.url).post('/api/rule-engine/explain', body)).status, 401);
+  t.equal((await client(live.url).post('/api/rule-engine/explain', body)).status, 401);
   const bad = await explainer.post('/api/rule-engine/explain', { entity_type: 'context', fields: { a: {} } });
   t.equal(bad.status, 400);
   t.match(bad.json.err, /fields\.a/);

@@ -4,7 +4,6 @@
  * while its sealed events leave the stream's reads ($tb), and a snapshot
  * taken before the deletion never brings the secret back.
  */
-process.env.RULEVAULT_TEST_BACKEND = 'esdb';
 import { copyFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
@@ -16,7 +15,7 @@ t.test('a deleted secret stays deleted, also when an older snapshot is put back'
   const dir = tempDir();
   t.teardown(() => removeDir(dir));
   const env = testEnv(dir);
-  const first = await startTestNode(env);
+  const first = await startTestNode(env, undefined, 'esdb');
   const admin = client(first.url, first.adminKey);
   const readerKey = (await admin.post('/api/api-keys', { name: 'reader', scopes: ['secrets:read'] })).json.key as string;
   const id = (await admin.post('/api/vault/secrets', { key: 'DOOMED', value: 'esdb-doomed-plaintext' })).json.id as string;
@@ -27,7 +26,7 @@ t.test('a deleted secret stays deleted, also when an older snapshot is put back'
   const snapshot = path.join(dir, SNAPSHOT_FILE);
   copyFileSync(snapshot, `${snapshot}.before-delete`);
 
-  const second = await startTestNode(env);
+  const second = await startTestNode(env, undefined, 'esdb');
   t.equal((await client(second.url, second.adminKey).delete(`/api/vault/secrets/${id}`)).status, 204);
   const stream = await second.node.store.readStream(`secret-${id}`);
   t.same(stream.map((e) => [e.type, e.data]), [['SecretDeleted', { id }]], 'the stream reads only its deletion ($tb hides the sealed events)');
@@ -35,7 +34,7 @@ t.test('a deleted secret stays deleted, also when an older snapshot is put back'
   // As if the rewrite after the erasure had never happened.
   copyFileSync(`${snapshot}.before-delete`, snapshot);
 
-  const third = await startTestNode(env);
+  const third = await startTestNode(env, undefined, 'esdb');
   t.teardown(() => third.stop());
   const reader = client(third.url, readerKey);
   t.same((await reader.post('/api/vault/get-secrets', {})).json, { err: null, res: { KEPT: 'kept' } }, 'only the kept secret is served');

@@ -5,21 +5,12 @@
  * history holds each of them once, in revision order.
  */
 import t from 'tap';
-import { client, type Client } from '../support/http';
-import { removeDir, startTestNode, type TestNode } from '../support/node';
+import { withNode } from '../support/with-node';
 
 const CLIENTS = 20;
-let node: TestNode;
-let admin: Client;
 
-t.before(async () => {
-  node = await startTestNode();
-  admin = client(node.url, node.adminKey);
-});
-t.teardown(async () => {
-  await node.stop();
-  removeDir(node.dataDir);
-});
+const live = withNode(t);
+const admin = live.admin;
 
 async function createRule(name: string): Promise<{ id: string; revision: string }> {
   const created = await admin.post('/api/rule-engine/rules', {

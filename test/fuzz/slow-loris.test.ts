@@ -7,19 +7,12 @@
  */
 import { connect } from 'node:net';
 import t from 'tap';
-import { removeDir, startTestNode, tempDir, testEnv, type TestNode } from '../support/node';
+import { withNode } from '../support/with-node';
 
 const BYTES = 80;
 const INTERVAL_MS = 250; // the whole dribble takes 20 s; the timeouts below are 0.5 s and 1 s
 
-let node: TestNode;
-t.before(async () => {
-  node = await startTestNode(testEnv(tempDir(), { RULEVAULT_HEADERS_TIMEOUT_MS: '500', RULEVAULT_REQUEST_TIMEOUT_MS: '1000' }));
-});
-t.teardown(async () => {
-  await node.stop();
-  removeDir(node.dataDir);
-});
+const live = withNode(t, { env: { RULEVAULT_HEADERS_TIMEOUT_MS: '500', RULEVAULT_REQUEST_TIMEOUT_MS: '1000' } });
 
 interface DribbleResult {
   /** Bytes of the dribbled part written before the server ended the connection. */
@@ -30,7 +23,7 @@ interface DribbleResult {
 
 /** Sends `head` at once, then `tail` one byte per interval until the server closes or the tail is out. */
 function dribble(head: string, tail: string): Promise<DribbleResult> {
-  const { port } = new URL(node.url);
+  const { port } = new URL(live.url);
   return new Promise((resolve, reject) => {
     const socket = connect(Number(port), '127.0.0.1');
     let sent = 0;
@@ -80,6 +73,6 @@ t.test('headers dribbled byte by byte are cut off by the headers timeout', async
 });
 
 t.test('a prompt client is not affected by the short timeouts', async (t) => {
-  const health = await fetch(`${node.url}/healthz`);
+  const health = await fetch(`${live.url}/healthz`);
   t.equal(health.status, 200);
 });

@@ -9,20 +9,15 @@
 import t from 'tap';
 import { templateWork } from '../../src/prompts/template';
 import { client, type Client } from '../support/http';
-import { removeDir, startTestNode, tempDir, testEnv, type TestNode } from '../support/node';
+import { removeDir, startTestNode, tempDir, testEnv } from '../support/node';
+import { withNode } from '../support/with-node';
 
-let node: TestNode;
-let admin: Client;
 let evaluator: Client;
 
+const live = withNode(t);
+const admin = live.admin;
 t.before(async () => {
-  node = await startTestNode();
-  admin = client(node.url, node.adminKey);
-  evaluator = client(node.url, (await admin.post('/api/api-keys', { name: 'evaluator', scopes: ['evaluate'] })).json.key);
-});
-t.teardown(async () => {
-  await node.stop();
-  removeDir(node.dataDir);
+  evaluator = live.clientFor((await admin.post('/api/api-keys', { name: 'evaluator', scopes: ['evaluate'] })).json.key);
 });
 
 /** Links the prompts to a rule matching `suite`, and evaluates it with these variables. */
@@ -72,7 +67,7 @@ t.test('templates past a limit are refused with a 400 naming it, before they are
     t.match(added.json.err, error, `${name}: new version names the limit`);
   }
   t.equal(templateWork().parsed, before, 'none of them reached the parser');
-  t.equal((await client(node.url).get('/healthz')).status, 200, 'the service still serves');
+  t.equal((await client(live.url).get('/healthz')).status, 200, 'the service still serves');
 });
 
 t.test('the largest templates the limits allow are accepted and render', async (t) => {

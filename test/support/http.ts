@@ -34,13 +34,14 @@ export async function call(base: string, method: string, path: string, options: 
   return { status: response.status, headers: response.headers, json, text };
 }
 
-/** A client bound to one node and one key. */
-export function client(base: string, key?: string) {
+/** A client bound to one node and one key; `base` may be read late (a node that starts in a before hook). */
+export function client(baseUrl: string | (() => string), key?: string) {
+  const base = () => (typeof baseUrl === 'string' ? baseUrl : baseUrl());
   return {
-    get: (path: string, options: RequestOptions = {}) => call(base, 'GET', path, { key, ...options }),
-    post: (path: string, body?: unknown, options: RequestOptions = {}) => call(base, 'POST', path, { key, body, ...options }),
-    patch: (path: string, body?: unknown, options: RequestOptions = {}) => call(base, 'PATCH', path, { key, body, ...options }),
-    delete: (path: string, options: RequestOptions = {}) => call(base, 'DELETE', path, { key, ...options }),
+    get: (path: string, options: RequestOptions = {}) => call(base(), 'GET', path, { key, ...options }),
+    post: (path: string, body?: unknown, options: RequestOptions = {}) => call(base(), 'POST', path, { key, body, ...options }),
+    patch: (path: string, body?: unknown, options: RequestOptions = {}) => call(base(), 'PATCH', path, { key, body, ...options }),
+    delete: (path: string, options: RequestOptions = {}) => call(base(), 'DELETE', path, { key, ...options }),
   };
 }
 

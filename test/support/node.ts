@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/config';
 import { silentLogger, type Logger } from '../../src/log';
 import { startNode, type RunningNode } from '../../src/main';
 import { backendFor } from './backend';
+import type { Store } from './matrix';
 
 export interface TestNode {
   readonly url: string;
@@ -35,17 +36,18 @@ export function testEnv(dataDir: string, overrides: Record<string, string> = {})
     RULEVAULT_DATA_DIR: dataDir,
     RULEVAULT_ADMIN_KEY: newAdminKey(),
     RULEVAULT_SHUTDOWN_GRACE_MS: '2000',
-    // test/express-path reruns the public-endpoint suites with the lean path off.
-    RULEVAULT_FAST_PATH: process.env.RULEVAULT_TEST_FAST_PATH ?? '1',
+    // The lean path unless a matrix cell says express (matrix.ts cellEnv).
+    RULEVAULT_FAST_PATH: '1',
     ...overrides,
   };
 }
 
-export async function startTestNode(env?: Record<string, string>, logger: Logger = silentLogger): Promise<TestNode> {
+/** `store`: the matrix cell's event store (matrix.ts); the embedded SQLite file unless said. */
+export async function startTestNode(env?: Record<string, string>, logger: Logger = silentLogger, store: Store = 'sqlite'): Promise<TestNode> {
   const dataDir = env?.RULEVAULT_DATA_DIR ?? tempDir();
   const fullEnv = env ?? testEnv(dataDir);
-  // Under RULEVAULT_TEST_BACKEND=esdb the node runs on an EventStoreDB (stand-in) log per data folder.
-  const eventStore = fullEnv.RULEVAULT_EVENTSTORE ?? (await backendFor(dataDir));
+  // On an esdb cell the node runs on an EventStoreDB (stand-in) log per data folder.
+  const eventStore = fullEnv.RULEVAULT_EVENTSTORE ?? (await backendFor(dataDir, store));
   if (eventStore !== undefined) fullEnv.RULEVAULT_EVENTSTORE = eventStore;
   const announced: string[] = [];
   const node = await startNode(loadConfig(fullEnv), { logger, announce: (text) => announced.push(text) });

@@ -1,3 +1,0 @@
-/** The black-box HTTP suite's rules-admin tests, on an EventStoreDB log (the in-process stand-in, or RULEVAULT_TEST_ESDB). */
-process.env.RULEVAULT_TEST_BACKEND = 'esdb';
-require('../http/rules-admin.test');

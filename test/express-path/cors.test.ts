@@ -1,3 +1,0 @@
-/** The cors suite with the lean path off: the express routes must answer the public endpoints identically. */
-process.env.RULEVAULT_TEST_FAST_PATH = '0';
-require('../http/cors.test');

@@ -1,0 +1,60 @@
+/**
+ * The black-box matrix: which event store (the embedded SQLite file, or an
+ * EventStoreDB log) and which HTTP path for the public endpoints (the lean
+ * handlers, or the express routes with RULEVAULT_FAST_PATH=0) each HTTP suite
+ * runs on. This table is the only place that says so: a suite file calls
+ * `forCells(t, '<suite>', body)`, which runs its body once per declared cell,
+ * inside a child test named after the cell, with the cell handed to the body
+ * (withNode and startTestNode take it explicitly; nothing reads or sets
+ * process.env for it). tap runs each file as one process, so a suite's cells
+ * run one after another in that process.
+ */
+import type { Test } from 'tap';
+
+export type Store = 'sqlite' | 'esdb';
+export type HttpPath = 'lean' | 'express';
+
+export interface Cell {
+  readonly store: Store;
+  readonly path: HttpPath;
+}
+
+export const SQLITE_LEAN: Cell = { store: 'sqlite', path: 'lean' };
+export const SQLITE_EXPRESS: Cell = { store: 'sqlite', path: 'express' };
+export const ESDB_LEAN: Cell = { store: 'esdb', path: 'lean' };
+
+/**
+ * Suites that answer the public endpoints also run on the express path; every
+ * suite of test/http that a store can change also runs on EventStoreDB.
+ */
+export const MATRIX = {
+  'admin-writes': [SQLITE_LEAN, ESDB_LEAN],
+  auth: [SQLITE_LEAN, ESDB_LEAN],
+  'body-parsing': [SQLITE_LEAN, SQLITE_EXPRESS, ESDB_LEAN],
+  'catalog-admin': [SQLITE_LEAN, ESDB_LEAN],
+  cors: [SQLITE_LEAN, SQLITE_EXPRESS, ESDB_LEAN],
+  'dead-links': [SQLITE_LEAN, ESDB_LEAN],
+  evaluate: [SQLITE_LEAN, SQLITE_EXPRESS, ESDB_LEAN],
+  'get-secrets': [SQLITE_LEAN, SQLITE_EXPRESS, ESDB_LEAN],
+  observability: [SQLITE_LEAN, SQLITE_EXPRESS, ESDB_LEAN],
+  restart: [SQLITE_LEAN, ESDB_LEAN],
+  'rules-admin': [SQLITE_LEAN, ESDB_LEAN],
+} as const satisfies Record<string, readonly Cell[]>;
+
+export type Suite = keyof typeof MATRIX;
+
+export function cellName(cell: Cell): string {
+  return `${cell.store}+${cell.path}`;
+}
+
+/** The node settings a cell fixes (the store is handed to startTestNode apart: it needs a log server, not a setting). */
+export function cellEnv(cell: Cell): Record<string, string> {
+  return { RULEVAULT_FAST_PATH: cell.path === 'lean' ? '1' : '0' };
+}
+
+/** Runs `body` once per cell the matrix declares for `suite`, each in its own child test `[store+path]`. */
+export function forCells(t: Test, suite: Suite, body: (t: Test, cell: Cell) => void): void {
+  for (const cell of MATRIX[suite]) {
+    t.test(`[${cellName(cell)}]`, async (t) => body(t, cell));
+  }
+}
