@@ -14,7 +14,8 @@ import { conditionWords, writeCondition } from './code';
 import { comparedNumbers, comparedTexts, requiredLiterals, type FieldSlot } from './field-index';
 import { requiredSignature } from './literal-signature';
 import type { Operands } from './operands';
-import { P_HEAD, type Postings } from './postings';
+import { NONE, P_HEAD } from './layout';
+import type { Postings } from './postings';
 import { Kind, type Predicate } from './predicates';
 import { addResidual, removeResidual } from './residuals';
 import { insertThreshold, removeThreshold, type Thresholds } from './thresholds';
@@ -52,7 +53,7 @@ export function createDrivers(arena: Arena, postings: Postings, operands: Operan
     const slot = operands.slots.get(pred.field)!;
     const found: number[] = [];
     const take = (h: number | undefined, file: (h: number) => void): void => {
-      if (h !== undefined && h !== 0) found.push(h);
+      if (h !== undefined && h !== NONE) found.push(h);
       else if (create) {
         const made = postings.create(isResidual(pred.kind) ? conditionWords(pred) : 0);
         file(made);
@@ -103,14 +104,14 @@ export function createDrivers(arena: Arena, postings: Postings, operands: Operan
       case Kind.TEXT_EQ: case Kind.TEXT_IN:
         for (const text of comparedTexts(pred)) {
           const id = slot.valueIds.get(text)!;
-          if (slot.textPostings[id] === h) slot.textPostings[id] = 0;
+          if (slot.textPostings[id] === h) slot.textPostings[id] = NONE;
         }
         return;
       case Kind.NUM_EQ: case Kind.NUM_IN:
         for (const n of comparedNumbers(pred)) if (slot.numPostings.get(n) === h) slot.numPostings.delete(n);
         return;
       case Kind.BOOL_EQ:
-        slot.boolPostings[pred.num] = 0;
+        slot.boolPostings[pred.num] = NONE;
         return;
       case Kind.NUM_GT: case Kind.NUM_GTE: case Kind.NUM_LT: case Kind.NUM_LTE: case Kind.BETWEEN:
         removeThreshold(thresholdsOf(slot, pred.kind), h);
