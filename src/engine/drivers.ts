@@ -25,6 +25,8 @@ export interface Drivers {
   attach(pred: Predicate, target: number, mask: number): void;
   /** Takes `target` out of those lists once, unfiling the ones left empty. */
   detach(pred: Predicate, target: number): void;
+  /** The lists `pred` feeds, NONE for each one missing (inspect.ts). */
+  lists(pred: Predicate): number[];
 }
 
 /** Kinds driven from the residual list: tested one by one, their condition carried in the posting block. */
@@ -48,13 +50,14 @@ export function createDrivers(arena: Arena, postings: Postings, operands: Operan
   // Threshold, affix and residual drivers by predicate key: one list per distinct predicate.
   const keyed = new Map<string, number>();
 
-  /** The lists `pred` feeds (one per item of an `in`), created and filed when `create`; missing ones are skipped. */
+  /** The lists `pred` feeds (one per item of an `in`), created and filed when `create`; NONE for a missing one otherwise. */
   function handles(pred: Predicate, create: boolean): number[] {
     const slot = operands.slots.get(pred.field)!;
     const found: number[] = [];
     const take = (h: number | undefined, file: (h: number) => void): void => {
       if (h !== undefined && h !== NONE) found.push(h);
-      else if (create) {
+      else if (!create) found.push(NONE);
+      else {
         const made = postings.create(isResidual(pred.kind) ? conditionWords(pred) : 0);
         file(made);
         found.push(made);
@@ -129,10 +132,12 @@ export function createDrivers(arena: Arena, postings: Postings, operands: Operan
     },
     detach(pred, target) {
       for (const h of handles(pred, false)) {
+        if (h === NONE) continue;
         if (postings.remove(h, target) > 0) continue;
         unfile(pred, h);
         postings.destroy(h);
       }
     },
+    lists: (pred) => handles(pred, false),
   };
 }

@@ -33,6 +33,7 @@ import {
   RULE_TARGET_BELOW, ruleTarget,
 } from './layout';
 import { createPostings } from './postings';
+import { registerInternals, type GroupEntry, type RuleEntry } from './state';
 import type { Predicate } from './predicates';
 import type { Engine, Fields, RuleDefinition } from './types';
 import { inputBoolean, inputNumber } from './values';
@@ -41,31 +42,6 @@ import { inputBoolean, inputNumber } from './values';
  * Records and posting lists are laid out in layout.ts (a diagram and a
  * worked example there); every offset and marker below is named there.
  */
-interface GroupEntry {
-  /** Its record, NONE for a group that needs none (see `target`). */
-  readonly offset: number;
-  readonly words: number;
-  /**
-   * What its posting entries name: the record's offset, or, for a group with
-   * nothing to count or verify (one hit decides it), ruleTarget(rule number), so a hit
-   * lists the rule without reading a record (bench: engine, 10k mixed: half
-   * of all hits).
-   */
-  readonly target: number;
-  readonly drivers: readonly Predicate[];
-}
-
-interface RuleEntry {
-  /** The rule's number (ids and sort keys); NEVER_MATCHES when the active rule can never match. */
-  readonly index: number;
-  /** Its rule record, NONE when it has none. */
-  readonly record: number;
-  readonly recordWords: number;
-  readonly groups: readonly GroupEntry[];
-  /** Every condition it uses, driven or verified: their operands are released on removal. */
-  readonly uses: readonly Predicate[];
-}
-
 const hasOwn = Object.prototype.hasOwnProperty;
 
 export interface EngineOptions {
@@ -418,7 +394,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     if (rule.status === 'ACTIVE') rules.set(rule.id, add(rule));
   }
 
-  return {
+  const engine: Engine = {
     upsert,
     remove,
     evaluate,
@@ -426,4 +402,5 @@ export function createEngine(options: EngineOptions = {}): Engine {
       return rules.size;
     },
   };
+  return registerInternals(engine, { arena, postings, operands, drivers, rules, ruleIds, freeRuleIndexes });
 }
