@@ -8,7 +8,7 @@
 import { blockWords, FIRST_BLOCK } from './arena';
 import { sizeAt } from './code';
 import {
-  C_COUNT, C_IDS, C_NUM, C_NUM2, C_NUMS, C_OPERAND, C_SLOT, C_TAG, ENTRY_WORDS, E_MASK, E_TARGET, G_GROUP_WORDS, G_HEAD, G_INDEX,
+  BOOL_TRUE, C_COUNT, C_IDS, C_NUM, C_NUM2, C_NUMS, C_OPERAND, C_SLOT, C_TAG, ENTRY_WORDS, E_MASK, E_TARGET, G_GROUP_WORDS, G_HEAD, G_INDEX,
   G_RULE, G_WORDS, GROUP_AND, GROUP_HEAD, KIND_MASK, NEED, NEVER_MATCHES, NONE, P_CAP, P_COND, P_HEAD, P_LEN, P_MASK, R_HEAD,
   R_INDEX, R_WORDS, RULE_TARGET_BELOW,
 } from './layout';
@@ -42,7 +42,7 @@ function describeCondition(state: EngineInternals, at: number): string {
       text = JSON.stringify(state.operands.view.strings[operand]);
       break;
     case Kind.REGEX: text = `regex #${operand}`; break;
-    case Kind.BOOL_EQ: text = String(operand === 1); break;
+    case Kind.BOOL_EQ: text = String(operand === BOOL_TRUE); break;
     case Kind.BETWEEN: text = `${f64[f + C_NUM]},${f64[f + C_NUM2]}`; break;
     case Kind.NUM_IN: case Kind.NUM_NOT_IN: text = Array.from(f64.subarray(f + C_NUMS, f + C_NUMS + i32[at + C_COUNT])).join(','); break;
     default: text = String(f64[f + C_NUM]);
