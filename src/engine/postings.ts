@@ -14,7 +14,13 @@
  * threshold, an affix) holds a handle, and `at[handle]` is the block.
  */
 import { blockWords, type Arena } from './arena';
-import { ALL_FIELDS, E_MASK, E_TARGET, ENTRY_WORDS, NONE, P_CAP, P_COND, P_HEAD, P_LEN, P_MASK } from './layout';
+
+export const P_LEN = 0;
+export const P_CAP = 1;
+export const P_MASK = 2;
+export const P_COND = 3;
+/** Words before the condition code. */
+export const P_HEAD = 4;
 
 export interface Postings {
   /** Block offset by handle; replaced when it grows, so read it again after `create`. */
@@ -34,13 +40,13 @@ const FIRST_CAPACITY = 2;
 export function createPostings(arena: Arena): Postings {
   let at = new Int32Array(256);
   // Handle 0 is "none"; freed handles are reused.
-  let nextHandle = NONE + 1;
+  let nextHandle = 1;
   const freeHandles: number[] = [];
 
-  const words = (condWords: number, capacity: number): number => P_HEAD + condWords + ENTRY_WORDS * capacity;
+  const words = (condWords: number, capacity: number): number => P_HEAD + condWords + 2 * capacity;
   /** Entries that fit in the block holding `capacity` entries (blocks come in power-of-two sizes). */
   const fitting = (condWords: number, capacity: number): number =>
-    Math.floor((blockWords(words(condWords, capacity)) - P_HEAD - condWords) / ENTRY_WORDS);
+    (blockWords(words(condWords, capacity)) - P_HEAD - condWords) >> 1;
 
   function create(condWords: number): number {
     const handle = freeHandles.length > 0 ? freeHandles.pop()! : nextHandle++;
@@ -52,7 +58,7 @@ export function createPostings(arena: Arena): Postings {
     const block = arena.alloc(words(condWords, FIRST_CAPACITY));
     const i32 = arena.i32;
     i32[block + P_CAP] = fitting(condWords, FIRST_CAPACITY);
-    i32[block + P_MASK] = ALL_FIELDS;
+    i32[block + P_MASK] = ~0;
     i32[block + P_COND] = condWords;
     at[handle] = block;
     return handle;
@@ -72,9 +78,9 @@ export function createPostings(arena: Arena): Postings {
       arena.free(block, words(condWords, len));
       at[handle] = block = moved;
     }
-    const entry = block + P_HEAD + condWords + ENTRY_WORDS * len;
-    i32[entry + E_TARGET] = group;
-    i32[entry + E_MASK] = mask;
+    const entry = block + P_HEAD + condWords + 2 * len;
+    i32[entry] = group;
+    i32[entry + 1] = mask;
     i32[block + P_LEN] = len + 1;
     i32[block + P_MASK] = len === 0 ? mask : i32[block + P_MASK] & mask;
   }
@@ -86,18 +92,18 @@ export function createPostings(arena: Arena): Postings {
     const first = block + P_HEAD + i32[block + P_COND];
     let found = -1;
     for (let k = 0; k < len; k++) {
-      if (i32[first + ENTRY_WORDS * k + E_TARGET] === group) {
+      if (i32[first + 2 * k] === group) {
         found = k;
         break;
       }
     }
     if (found < 0) return len;
     // Keep the order of the rest (answers do not depend on it, but it keeps walks reproducible).
-    i32.copyWithin(first + ENTRY_WORDS * found, first + ENTRY_WORDS * (found + 1), first + ENTRY_WORDS * len);
+    i32.copyWithin(first + 2 * found, first + 2 * (found + 1), first + 2 * len);
     const left = len - 1;
     i32[block + P_LEN] = left;
-    let mask = ALL_FIELDS;
-    for (let k = 0; k < left; k++) mask &= i32[first + ENTRY_WORDS * k + E_MASK];
+    let mask = ~0;
+    for (let k = 0; k < left; k++) mask &= i32[first + 2 * k + 1];
     i32[block + P_MASK] = mask;
     return left;
   }
@@ -106,7 +112,7 @@ export function createPostings(arena: Arena): Postings {
     const block = at[handle];
     const i32 = arena.i32;
     arena.free(block, words(i32[block + P_COND], i32[block + P_CAP]));
-    at[handle] = NONE;
+    at[handle] = 0;
     freeHandles.push(handle);
   }
 
