@@ -54,7 +54,7 @@ const formatMismatch = (format: unknown): SnapshotLoad => ({
   reason: `the snapshot has format ${String(format)}, this version reads ${SNAPSHOT_FORMAT}`,
 });
 
-/** Parses and checks a snapshot file's text; rebuilds indexes and compiled templates. */
+/** Parses and checks a snapshot file's text; rebuilds indexes (templates stay unparsed until first use). */
 export function decodeSnapshot(text: string): SnapshotLoad {
   const newline = text.indexOf('\n');
   let header: { format?: unknown; sha256?: unknown; body?: unknown } | null;

@@ -23,9 +23,10 @@
  *    evaluates with a scan engine (rule-check.ts) over that state's rules:
  *    no index to build, conditions compiled once per rule record.
  *
- * Caveat: on the embedded store an erased secret's stream leaves the log, so
- * snapshots taken before an erasure still hold that secret's sealed record.
- * Audit evaluate reads rules, contexts and prompts only.
+ * Caveat: an erasure rewrites a secret's earlier events in place (their data
+ * becomes the erased marker), so in-memory checkpoints taken before an
+ * erasure still hold that secret's sealed record until the process restarts.
+ * Audit evaluate reads rules, contexts and prompts only, never secrets.
  */
 import { copyState, evolve, initialState, type CatalogState } from '../../projections';
 import type { Engine } from '../engine';
