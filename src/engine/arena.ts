@@ -22,7 +22,12 @@ export interface Arena {
   free(offset: number, words: number): void;
   /** Words in use or on free lists (for memory figures). */
   readonly used: number;
+  /** Every free block as [offset, words] (inspect.ts checks them; not for the hot path). */
+  freeBlocks(): Array<[number, number]>;
 }
+
+/** Words before the first block: offset 0 is never handed out. */
+export const FIRST_BLOCK = 4;
 
 const MIN_BLOCK = 4;
 
@@ -36,7 +41,7 @@ export function blockWords(words: number): number {
 export function createArena(initialWords = 1 << 12): Arena {
   let i32 = new Int32Array(Math.max(initialWords, MIN_BLOCK * 2));
   let f64 = new Float64Array(i32.buffer);
-  let top = MIN_BLOCK;
+  let top = FIRST_BLOCK;
   // Free blocks by size class (log2 of the size).
   const free: number[][] = [];
 
@@ -58,6 +63,9 @@ export function createArena(initialWords = 1 << 12): Arena {
     },
     get used() {
       return top;
+    },
+    freeBlocks() {
+      return free.flatMap((list, log) => (list ?? []).map((offset): [number, number] => [offset, 2 ** log]));
     },
     alloc(words) {
       const size = blockWords(words);

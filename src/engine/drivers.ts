@@ -14,7 +14,8 @@ import { conditionWords, writeCondition } from './code';
 import { comparedNumbers, comparedTexts, requiredLiterals, type FieldSlot } from './field-index';
 import { requiredSignature } from './literal-signature';
 import type { Operands } from './operands';
-import { P_HEAD, type Postings } from './postings';
+import { NONE, P_HEAD } from './layout';
+import type { Postings } from './postings';
 import { Kind, type Predicate } from './predicates';
 import { addResidual, removeResidual } from './residuals';
 import { insertThreshold, removeThreshold, type Thresholds } from './thresholds';
@@ -24,6 +25,8 @@ export interface Drivers {
   attach(pred: Predicate, target: number, mask: number): void;
   /** Takes `target` out of those lists once, unfiling the ones left empty. */
   detach(pred: Predicate, target: number): void;
+  /** The lists `pred` feeds, NONE for each one missing (inspect.ts). */
+  lists(pred: Predicate): number[];
 }
 
 /** Kinds driven from the residual list: tested one by one, their condition carried in the posting block. */
@@ -47,13 +50,14 @@ export function createDrivers(arena: Arena, postings: Postings, operands: Operan
   // Threshold, affix and residual drivers by predicate key: one list per distinct predicate.
   const keyed = new Map<string, number>();
 
-  /** The lists `pred` feeds (one per item of an `in`), created and filed when `create`; missing ones are skipped. */
+  /** The lists `pred` feeds (one per item of an `in`), created and filed when `create`; NONE for a missing one otherwise. */
   function handles(pred: Predicate, create: boolean): number[] {
     const slot = operands.slots.get(pred.field)!;
     const found: number[] = [];
     const take = (h: number | undefined, file: (h: number) => void): void => {
-      if (h !== undefined && h !== 0) found.push(h);
-      else if (create) {
+      if (h !== undefined && h !== NONE) found.push(h);
+      else if (!create) found.push(NONE);
+      else {
         const made = postings.create(isResidual(pred.kind) ? conditionWords(pred) : 0);
         file(made);
         found.push(made);
@@ -103,14 +107,14 @@ export function createDrivers(arena: Arena, postings: Postings, operands: Operan
       case Kind.TEXT_EQ: case Kind.TEXT_IN:
         for (const text of comparedTexts(pred)) {
           const id = slot.valueIds.get(text)!;
-          if (slot.textPostings[id] === h) slot.textPostings[id] = 0;
+          if (slot.textPostings[id] === h) slot.textPostings[id] = NONE;
         }
         return;
       case Kind.NUM_EQ: case Kind.NUM_IN:
         for (const n of comparedNumbers(pred)) if (slot.numPostings.get(n) === h) slot.numPostings.delete(n);
         return;
       case Kind.BOOL_EQ:
-        slot.boolPostings[pred.num] = 0;
+        slot.boolPostings[pred.num] = NONE;
         return;
       case Kind.NUM_GT: case Kind.NUM_GTE: case Kind.NUM_LT: case Kind.NUM_LTE: case Kind.BETWEEN:
         removeThreshold(thresholdsOf(slot, pred.kind), h);
@@ -128,10 +132,12 @@ export function createDrivers(arena: Arena, postings: Postings, operands: Operan
     },
     detach(pred, target) {
       for (const h of handles(pred, false)) {
+        if (h === NONE) continue;
         if (postings.remove(h, target) > 0) continue;
         unfile(pred, h);
         postings.destroy(h);
       }
     },
+    lists: (pred) => handles(pred, false),
   };
 }

@@ -20,71 +20,28 @@
  */
 import { affixWalk } from './affix-index';
 import { createArena } from './arena';
-import { conditionWords, GROUP_AND, GROUP_HEAD, groupOperatorAt, sizeAt, testCondition, writeCondition, writeGroupHead } from './code';
+import { conditionWords, groupOperatorAt, sizeAt, testCondition, writeCondition, writeGroupHead } from './code';
 import { createDrivers } from './drivers';
 import { estimateShare, type FieldSlot } from './field-index';
 import { orderKey, sortByOrder } from './id-order';
 import { addSignature } from './literal-signature';
 import { createOperands } from './operands';
 import { inCheckOrder, planRule, type GroupPlan, type PlanOptions } from './plan';
-import { createPostings, P_COND, P_HEAD, P_LEN, P_MASK } from './postings';
+import {
+  COUNT, E_MASK, E_TARGET, ENTRY_WORDS, EPOCH, G_GROUP_WORDS, G_HEAD, G_INDEX, G_RULE, G_WORDS, GROUP_AND, GROUP_HEAD,
+  NEED, NEVER_MATCHES, NO_RULE_RECORD, NO_VALUE, NONE, NOT_BOOL, P_COND, P_HEAD, P_LEN, P_MASK, R_HEAD, R_INDEX, R_WORDS,
+  RULE_TARGET_BELOW, ruleTarget,
+} from './layout';
+import { createPostings } from './postings';
+import { registerInternals, type GroupEntry, type RuleEntry } from './state';
 import type { Predicate } from './predicates';
 import type { Engine, Fields, RuleDefinition } from './types';
 import { inputBoolean, inputNumber } from './values';
 
-/** Both record kinds begin [epoch of the last hit, hits in that epoch, hits needed]. */
-const EPOCH = 0;
-const COUNT = 1;
-const NEED = 2;
 /**
- * Group record: [epoch, hits, needed, rule record (0: this group alone
- * decides its rule), rule number, words of the group's verify code, words
- * of its rule's verify groups, -], then the conditions to verify once the
- * drivers have all hit, in check order, then, for a rule with this one
- * driver group, the rule's other groups (code.ts: a group head, then its
- * conditions): a candidate is decided from this one record (bench: engine,
- * 10k mixed).
+ * Records and posting lists are laid out in layout.ts (a diagram and a
+ * worked example there); every offset and marker below is named there.
  */
-const G_RULE = 3;
-const G_INDEX = 4;
-const G_WORDS = 5;
-const G_GROUP_WORDS = 6;
-const G_HEAD = 8;
-/**
- * Rule record (AND rules of several driver groups, when every selective
- * equality counts): [epoch, hits, driver groups needed, rule number, words
- * of verify groups, -], then the verify groups. An OR rule needs none: each
- * of its groups lists the rule when it holds, and the answer drops repeats.
- */
-const R_INDEX = 3;
-const R_WORDS = 4;
-const R_HEAD = 6;
-
-interface GroupEntry {
-  /** Its record, 0 for a group that needs none (see `target`). */
-  readonly offset: number;
-  readonly words: number;
-  /**
-   * What its posting entries name: the record's offset, or, for a group with
-   * nothing to count or verify (one hit decides it), ~rule number, so a hit
-   * lists the rule without reading a record (bench: engine, 10k mixed: half
-   * of all hits).
-   */
-  readonly target: number;
-  readonly drivers: readonly Predicate[];
-}
-
-interface RuleEntry {
-  /** The rule's number (ids and sort keys); -1 when the active rule can never match. */
-  readonly index: number;
-  /** Its rule record, 0 when it has none. */
-  readonly record: number;
-  readonly recordWords: number;
-  readonly groups: readonly GroupEntry[];
-  /** Every condition it uses, driven or verified: their operands are released on removal. */
-  readonly uses: readonly Predicate[];
-}
-
 const hasOwn = Object.prototype.hasOwnProperty;
 
 export interface EngineOptions {
@@ -170,9 +127,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
   /** A driver group's record and postings; `inline` are its rule's verify groups when the rule has no record. */
   function addGroup(plan: GroupPlan, rule: number, index: number, inline: readonly VerifyGroup[], ruleFields: number): GroupEntry {
     const need = plan.operator === 'AND' ? plan.drivers.length : 1;
-    if (need === 1 && rule === 0 && plan.verify.length === 0 && inline.length === 0) {
-      for (const driver of plan.drivers) drivers.attach(driver, ~index, 0);
-      return { offset: 0, words: 0, target: ~index, drivers: plan.drivers };
+    if (need === 1 && rule === NO_RULE_RECORD && plan.verify.length === 0 && inline.length === 0) {
+      for (const driver of plan.drivers) drivers.attach(driver, ruleTarget(index), 0);
+      return { offset: NONE, words: 0, target: ruleTarget(index), drivers: plan.drivers };
     }
     const own = codeWords(plan.verify);
     const inlined = groupsWords(inline);
@@ -192,7 +149,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
 
   function add(definition: RuleDefinition): RuleEntry {
     const plan = planRule(definition, planOptions);
-    if (plan === null) return { index: -1, record: 0, recordWords: 0, groups: [], uses: [] };
+    if (plan === null) return { index: NEVER_MATCHES, record: NONE, recordWords: 0, groups: [], uses: [] };
     const uses: Predicate[] = [];
     for (const g of [...plan.drivers, ...plan.verify]) uses.push(...g.drivers, ...g.verify);
     for (const pred of uses) operands.acquire(pred);
@@ -205,11 +162,11 @@ export function createEngine(options: EngineOptions = {}): Engine {
     // A conjunction needs every member's field; a disjunction needs none in particular.
     const ruleFields = verifyGroups.reduce((mask, g) => (g.operator === 'AND' ? mask | operands.fieldsOf(g.members) : mask), 0);
     if (plan.operator === 'OR') {
-      return { index, record: 0, recordWords: 0, groups: plan.drivers.map((g) => addGroup(g, 0, index, [], 0)), uses };
+      return { index, record: NONE, recordWords: 0, groups: plan.drivers.map((g) => addGroup(g, NO_RULE_RECORD, index, [], 0)), uses };
     }
     if (plan.drivers.length === 1) {
       // One driver group decides the rule: no rule record, its verify groups ride in the group's record.
-      return { index, record: 0, recordWords: 0, groups: [addGroup(plan.drivers[0], 0, index, verifyGroups, ruleFields)], uses };
+      return { index, record: NONE, recordWords: 0, groups: [addGroup(plan.drivers[0], NO_RULE_RECORD, index, verifyGroups, ruleFields)], uses };
     }
     const recordWords = R_HEAD + groupsWords(verifyGroups);
     const record = arena.alloc(recordWords);
@@ -225,11 +182,11 @@ export function createEngine(options: EngineOptions = {}): Engine {
   function drop(entry: RuleEntry): void {
     for (const group of entry.groups) {
       for (const driver of group.drivers) drivers.detach(driver, group.target);
-      if (group.offset !== 0) arena.free(group.offset, group.words);
+      if (group.offset !== NONE) arena.free(group.offset, group.words);
     }
-    if (entry.record !== 0) arena.free(entry.record, entry.recordWords);
+    if (entry.record !== NONE) arena.free(entry.record, entry.recordWords);
     for (const pred of entry.uses) operands.release(pred);
-    if (entry.index >= 0) {
+    if (entry.index !== NEVER_MATCHES) {
       ruleIds[entry.index] = '';
       freeRuleIndexes.push(entry.index);
     }
@@ -265,7 +222,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     const end = g + G_HEAD + i32[g + G_WORDS];
     for (let p = g + G_HEAD; p < end; p += sizeAt(i32, p)) if (!holds(p)) return;
     const rule = i32[g + G_RULE];
-    if (rule === 0) {
+    if (rule === NO_RULE_RECORD) {
       const groupsEnd = end + i32[g + G_GROUP_WORDS];
       for (let q = end; q < groupsEnd; q += sizeAt(i32, q)) if (!groupHolds(q)) return;
       // A group fires at most once per evaluation (an OR rule's other groups may list it too).
@@ -282,12 +239,12 @@ export function createEngine(options: EngineOptions = {}): Engine {
   function walk(block: number): void {
     if ((i32[block + P_MASK] & ~presence) !== 0) return;
     let e = block + P_HEAD + i32[block + P_COND];
-    const end = e + 2 * i32[block + P_LEN];
-    for (; e < end; e += 2) {
-      if ((i32[e + 1] & ~presence) !== 0) continue;
-      const target = i32[e];
-      // A group one hit decides names its rule (~number) instead of a record.
-      if (target < 0) out.push(~target);
+    const end = e + ENTRY_WORDS * i32[block + P_LEN];
+    for (; e < end; e += ENTRY_WORDS) {
+      if ((i32[e + E_MASK] & ~presence) !== 0) continue;
+      const target = i32[e + E_TARGET];
+      // A group one hit decides names its rule (ruleTarget) instead of a record.
+      if (target < RULE_TARGET_BELOW) out.push(~target);
       else hitGroup(target);
     }
   }
@@ -299,9 +256,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
   function drive(slot: FieldSlot): void {
     const s = slot.index;
     const id = view.slotValue[s];
-    if (id !== 0) {
+    if (id !== NO_VALUE) {
       const h = slot.textPostings[id];
-      if (h !== 0) walk(at[h]);
+      if (h !== NONE) walk(at[h]);
     }
     const num = view.slotNum[s];
     if (num === num) {
@@ -329,9 +286,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
       }
     }
     const bool = view.slotBool[s];
-    if (bool >= 0) {
+    if (bool !== NOT_BOOL) {
       const h = slot.boolPostings[bool];
-      if (h !== 0) walk(at[h]);
+      if (h !== NONE) walk(at[h]);
     }
     const text = view.slotText[s];
     if (slot.prefixes.lengths.length > 0) affixWalk(slot.prefixes, text, walkHandle);
@@ -369,9 +326,9 @@ export function createEngine(options: EngineOptions = {}): Engine {
     const s = slot.index;
     view.slotEpoch[s] = epoch;
     view.slotText[s] = text;
-    view.slotValue[s] = slot.valueIds.size > 0 ? slot.valueIds.get(text) ?? 0 : 0;
+    view.slotValue[s] = slot.valueIds.size > 0 ? slot.valueIds.get(text) ?? NO_VALUE : NO_VALUE;
     view.slotNum[s] = slot.numReads > 0 ? inputNumber(value) : NaN;
-    view.slotBool[s] = slot.boolReads > 0 ? inputBoolean(value) : -1;
+    view.slotBool[s] = slot.boolReads > 0 ? inputBoolean(value) : NOT_BOOL;
     return true;
   }
 
@@ -379,8 +336,8 @@ export function createEngine(options: EngineOptions = {}): Engine {
   function wrapEpoch(): void {
     const words = arena.i32;
     for (const entry of rules.values()) {
-      for (const group of entry.groups) if (group.offset !== 0) words[group.offset + EPOCH] = 0;
-      if (entry.record !== 0) words[entry.record + EPOCH] = 0;
+      for (const group of entry.groups) if (group.offset !== NONE) words[group.offset + EPOCH] = 0;
+      if (entry.record !== NONE) words[entry.record + EPOCH] = 0;
     }
     view.slotEpoch.fill(0);
     for (const entry of view.regexes) entry.memoEpoch = 0;
@@ -437,7 +394,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
     if (rule.status === 'ACTIVE') rules.set(rule.id, add(rule));
   }
 
-  return {
+  const engine: Engine = {
     upsert,
     remove,
     evaluate,
@@ -445,4 +402,5 @@ export function createEngine(options: EngineOptions = {}): Engine {
       return rules.size;
     },
   };
+  return registerInternals(engine, { arena, postings, operands, drivers, rules, ruleIds, freeRuleIndexes });
 }

@@ -3,6 +3,8 @@
  * the only entry point from outside src/engine (test/layers.test.ts).
  */
 export { createEngine, type EngineOptions } from './engine';
+// Debugging: a compiled rule's records in readable form, and the arena's consistency checks (layout.ts).
+export { checkInvariants, dumpRule } from './inspect';
 export { checkConditionGroups, DEFAULT_RULE_LIMITS, type RuleLimits } from './validate';
 export type { Engine, Fields, FieldValue, RuleDefinition, RuleProblem } from './types';
 export {

@@ -14,13 +14,7 @@
  * threshold, an affix) holds a handle, and `at[handle]` is the block.
  */
 import { blockWords, type Arena } from './arena';
-
-export const P_LEN = 0;
-export const P_CAP = 1;
-export const P_MASK = 2;
-export const P_COND = 3;
-/** Words before the condition code. */
-export const P_HEAD = 4;
+import { ALL_FIELDS, E_MASK, E_TARGET, ENTRY_WORDS, NONE, P_CAP, P_COND, P_HEAD, P_LEN, P_MASK } from './layout';
 
 export interface Postings {
   /** Block offset by handle; replaced when it grows, so read it again after `create`. */
@@ -40,13 +34,13 @@ const FIRST_CAPACITY = 2;
 export function createPostings(arena: Arena): Postings {
   let at = new Int32Array(256);
   // Handle 0 is "none"; freed handles are reused.
-  let nextHandle = 1;
+  let nextHandle = NONE + 1;
   const freeHandles: number[] = [];
 
-  const words = (condWords: number, capacity: number): number => P_HEAD + condWords + 2 * capacity;
+  const words = (condWords: number, capacity: number): number => P_HEAD + condWords + ENTRY_WORDS * capacity;
   /** Entries that fit in the block holding `capacity` entries (blocks come in power-of-two sizes). */
   const fitting = (condWords: number, capacity: number): number =>
-    (blockWords(words(condWords, capacity)) - P_HEAD - condWords) >> 1;
+    Math.floor((blockWords(words(condWords, capacity)) - P_HEAD - condWords) / ENTRY_WORDS);
 
   function create(condWords: number): number {
     const handle = freeHandles.length > 0 ? freeHandles.pop()! : nextHandle++;
@@ -58,7 +52,7 @@ export function createPostings(arena: Arena): Postings {
     const block = arena.alloc(words(condWords, FIRST_CAPACITY));
     const i32 = arena.i32;
     i32[block + P_CAP] = fitting(condWords, FIRST_CAPACITY);
-    i32[block + P_MASK] = ~0;
+    i32[block + P_MASK] = ALL_FIELDS;
     i32[block + P_COND] = condWords;
     at[handle] = block;
     return handle;
@@ -78,9 +72,9 @@ export function createPostings(arena: Arena): Postings {
       arena.free(block, words(condWords, len));
       at[handle] = block = moved;
     }
-    const entry = block + P_HEAD + condWords + 2 * len;
-    i32[entry] = group;
-    i32[entry + 1] = mask;
+    const entry = block + P_HEAD + condWords + ENTRY_WORDS * len;
+    i32[entry + E_TARGET] = group;
+    i32[entry + E_MASK] = mask;
     i32[block + P_LEN] = len + 1;
     i32[block + P_MASK] = len === 0 ? mask : i32[block + P_MASK] & mask;
   }
@@ -92,18 +86,18 @@ export function createPostings(arena: Arena): Postings {
     const first = block + P_HEAD + i32[block + P_COND];
     let found = -1;
     for (let k = 0; k < len; k++) {
-      if (i32[first + 2 * k] === group) {
+      if (i32[first + ENTRY_WORDS * k + E_TARGET] === group) {
         found = k;
         break;
       }
     }
     if (found < 0) return len;
     // Keep the order of the rest (answers do not depend on it, but it keeps walks reproducible).
-    i32.copyWithin(first + 2 * found, first + 2 * (found + 1), first + 2 * len);
+    i32.copyWithin(first + ENTRY_WORDS * found, first + ENTRY_WORDS * (found + 1), first + ENTRY_WORDS * len);
     const left = len - 1;
     i32[block + P_LEN] = left;
-    let mask = ~0;
-    for (let k = 0; k < left; k++) mask &= i32[first + 2 * k + 1];
+    let mask = ALL_FIELDS;
+    for (let k = 0; k < left; k++) mask &= i32[first + ENTRY_WORDS * k + E_MASK];
     i32[block + P_MASK] = mask;
     return left;
   }
@@ -112,7 +106,7 @@ export function createPostings(arena: Arena): Postings {
     const block = at[handle];
     const i32 = arena.i32;
     arena.free(block, words(i32[block + P_COND], i32[block + P_CAP]));
-    at[handle] = 0;
+    at[handle] = NONE;
     freeHandles.push(handle);
   }
 

@@ -1,11 +1,12 @@
 /**
  * Compiled engine vs the json-rules-engine reference on random rule sets and
  * inputs on the seeds of test/support/seeds.ts, including
- * incremental upsert/remove/status flips vs a rebuild from scratch.
+ * incremental upsert/remove/status flips vs a rebuild from scratch, with
+ * the engine's invariant checker (src/engine/inspect.ts) run after every change.
  */
 import fc from 'fast-check';
 import t, { type Test } from 'tap';
-import { createEngine } from '../../src/engine';
+import { checkInvariants, createEngine } from '../../src/engine';
 import { createReferenceEngine } from '../support/reference';
 import type { Engine, RuleDefinition } from '../../src/engine/types';
 import { perSeed, propertyOptions, replayHint, testSeeds } from '../support/seeds';
@@ -65,6 +66,11 @@ async function incrementalUpdates(t: Test, seed: number, k: number, drivers: (ty
   let checks = 0;
   for (let step = 0; step < perSeed(200); step++) {
     applyRandomChange(random, engine, current);
+    const problems = checkInvariants(engine);
+    if (problems.length > 0) {
+      t.same(problems, [], `${replayHint(seed)}, step ${step}: the engine's records, postings and free lists are consistent`);
+      return null;
+    }
     if (step % 4 !== 0) continue;
     const rebuilt = build(current.values(), DRIVERS[1 - k]);
     const reference = createReferenceEngine(current.values());
@@ -88,6 +94,7 @@ async function incrementalUpdates(t: Test, seed: number, k: number, drivers: (ty
   // Removing everything leaves no trace: an empty engine matches nothing.
   for (const id of [...current.keys()]) engine.remove(id);
   t.equal(engine.size, 0, `${replayHint(seed)}: empty after removing every rule`);
+  t.same(checkInvariants(engine), [], `${replayHint(seed)}: consistent after removing every rule`);
   t.same(engine.evaluate(randomFields(random)), [], `${replayHint(seed)}: an empty engine matches nothing`);
   return checks;
 }
