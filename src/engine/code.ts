@@ -19,9 +19,7 @@
  *   NUM_IN, NUM_NOT_IN               [2] n, [4..] n float64s, ascending
  * (`in` lists are sorted so a long one is searched, not scanned.)
  */
-import {
-  C_BETWEEN_WORDS, C_COUNT, C_IDS, C_NUM, C_NUM2, C_NUMS, C_OPERAND, C_SLOT, C_TAG, C_WORDS, GROUP_AND, GROUP_OR, GROUP_SPARE, KIND_MASK, SIZE_SHIFT,
-} from './layout';
+import { Layout } from './layout';
 import { Kind, regexMatches, type CompiledRegex, type Predicate } from './predicates';
 
 /** A compiled regex shared by every condition with the same field and pattern, its answer remembered per evaluation. */
@@ -62,81 +60,81 @@ const even = (n: number): number => n + (n & 1);
 /** Words `p` takes when written. */
 export function conditionWords(p: Predicate): number {
   switch (p.kind) {
-    case Kind.TEXT_IN: case Kind.TEXT_NOT_IN: return even(C_IDS + p.texts.size);
-    case Kind.NUM_IN: case Kind.NUM_NOT_IN: return 2 * (C_NUMS + p.nums.size);
-    case Kind.BETWEEN: return C_BETWEEN_WORDS;
-    default: return C_WORDS;
+    case Kind.TEXT_IN: case Kind.TEXT_NOT_IN: return even(Layout.C_IDS + p.texts.size);
+    case Kind.NUM_IN: case Kind.NUM_NOT_IN: return 2 * (Layout.C_NUMS + p.nums.size);
+    case Kind.BETWEEN: return Layout.C_BETWEEN_WORDS;
+    default: return Layout.C_WORDS;
   }
 }
 
 /** Writes `p` at word `at` (even). */
 export function writeCondition(i32: Int32Array, f64: Float64Array, at: number, p: Predicate, operands: OperandIndex): void {
-  i32[at + C_TAG] = p.kind | (conditionWords(p) << SIZE_SHIFT);
-  i32[at + C_SLOT] = operands.slot(p.field);
+  i32[at + Layout.C_TAG] = p.kind | (conditionWords(p) << Layout.SIZE_SHIFT);
+  i32[at + Layout.C_SLOT] = operands.slot(p.field);
   switch (p.kind) {
     case Kind.TEXT_EQ: case Kind.TEXT_NE:
-      i32[at + C_OPERAND] = operands.valueId(p.field, p.text);
+      i32[at + Layout.C_OPERAND] = operands.valueId(p.field, p.text);
       return;
     case Kind.TEXT_IN: case Kind.TEXT_NOT_IN: {
       const ids = [...p.texts].map((text) => operands.valueId(p.field, text)).sort((a, b) => a - b);
-      i32[at + C_COUNT] = ids.length;
-      i32.set(ids, at + C_IDS);
+      i32[at + Layout.C_COUNT] = ids.length;
+      i32.set(ids, at + Layout.C_IDS);
       return;
     }
     case Kind.STARTS_WITH: case Kind.ENDS_WITH: case Kind.CONTAINS: case Kind.NOT_CONTAINS:
-      i32[at + C_OPERAND] = operands.string(p.text);
+      i32[at + Layout.C_OPERAND] = operands.string(p.text);
       return;
     case Kind.REGEX:
-      i32[at + C_OPERAND] = operands.regex(p.key);
+      i32[at + Layout.C_OPERAND] = operands.regex(p.key);
       return;
     case Kind.BOOL_EQ:
-      i32[at + C_OPERAND] = p.num;
+      i32[at + Layout.C_OPERAND] = p.num;
       return;
     case Kind.NUM_IN: case Kind.NUM_NOT_IN: {
       const nums = [...p.nums].sort((a, b) => a - b);
-      i32[at + C_COUNT] = nums.length;
-      f64.set(nums, (at >> 1) + C_NUMS);
+      i32[at + Layout.C_COUNT] = nums.length;
+      f64.set(nums, (at >> 1) + Layout.C_NUMS);
       return;
     }
     case Kind.BETWEEN:
-      f64[(at >> 1) + C_NUM] = p.num;
-      f64[(at >> 1) + C_NUM2] = p.num2;
+      f64[(at >> 1) + Layout.C_NUM] = p.num;
+      f64[(at >> 1) + Layout.C_NUM2] = p.num2;
       return;
     default:
-      f64[(at >> 1) + C_NUM] = p.num;
+      f64[(at >> 1) + Layout.C_NUM] = p.num;
   }
 }
 
 /** Words of the condition at `at`. */
 export function sizeAt(i32: Int32Array, at: number): number {
-  return i32[at + C_TAG] >> SIZE_SHIFT;
+  return i32[at + Layout.C_TAG] >> Layout.SIZE_SHIFT;
 }
 
 /** Writes a verify group's header; its conditions follow. */
 export function writeGroupHead(i32: Int32Array, at: number, operator: 'AND' | 'OR', words: number): void {
-  i32[at + C_TAG] = (operator === 'AND' ? GROUP_AND : GROUP_OR) | (words << SIZE_SHIFT);
-  i32[at + GROUP_SPARE] = 0;
+  i32[at + Layout.C_TAG] = (operator === 'AND' ? Layout.GROUP_AND : Layout.GROUP_OR) | (words << Layout.SIZE_SHIFT);
+  i32[at + Layout.GROUP_SPARE] = 0;
 }
 
 export function groupOperatorAt(i32: Int32Array, at: number): number {
-  return i32[at + C_TAG] & KIND_MASK;
+  return i32[at + Layout.C_TAG] & Layout.KIND_MASK;
 }
 
 /** Whether the condition at `at` holds for the current request; absent field => false whatever the operator. */
 export function testCondition(i32: Int32Array, f64: Float64Array, at: number, v: RequestView): boolean {
-  const slot = i32[at + C_SLOT];
+  const slot = i32[at + Layout.C_SLOT];
   if (v.slotEpoch[slot] !== v.epoch) return false;
-  switch (i32[at + C_TAG] & KIND_MASK) {
-    case Kind.TEXT_EQ: return v.slotValue[slot] === i32[at + C_OPERAND];
-    case Kind.TEXT_NE: return v.slotValue[slot] !== i32[at + C_OPERAND];
+  switch (i32[at + Layout.C_TAG] & Layout.KIND_MASK) {
+    case Kind.TEXT_EQ: return v.slotValue[slot] === i32[at + Layout.C_OPERAND];
+    case Kind.TEXT_NE: return v.slotValue[slot] !== i32[at + Layout.C_OPERAND];
     case Kind.TEXT_IN: return hasId(i32, at, v.slotValue[slot]);
     case Kind.TEXT_NOT_IN: return !hasId(i32, at, v.slotValue[slot]);
-    case Kind.STARTS_WITH: return v.slotText[slot].startsWith(v.strings[i32[at + C_OPERAND]]);
-    case Kind.ENDS_WITH: return v.slotText[slot].endsWith(v.strings[i32[at + C_OPERAND]]);
-    case Kind.CONTAINS: return v.slotText[slot].includes(v.strings[i32[at + C_OPERAND]]);
-    case Kind.NOT_CONTAINS: return !v.slotText[slot].includes(v.strings[i32[at + C_OPERAND]]);
+    case Kind.STARTS_WITH: return v.slotText[slot].startsWith(v.strings[i32[at + Layout.C_OPERAND]]);
+    case Kind.ENDS_WITH: return v.slotText[slot].endsWith(v.strings[i32[at + Layout.C_OPERAND]]);
+    case Kind.CONTAINS: return v.slotText[slot].includes(v.strings[i32[at + Layout.C_OPERAND]]);
+    case Kind.NOT_CONTAINS: return !v.slotText[slot].includes(v.strings[i32[at + Layout.C_OPERAND]]);
     case Kind.REGEX: {
-      const entry = v.regexes[i32[at + C_OPERAND]];
+      const entry = v.regexes[i32[at + Layout.C_OPERAND]];
       if (entry.memoEpoch !== v.epoch) {
         const text = v.slotText[slot];
         entry.memoEpoch = v.epoch;
@@ -144,20 +142,20 @@ export function testCondition(i32: Int32Array, f64: Float64Array, at: number, v:
       }
       return entry.memo;
     }
-    case Kind.BOOL_EQ: return v.slotBool[slot] === i32[at + C_OPERAND];
+    case Kind.BOOL_EQ: return v.slotBool[slot] === i32[at + Layout.C_OPERAND];
     // NaN (not a number) fails every comparison below, including the negations.
-    case Kind.NUM_EQ: return v.slotNum[slot] === f64[(at >> 1) + C_NUM];
+    case Kind.NUM_EQ: return v.slotNum[slot] === f64[(at >> 1) + Layout.C_NUM];
     case Kind.NUM_NE: {
       const n = v.slotNum[slot];
-      return n === n && n !== f64[(at >> 1) + C_NUM];
+      return n === n && n !== f64[(at >> 1) + Layout.C_NUM];
     }
-    case Kind.NUM_GT: return v.slotNum[slot] > f64[(at >> 1) + C_NUM];
-    case Kind.NUM_GTE: return v.slotNum[slot] >= f64[(at >> 1) + C_NUM];
-    case Kind.NUM_LT: return v.slotNum[slot] < f64[(at >> 1) + C_NUM];
-    case Kind.NUM_LTE: return v.slotNum[slot] <= f64[(at >> 1) + C_NUM];
+    case Kind.NUM_GT: return v.slotNum[slot] > f64[(at >> 1) + Layout.C_NUM];
+    case Kind.NUM_GTE: return v.slotNum[slot] >= f64[(at >> 1) + Layout.C_NUM];
+    case Kind.NUM_LT: return v.slotNum[slot] < f64[(at >> 1) + Layout.C_NUM];
+    case Kind.NUM_LTE: return v.slotNum[slot] <= f64[(at >> 1) + Layout.C_NUM];
     case Kind.BETWEEN: {
       const n = v.slotNum[slot];
-      return n >= f64[(at >> 1) + C_NUM] && n <= f64[(at >> 1) + C_NUM2];
+      return n >= f64[(at >> 1) + Layout.C_NUM] && n <= f64[(at >> 1) + Layout.C_NUM2];
     }
     case Kind.NUM_IN: return hasNumber(i32, f64, at, v.slotNum[slot]);
     case Kind.NUM_NOT_IN: {
@@ -173,11 +171,11 @@ const SCAN = 8;
 
 /** Whether an `in` list of value ids holds `id` (0, a value no rule names, is in none). */
 function hasId(i32: Int32Array, at: number, id: number): boolean {
-  return sortedHas(i32, at + C_IDS, i32[at + C_COUNT], id);
+  return sortedHas(i32, at + Layout.C_IDS, i32[at + Layout.C_COUNT], id);
 }
 
 function hasNumber(i32: Int32Array, f64: Float64Array, at: number, n: number): boolean {
-  return sortedHas(f64, (at >> 1) + C_NUMS, i32[at + C_COUNT], n);
+  return sortedHas(f64, (at >> 1) + Layout.C_NUMS, i32[at + Layout.C_COUNT], n);
 }
 
 /** Whether the ascending run of `count` values from `first` holds `x` (NaN is in no run). */

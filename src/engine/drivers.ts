@@ -14,7 +14,7 @@ import { conditionWords, writeCondition } from './code';
 import { comparedNumbers, comparedTexts, requiredLiterals, type FieldSlot } from './field-index';
 import { requiredSignature } from './literal-signature';
 import type { Operands } from './operands';
-import { NONE, P_HEAD } from './layout';
+import { Layout } from './layout';
 import type { Postings } from './postings';
 import { Kind, type Predicate } from './predicates';
 import { addResidual, removeResidual } from './residuals';
@@ -55,8 +55,8 @@ export function createDrivers(arena: Arena, postings: Postings, operands: Operan
     const slot = operands.slots.get(pred.field)!;
     const found: number[] = [];
     const take = (h: number | undefined, file: (h: number) => void): void => {
-      if (h !== undefined && h !== NONE) found.push(h);
-      else if (!create) found.push(NONE);
+      if (h !== undefined && h !== Layout.NONE) found.push(h);
+      else if (!create) found.push(Layout.NONE);
       else {
         const made = postings.create(isResidual(pred.kind) ? conditionWords(pred) : 0);
         file(made);
@@ -96,7 +96,7 @@ export function createDrivers(arena: Arena, postings: Postings, operands: Operan
       case Kind.STARTS_WITH: return affixInsert(slot.prefixes, pred.text, h);
       case Kind.ENDS_WITH: return affixInsert(slot.suffixes, pred.text, h);
       default:
-        writeCondition(arena.i32, arena.f64, postings.at[h] + P_HEAD, pred, operands.index);
+        writeCondition(arena.i32, arena.f64, postings.at[h] + Layout.P_HEAD, pred, operands.index);
         addResidual(slot.scan, requiredSignature(requiredLiterals(pred)), h);
     }
   }
@@ -107,14 +107,14 @@ export function createDrivers(arena: Arena, postings: Postings, operands: Operan
       case Kind.TEXT_EQ: case Kind.TEXT_IN:
         for (const text of comparedTexts(pred)) {
           const id = slot.valueIds.get(text)!;
-          if (slot.textPostings[id] === h) slot.textPostings[id] = NONE;
+          if (slot.textPostings[id] === h) slot.textPostings[id] = Layout.NONE;
         }
         return;
       case Kind.NUM_EQ: case Kind.NUM_IN:
         for (const n of comparedNumbers(pred)) if (slot.numPostings.get(n) === h) slot.numPostings.delete(n);
         return;
       case Kind.BOOL_EQ:
-        slot.boolPostings[pred.num] = NONE;
+        slot.boolPostings[pred.num] = Layout.NONE;
         return;
       case Kind.NUM_GT: case Kind.NUM_GTE: case Kind.NUM_LT: case Kind.NUM_LTE: case Kind.BETWEEN:
         removeThreshold(thresholdsOf(slot, pred.kind), h);
@@ -132,7 +132,7 @@ export function createDrivers(arena: Arena, postings: Postings, operands: Operan
     },
     detach(pred, target) {
       for (const h of handles(pred, false)) {
-        if (h === NONE) continue;
+        if (h === Layout.NONE) continue;
         if (postings.remove(h, target) > 0) continue;
         unfile(pred, h);
         postings.destroy(h);

@@ -7,13 +7,9 @@
  */
 import { blockWords, FIRST_BLOCK } from './arena';
 import { sizeAt } from './code';
-import {
-  BOOL_TRUE, C_COUNT, C_IDS, C_NUM, C_NUM2, C_NUMS, C_OPERAND, C_SLOT, C_TAG, ENTRY_WORDS, E_MASK, E_TARGET, G_GROUP_WORDS, G_HEAD, G_INDEX,
-  G_RULE, G_WORDS, GROUP_AND, GROUP_HEAD, KIND_MASK, NEED, NEVER_MATCHES, NONE, P_CAP, P_COND, P_HEAD, P_LEN, P_MASK, R_HEAD,
-  R_INDEX, R_WORDS, RULE_TARGET_BELOW,
-} from './layout';
+import { Layout } from './layout';
 import { Kind, type Predicate } from './predicates';
-import { internalsOf, type EngineInternals } from './state';
+import { stateOf, type EngineState } from './state';
 import type { Engine } from './types';
 
 const KIND_NAMES: string[] = [];
@@ -23,29 +19,29 @@ for (const [name, kind] of Object.entries(Kind)) KIND_NAMES[kind] = name;
 const words = (i32: Int32Array, from: number, to: number): string => `[${Array.from(i32.subarray(from, to)).join(', ')}]`;
 
 /** One condition in readable form: its kind, field and operands (value ids and pool indexes resolved). */
-function describeCondition(state: EngineInternals, at: number): string {
+function describeCondition(state: EngineState, at: number): string {
   const { i32, f64 } = state.arena;
-  const kind = i32[at + C_TAG] & KIND_MASK;
-  const slotIndex = i32[at + C_SLOT];
+  const kind = i32[at + Layout.C_TAG] & Layout.KIND_MASK;
+  const slotIndex = i32[at + Layout.C_SLOT];
   const slot = [...state.operands.slots.values()].find((s) => s.index === slotIndex);
   const field = slot?.name ?? `slot ${slotIndex}`;
   const textOf = (id: number): string => JSON.stringify([...(slot?.valueIds ?? [])].find(([, v]) => v === id)?.[0] ?? `#${id}`);
-  const operand = i32[at + C_OPERAND];
+  const operand = i32[at + Layout.C_OPERAND];
   const f = at >> 1;
   let text: string;
   switch (kind) {
     case Kind.TEXT_EQ: case Kind.TEXT_NE: text = textOf(operand); break;
     case Kind.TEXT_IN: case Kind.TEXT_NOT_IN:
-      text = Array.from(i32.subarray(at + C_IDS, at + C_IDS + i32[at + C_COUNT]), textOf).join(',');
+      text = Array.from(i32.subarray(at + Layout.C_IDS, at + Layout.C_IDS + i32[at + Layout.C_COUNT]), textOf).join(',');
       break;
     case Kind.STARTS_WITH: case Kind.ENDS_WITH: case Kind.CONTAINS: case Kind.NOT_CONTAINS:
       text = JSON.stringify(state.operands.view.strings[operand]);
       break;
     case Kind.REGEX: text = `regex #${operand}`; break;
-    case Kind.BOOL_EQ: text = String(operand === BOOL_TRUE); break;
-    case Kind.BETWEEN: text = `${f64[f + C_NUM]},${f64[f + C_NUM2]}`; break;
-    case Kind.NUM_IN: case Kind.NUM_NOT_IN: text = Array.from(f64.subarray(f + C_NUMS, f + C_NUMS + i32[at + C_COUNT])).join(','); break;
-    default: text = String(f64[f + C_NUM]);
+    case Kind.BOOL_EQ: text = String(operand === Layout.BOOL_TRUE); break;
+    case Kind.BETWEEN: text = `${f64[f + Layout.C_NUM]},${f64[f + Layout.C_NUM2]}`; break;
+    case Kind.NUM_IN: case Kind.NUM_NOT_IN: text = Array.from(f64.subarray(f + Layout.C_NUMS, f + Layout.C_NUMS + i32[at + Layout.C_COUNT])).join(','); break;
+    default: text = String(f64[f + Layout.C_NUM]);
   }
   return `${field} ${KIND_NAMES[kind] ?? `kind ${kind}`} ${text}`;
 }
@@ -60,7 +56,7 @@ function operandsOf(p: Predicate): string {
 }
 
 /** Lines for the conditions in [from, to): each one's words, then what they say. */
-function conditionLines(state: EngineInternals, from: number, to: number, indent: string): string[] {
+function conditionLines(state: EngineState, from: number, to: number, indent: string): string[] {
   const i32 = state.arena.i32;
   const lines: string[] = [];
   for (let p = from; p < to; p += sizeAt(i32, p)) {
@@ -70,22 +66,22 @@ function conditionLines(state: EngineInternals, from: number, to: number, indent
 }
 
 /** Lines for the verify groups in [from, to). */
-function groupLines(state: EngineInternals, from: number, to: number, indent: string): string[] {
+function groupLines(state: EngineState, from: number, to: number, indent: string): string[] {
   const i32 = state.arena.i32;
   const lines: string[] = [];
   for (let q = from; q < to; q += sizeAt(i32, q)) {
-    const operator = (i32[q + C_TAG] & KIND_MASK) === GROUP_AND ? 'AND' : 'OR';
-    lines.push(`${indent}@${q} ${words(i32, q, q + GROUP_HEAD)}  ${operator} group`);
-    lines.push(...conditionLines(state, q + GROUP_HEAD, q + sizeAt(i32, q), `${indent}  `));
+    const operator = (i32[q + Layout.C_TAG] & Layout.KIND_MASK) === Layout.GROUP_AND ? 'AND' : 'OR';
+    lines.push(`${indent}@${q} ${words(i32, q, q + Layout.GROUP_HEAD)}  ${operator} group`);
+    lines.push(...conditionLines(state, q + Layout.GROUP_HEAD, q + sizeAt(i32, q), `${indent}  `));
   }
   return lines;
 }
 
 /** The used words of the posting block behind `handle`. */
-function postingWords(state: EngineInternals, handle: number): string {
+function postingWords(state: EngineState, handle: number): string {
   const i32 = state.arena.i32;
   const block = state.postings.at[handle];
-  return `@${block} ${words(i32, block, block + P_HEAD + i32[block + P_COND] + ENTRY_WORDS * i32[block + P_LEN])}`;
+  return `@${block} ${words(i32, block, block + Layout.P_HEAD + i32[block + Layout.P_COND] + Layout.ENTRY_WORDS * i32[block + Layout.P_LEN])}`;
 }
 
 /**
@@ -95,42 +91,42 @@ function postingWords(state: EngineInternals, handle: number): string {
  * dump is what layout.ts's worked example documents.
  */
 export function dumpRule(engine: Engine, ruleId: string): string {
-  const state = internalsOf(engine);
+  const state = stateOf(engine);
   const entry = state.rules.get(ruleId);
   if (entry === undefined) return `rule ${JSON.stringify(ruleId)}: not active`;
-  if (entry.index === NEVER_MATCHES) return `rule ${JSON.stringify(ruleId)}: never matches (no records)`;
+  if (entry.index === Layout.NEVER_MATCHES) return `rule ${JSON.stringify(ruleId)}: never matches (no records)`;
   const i32 = state.arena.i32;
   const lines = [`rule ${JSON.stringify(ruleId)} number ${entry.index}`];
   for (const group of entry.groups) {
-    if (group.offset === NONE) {
+    if (group.offset === Layout.NONE) {
       lines.push(`group: no record, one hit decides the rule (posting target ${group.target} = ~${entry.index})`);
     } else {
       const g = group.offset;
-      const end = g + G_HEAD + i32[g + G_WORDS];
-      lines.push(`group record @${g} ${words(i32, g, g + G_HEAD)}`);
-      lines.push(...conditionLines(state, g + G_HEAD, end, '  '));
-      lines.push(...groupLines(state, end, end + i32[g + G_GROUP_WORDS], '  '));
+      const end = g + Layout.G_HEAD + i32[g + Layout.G_WORDS];
+      lines.push(`group record @${g} ${words(i32, g, g + Layout.G_HEAD)}`);
+      lines.push(...conditionLines(state, g + Layout.G_HEAD, end, '  '));
+      lines.push(...groupLines(state, end, end + i32[g + Layout.G_GROUP_WORDS], '  '));
     }
     for (const driver of group.drivers) {
       lines.push(`  driver ${driver.field} ${KIND_NAMES[driver.kind]} ${operandsOf(driver)}`);
-      for (const h of state.drivers.lists(driver)) lines.push(`    list #${h} ${h === NONE ? 'missing' : postingWords(state, h)}`);
+      for (const h of state.drivers.lists(driver)) lines.push(`    list #${h} ${h === Layout.NONE ? 'missing' : postingWords(state, h)}`);
     }
   }
-  if (entry.record !== NONE) {
+  if (entry.record !== Layout.NONE) {
     const r = entry.record;
-    lines.push(`rule record @${r} ${words(i32, r, r + R_HEAD)}`);
-    lines.push(...groupLines(state, r + R_HEAD, r + R_HEAD + i32[r + R_WORDS], '  '));
+    lines.push(`rule record @${r} ${words(i32, r, r + Layout.R_HEAD)}`);
+    lines.push(...groupLines(state, r + Layout.R_HEAD, r + Layout.R_HEAD + i32[r + Layout.R_WORDS], '  '));
   }
   return lines.join('\n');
 }
 
 /** Every posting handle filed in some field's index (text, number and boolean values, thresholds, affixes, residuals). */
-function filedHandles(state: EngineInternals): number[] {
+function filedHandles(state: EngineState): number[] {
   const handles: number[] = [];
   for (const slot of state.operands.slots.values()) {
-    for (const h of slot.textPostings) if (h !== NONE) handles.push(h);
+    for (const h of slot.textPostings) if (h !== Layout.NONE) handles.push(h);
     for (const h of slot.numPostings.values()) handles.push(h);
-    for (const h of slot.boolPostings) if (h !== NONE) handles.push(h);
+    for (const h of slot.boolPostings) if (h !== Layout.NONE) handles.push(h);
     for (const list of [slot.above, slot.below, slot.between]) handles.push(...list.handle.subarray(0, list.size));
     handles.push(...slot.prefixes.byOperand.values(), ...slot.suffixes.byOperand.values());
     handles.push(...slot.scan.handle.subarray(0, slot.scan.size));
@@ -156,7 +152,7 @@ function filedHandles(state: EngineInternals): number[] {
  *   every word handed out.
  */
 export function checkInvariants(engine: Engine): string[] {
-  const state = internalsOf(engine);
+  const state = stateOf(engine);
   const { arena, postings } = state;
   const i32 = arena.i32;
   const problems: string[] = [];
@@ -183,7 +179,7 @@ export function checkInvariants(engine: Engine): string[] {
   // Rule numbers.
   const used = new Set<number>();
   for (const [id, entry] of state.rules) {
-    if (entry.index === NEVER_MATCHES) continue;
+    if (entry.index === Layout.NEVER_MATCHES) continue;
     if (state.ruleIds[entry.index] !== id) problems.push(`rule ${id}: number ${entry.index} names ${JSON.stringify(state.ruleIds[entry.index])}`);
     if (used.has(entry.index)) problems.push(`rule ${id}: number ${entry.index} is also another rule's`);
     used.add(entry.index);
@@ -202,26 +198,26 @@ export function checkInvariants(engine: Engine): string[] {
   const targets = new Set<number>();
   let attached = 0;
   for (const [id, entry] of state.rules) {
-    if (entry.record !== NONE && inArena(entry.record, blockWords(entry.recordWords), `rule ${id} record`)) {
+    if (entry.record !== Layout.NONE && inArena(entry.record, blockWords(entry.recordWords), `rule ${id} record`)) {
       const r = entry.record;
-      if (i32[r + R_INDEX] !== entry.index) problems.push(`rule ${id} record: R_INDEX ${i32[r + R_INDEX]} != ${entry.index}`);
-      if (i32[r + NEED] !== entry.groups.length) problems.push(`rule ${id} record: NEED ${i32[r + NEED]} != ${entry.groups.length} groups`);
-      if (R_HEAD + i32[r + R_WORDS] !== entry.recordWords || !fills(r + R_HEAD, r + entry.recordWords)) {
+      if (i32[r + Layout.R_INDEX] !== entry.index) problems.push(`rule ${id} record: R_INDEX ${i32[r + Layout.R_INDEX]} != ${entry.index}`);
+      if (i32[r + Layout.NEED] !== entry.groups.length) problems.push(`rule ${id} record: NEED ${i32[r + Layout.NEED]} != ${entry.groups.length} groups`);
+      if (Layout.R_HEAD + i32[r + Layout.R_WORDS] !== entry.recordWords || !fills(r + Layout.R_HEAD, r + entry.recordWords)) {
         problems.push(`rule ${id} record: its verify groups do not fill its ${entry.recordWords} words`);
       }
     }
     for (const [k, group] of entry.groups.entries()) {
       const what = `rule ${id} group ${k}`;
-      if (group.offset === NONE) {
-        if (group.target >= RULE_TARGET_BELOW || ~group.target !== entry.index) problems.push(`${what}: target ${group.target} is not ~${entry.index}`);
+      if (group.offset === Layout.NONE) {
+        if (group.target >= Layout.RULE_TARGET_BELOW || ~group.target !== entry.index) problems.push(`${what}: target ${group.target} is not ~${entry.index}`);
       } else if (inArena(group.offset, blockWords(group.words), what)) {
         const g = group.offset;
         if (group.target !== g) problems.push(`${what}: target ${group.target} is not its record @${g}`);
-        if (i32[g + G_INDEX] !== entry.index) problems.push(`${what}: G_INDEX ${i32[g + G_INDEX]} != ${entry.index}`);
-        if (i32[g + G_RULE] !== entry.record) problems.push(`${what}: G_RULE ${i32[g + G_RULE]} != rule record ${entry.record}`);
-        if (i32[g + NEED] < 1 || i32[g + NEED] > group.drivers.length) problems.push(`${what}: NEED ${i32[g + NEED]} for ${group.drivers.length} drivers`);
-        const own = g + G_HEAD + i32[g + G_WORDS];
-        if (G_HEAD + i32[g + G_WORDS] + i32[g + G_GROUP_WORDS] !== group.words || !fills(g + G_HEAD, own) || !fills(own, g + group.words)) {
+        if (i32[g + Layout.G_INDEX] !== entry.index) problems.push(`${what}: G_INDEX ${i32[g + Layout.G_INDEX]} != ${entry.index}`);
+        if (i32[g + Layout.G_RULE] !== entry.record) problems.push(`${what}: G_RULE ${i32[g + Layout.G_RULE]} != rule record ${entry.record}`);
+        if (i32[g + Layout.NEED] < 1 || i32[g + Layout.NEED] > group.drivers.length) problems.push(`${what}: NEED ${i32[g + Layout.NEED]} for ${group.drivers.length} drivers`);
+        const own = g + Layout.G_HEAD + i32[g + Layout.G_WORDS];
+        if (Layout.G_HEAD + i32[g + Layout.G_WORDS] + i32[g + Layout.G_GROUP_WORDS] !== group.words || !fills(g + Layout.G_HEAD, own) || !fills(own, g + group.words)) {
           problems.push(`${what}: its conditions and groups do not fill its ${group.words} words`);
         }
       }
@@ -229,14 +225,14 @@ export function checkInvariants(engine: Engine): string[] {
       for (const driver of group.drivers) {
         for (const h of state.drivers.lists(driver)) {
           attached += 1;
-          if (h === NONE) {
+          if (h === Layout.NONE) {
             problems.push(`${what}: driver ${driver.key} has a missing list (the rule is unreachable)`);
             continue;
           }
           const block = postings.at[h];
-          const first = block + P_HEAD + i32[block + P_COND];
+          const first = block + Layout.P_HEAD + i32[block + Layout.P_COND];
           let listed = false;
-          for (let e = 0; e < i32[block + P_LEN]; e++) if (i32[first + ENTRY_WORDS * e + E_TARGET] === group.target) listed = true;
+          for (let e = 0; e < i32[block + Layout.P_LEN]; e++) if (i32[first + Layout.ENTRY_WORDS * e + Layout.E_TARGET] === group.target) listed = true;
           if (!listed) problems.push(`${what}: list #${h} of driver ${driver.key} does not list target ${group.target}`);
         }
       }
@@ -248,19 +244,19 @@ export function checkInvariants(engine: Engine): string[] {
   let entries = 0;
   for (const h of new Set(handles)) {
     const block = postings.at[h];
-    const len = i32[block + P_LEN];
-    const cap = i32[block + P_CAP];
+    const len = i32[block + Layout.P_LEN];
+    const cap = i32[block + Layout.P_CAP];
     const what = `list #${h}`;
-    if (!inArena(block, blockWords(P_HEAD + i32[block + P_COND] + ENTRY_WORDS * cap), what)) continue;
+    if (!inArena(block, blockWords(Layout.P_HEAD + i32[block + Layout.P_COND] + Layout.ENTRY_WORDS * cap), what)) continue;
     if (len < 1 || len > cap) problems.push(`${what}: LEN ${len} outside 1..CAP ${cap} (an empty list is unfiled)`);
-    const first = block + P_HEAD + i32[block + P_COND];
+    const first = block + Layout.P_HEAD + i32[block + Layout.P_COND];
     let mask = ~0;
     for (let e = 0; e < len; e++) {
-      const target = i32[first + ENTRY_WORDS * e + E_TARGET];
-      mask &= i32[first + ENTRY_WORDS * e + E_MASK];
+      const target = i32[first + Layout.ENTRY_WORDS * e + Layout.E_TARGET];
+      mask &= i32[first + Layout.ENTRY_WORDS * e + Layout.E_MASK];
       if (!targets.has(target)) problems.push(`${what}: entry ${e} names ${target}, no active rule's group`);
     }
-    if (len > 0 && mask !== i32[block + P_MASK]) problems.push(`${what}: P_MASK ${i32[block + P_MASK]} != AND of its entries ${mask}`);
+    if (len > 0 && mask !== i32[block + Layout.P_MASK]) problems.push(`${what}: P_MASK ${i32[block + Layout.P_MASK]} != AND of its entries ${mask}`);
     entries += len;
   }
   if (entries !== attached) problems.push(`posting entries: ${entries} filed != ${attached} attached by active groups`);

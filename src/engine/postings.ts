@@ -14,7 +14,7 @@
  * threshold, an affix) holds a handle, and `at[handle]` is the block.
  */
 import { blockWords, type Arena } from './arena';
-import { ALL_FIELDS, E_MASK, E_TARGET, ENTRY_WORDS, NONE, P_CAP, P_COND, P_HEAD, P_LEN, P_MASK } from './layout';
+import { Layout } from './layout';
 
 export interface Postings {
   /** Block offset by handle; replaced when it grows, so read it again after `create`. */
@@ -34,13 +34,13 @@ const FIRST_CAPACITY = 2;
 export function createPostings(arena: Arena): Postings {
   let at = new Int32Array(256);
   // Handle 0 is "none"; freed handles are reused.
-  let nextHandle = NONE + 1;
+  let nextHandle = Layout.NONE + 1;
   const freeHandles: number[] = [];
 
-  const words = (condWords: number, capacity: number): number => P_HEAD + condWords + ENTRY_WORDS * capacity;
+  const words = (condWords: number, capacity: number): number => Layout.P_HEAD + condWords + Layout.ENTRY_WORDS * capacity;
   /** Entries that fit in the block holding `capacity` entries (blocks come in power-of-two sizes). */
   const fitting = (condWords: number, capacity: number): number =>
-    Math.floor((blockWords(words(condWords, capacity)) - P_HEAD - condWords) / ENTRY_WORDS);
+    Math.floor((blockWords(words(condWords, capacity)) - Layout.P_HEAD - condWords) / Layout.ENTRY_WORDS);
 
   function create(condWords: number): number {
     const handle = freeHandles.length > 0 ? freeHandles.pop()! : nextHandle++;
@@ -51,9 +51,9 @@ export function createPostings(arena: Arena): Postings {
     }
     const block = arena.alloc(words(condWords, FIRST_CAPACITY));
     const i32 = arena.i32;
-    i32[block + P_CAP] = fitting(condWords, FIRST_CAPACITY);
-    i32[block + P_MASK] = ALL_FIELDS;
-    i32[block + P_COND] = condWords;
+    i32[block + Layout.P_CAP] = fitting(condWords, FIRST_CAPACITY);
+    i32[block + Layout.P_MASK] = Layout.ALL_FIELDS;
+    i32[block + Layout.P_COND] = condWords;
     at[handle] = block;
     return handle;
   }
@@ -61,52 +61,52 @@ export function createPostings(arena: Arena): Postings {
   function add(handle: number, group: number, mask: number): void {
     let block = at[handle];
     let i32 = arena.i32;
-    const len = i32[block + P_LEN];
-    const condWords = i32[block + P_COND];
-    if (len === i32[block + P_CAP]) {
+    const len = i32[block + Layout.P_LEN];
+    const condWords = i32[block + Layout.P_COND];
+    if (len === i32[block + Layout.P_CAP]) {
       const capacity = fitting(condWords, len * 2);
       const moved = arena.alloc(words(condWords, capacity));
       i32 = arena.i32;
       i32.copyWithin(moved, block, block + words(condWords, len));
-      i32[moved + P_CAP] = capacity;
+      i32[moved + Layout.P_CAP] = capacity;
       arena.free(block, words(condWords, len));
       at[handle] = block = moved;
     }
-    const entry = block + P_HEAD + condWords + ENTRY_WORDS * len;
-    i32[entry + E_TARGET] = group;
-    i32[entry + E_MASK] = mask;
-    i32[block + P_LEN] = len + 1;
-    i32[block + P_MASK] = len === 0 ? mask : i32[block + P_MASK] & mask;
+    const entry = block + Layout.P_HEAD + condWords + Layout.ENTRY_WORDS * len;
+    i32[entry + Layout.E_TARGET] = group;
+    i32[entry + Layout.E_MASK] = mask;
+    i32[block + Layout.P_LEN] = len + 1;
+    i32[block + Layout.P_MASK] = len === 0 ? mask : i32[block + Layout.P_MASK] & mask;
   }
 
   function remove(handle: number, group: number): number {
     const block = at[handle];
     const i32 = arena.i32;
-    const len = i32[block + P_LEN];
-    const first = block + P_HEAD + i32[block + P_COND];
+    const len = i32[block + Layout.P_LEN];
+    const first = block + Layout.P_HEAD + i32[block + Layout.P_COND];
     let found = -1;
     for (let k = 0; k < len; k++) {
-      if (i32[first + ENTRY_WORDS * k + E_TARGET] === group) {
+      if (i32[first + Layout.ENTRY_WORDS * k + Layout.E_TARGET] === group) {
         found = k;
         break;
       }
     }
     if (found < 0) return len;
     // Keep the order of the rest (answers do not depend on it, but it keeps walks reproducible).
-    i32.copyWithin(first + ENTRY_WORDS * found, first + ENTRY_WORDS * (found + 1), first + ENTRY_WORDS * len);
+    i32.copyWithin(first + Layout.ENTRY_WORDS * found, first + Layout.ENTRY_WORDS * (found + 1), first + Layout.ENTRY_WORDS * len);
     const left = len - 1;
-    i32[block + P_LEN] = left;
-    let mask = ALL_FIELDS;
-    for (let k = 0; k < left; k++) mask &= i32[first + ENTRY_WORDS * k + E_MASK];
-    i32[block + P_MASK] = mask;
+    i32[block + Layout.P_LEN] = left;
+    let mask = Layout.ALL_FIELDS;
+    for (let k = 0; k < left; k++) mask &= i32[first + Layout.ENTRY_WORDS * k + Layout.E_MASK];
+    i32[block + Layout.P_MASK] = mask;
     return left;
   }
 
   function destroy(handle: number): void {
     const block = at[handle];
     const i32 = arena.i32;
-    arena.free(block, words(i32[block + P_COND], i32[block + P_CAP]));
-    at[handle] = NONE;
+    arena.free(block, words(i32[block + Layout.P_COND], i32[block + Layout.P_CAP]));
+    at[handle] = Layout.NONE;
     freeHandles.push(handle);
   }
 

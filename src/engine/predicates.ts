@@ -6,7 +6,7 @@
 import { RE2JS } from 're2js';
 import type { Condition } from './conditions';
 import { compileFastRegex, MATCH, UNKNOWN, type FastRegex } from './fast-regex';
-import { BOOL_FALSE, BOOL_TRUE } from './layout';
+import { Layout } from './layout';
 import { mayMatch, NO_FILTER, regexFilter, type RegexFilter } from './regex-prefilter';
 import { parseDecimal, splitBetween, splitList } from './values';
 
@@ -133,8 +133,8 @@ function compileBoolean(field: string, operator: string, value: string): Predica
   if (value !== 'true' && value !== 'false') return null;
   const wanted = value === 'true';
   // Inputs must be booleans for either operator, so not_equals X is exactly equals !X.
-  if (operator === 'equals') return make(Kind.BOOL_EQ, field, String(wanted), { num: wanted ? BOOL_TRUE : BOOL_FALSE });
-  if (operator === 'not_equals') return make(Kind.BOOL_EQ, field, String(!wanted), { num: wanted ? BOOL_FALSE : BOOL_TRUE });
+  if (operator === 'equals') return make(Kind.BOOL_EQ, field, String(wanted), { num: wanted ? Layout.BOOL_TRUE : Layout.BOOL_FALSE });
+  if (operator === 'not_equals') return make(Kind.BOOL_EQ, field, String(!wanted), { num: wanted ? Layout.BOOL_FALSE : Layout.BOOL_TRUE });
   return null;
 }
 

@@ -1,12 +1,14 @@
 /**
- * What the engine keeps beside the arena about each rule, and the handle the
- * debugging tools (inspect.ts) use to read an engine's internals without
- * widening the Engine interface.
+ * The state between the engine's two halves: build.ts writes it (upsert,
+ * remove), match.ts reads it (evaluate) and writes only its per-evaluation
+ * stamps. Records and posting lists live in the arena (layout.ts); what is
+ * here beside the arena is each rule's entry, so a rule can be removed
+ * without searching the arena.
  */
-import type { Arena } from './arena';
-import type { Drivers } from './drivers';
-import type { Operands } from './operands';
-import type { Postings } from './postings';
+import { createArena, type Arena } from './arena';
+import { createDrivers, type Drivers } from './drivers';
+import { createOperands, type Operands } from './operands';
+import { createPostings, type Postings } from './postings';
 import type { Predicate } from './predicates';
 import type { Engine } from './types';
 
@@ -35,27 +37,41 @@ export interface RuleEntry {
   readonly uses: readonly Predicate[];
 }
 
-/** An engine's internals, read by inspect.ts (dumps, invariant checks); never written through. */
-export interface EngineInternals {
+export interface EngineState {
   readonly arena: Arena;
   readonly postings: Postings;
+  /** Field slots, value ids and the pools of strings, regexes and number lists conditions point at. */
   readonly operands: Operands;
+  /** Which posting lists each condition drives (equality maps, thresholds, affixes, residual scans). */
   readonly drivers: Drivers;
-  readonly rules: ReadonlyMap<string, RuleEntry>;
-  /** Rule ids by rule number ('' for a free number). */
-  readonly ruleIds: readonly string[];
-  readonly freeRuleIndexes: readonly number[];
+  /** Active rules by id. */
+  readonly rules: Map<string, RuleEntry>;
+  /** Rule ids by rule number ('' for a free number); records and posting targets name rules by number. */
+  readonly ruleIds: string[];
+  /** Sort keys by rule number (id-order.ts), so answers sort without comparing strings. */
+  readonly ruleKeys: number[];
+  /** Rule numbers freed by removals, reused first. */
+  readonly freeRuleIndexes: number[];
 }
 
-const internals = new WeakMap<Engine, EngineInternals>();
+export function createState(): EngineState {
+  const arena = createArena();
+  const postings = createPostings(arena);
+  const operands = createOperands();
+  const drivers = createDrivers(arena, postings, operands);
+  return { arena, postings, operands, drivers, rules: new Map(), ruleIds: [], ruleKeys: [], freeRuleIndexes: [] };
+}
 
-export function registerInternals(engine: Engine, state: EngineInternals): Engine {
-  internals.set(engine, state);
+/** An engine's state, read by inspect.ts (dumps, invariant checks) without widening the Engine interface. */
+const states = new WeakMap<Engine, EngineState>();
+
+export function registerState(engine: Engine, state: EngineState): Engine {
+  states.set(engine, state);
   return engine;
 }
 
-export function internalsOf(engine: Engine): EngineInternals {
-  const state = internals.get(engine);
+export function stateOf(engine: Engine): EngineState {
+  const state = states.get(engine);
   if (state === undefined) throw new Error('not an engine made by createEngine');
   return state;
 }

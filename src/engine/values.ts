@@ -3,7 +3,7 @@
  * Shared by the compiler (src/engine/predicates.ts) and write-time validation,
  * so a value accepted at write time means the same thing at evaluate time.
  */
-import { BOOL_FALSE, BOOL_TRUE, NOT_BOOL } from './layout';
+import { Layout } from './layout';
 
 /**
  * A decimal number, written fully: optional sign, digits with an optional
@@ -54,7 +54,7 @@ export function inputNumber(value: string | number | boolean): number {
 
 /** A request value as a boolean for boolean conditions: 1 true, 0 false, -1 not a boolean. */
 export function inputBoolean(value: string | number | boolean): number {
-  if (value === true || value === 'true') return BOOL_TRUE;
-  if (value === false || value === 'false') return BOOL_FALSE;
-  return NOT_BOOL;
+  if (value === true || value === 'true') return Layout.BOOL_TRUE;
+  if (value === false || value === 'false') return Layout.BOOL_FALSE;
+  return Layout.NOT_BOOL;
 }

@@ -9,8 +9,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { checkInvariants, createEngine, dumpRule } from '../../src/engine';
-import { E_TARGET, G_HEAD, G_INDEX, P_HEAD } from '../../src/engine/layout';
-import { internalsOf } from '../../src/engine/state';
+import { Layout } from '../../src/engine/layout';
+import { stateOf } from '../../src/engine/state';
 import type { Engine, RuleDefinition } from '../../src/engine/types';
 
 const LAYOUT = path.resolve(__dirname, '../../../src/engine/layout.ts');
@@ -60,21 +60,21 @@ t.test('checkInvariants reports a corrupted engine', async (t) => {
   t.same(checkInvariants(exampleEngine()), [], 'the example engine is consistent');
 
   const wrongNumber = exampleEngine();
-  const { arena, rules } = internalsOf(wrongNumber);
+  const { arena, rules } = stateOf(wrongNumber);
   const group = rules.get('r1')!.groups[0];
-  arena.i32[group.offset + G_INDEX] = 7;
+  arena.i32[group.offset + Layout.G_INDEX] = 7;
   t.match(checkInvariants(wrongNumber), [/G_INDEX 7 != 0/], 'a record naming another rule number');
 
   const stale = exampleEngine();
-  const s = internalsOf(stale);
+  const s = stateOf(stale);
   const list = s.drivers.lists(s.rules.get('r1')!.groups[0].drivers[0])[0];
-  s.arena.i32[s.postings.at[list] + P_HEAD + E_TARGET] = 100;
+  s.arena.i32[s.postings.at[list] + Layout.P_HEAD + Layout.E_TARGET] = 100;
   const problems = checkInvariants(stale);
   t.ok(problems.some((p) => /names 100, no active rule's group/.test(p)), 'a posting entry naming no live group');
   t.ok(problems.some((p) => /does not list target/.test(p)), 'and the group it lost is unreachable');
 
   const doubleFree = exampleEngine();
-  const d = internalsOf(doubleFree);
-  d.arena.free(d.rules.get('r1')!.groups[0].offset, G_HEAD);
+  const d = stateOf(doubleFree);
+  d.arena.free(d.rules.get('r1')!.groups[0].offset, Layout.G_HEAD);
   t.ok(checkInvariants(doubleFree).some((p) => /overlaps/.test(p)), 'a live block also on a free list');
 });

@@ -1,0 +1,143 @@
+/**
+ * The build half of the engine: upsert and remove. A rule is planned
+ * (plan.ts: which conditions drive it, which are verified), given a rule
+ * number, and written as records in the arena with posting entries that
+ * point at them (layout.ts has the record layout and a worked example).
+ * Only the rule's own records and index entries are touched, so a write
+ * costs the same at 1k rules as at 1M.
+ */
+import { conditionWords, writeCondition, writeGroupHead } from './code';
+import { estimateShare } from './field-index';
+import { orderKey } from './id-order';
+import { Layout, ruleTarget } from './layout';
+import { inCheckOrder, planRule, type GroupPlan, type PlanOptions } from './plan';
+import type { Predicate } from './predicates';
+import type { EngineState, GroupEntry, RuleEntry } from './state';
+import type { RuleDefinition } from './types';
+
+export interface Builder {
+  upsert(rule: RuleDefinition): void;
+  remove(ruleId: string): void;
+}
+
+interface VerifyGroup {
+  readonly operator: 'AND' | 'OR';
+  readonly members: readonly Predicate[];
+}
+
+const codeWords = (preds: readonly Predicate[]): number => preds.reduce((n, p) => n + conditionWords(p), 0);
+
+const groupsWords = (groups: readonly VerifyGroup[]): number =>
+  groups.reduce((n, g) => n + Layout.GROUP_HEAD + codeWords(g.members), 0);
+
+export function createBuilder(state: EngineState, countEveryEquality: boolean): Builder {
+  const { arena, operands, drivers, rules, ruleIds, ruleKeys, freeRuleIndexes } = state;
+  const planOptions: PlanOptions = countEveryEquality
+    ? { countEveryEquality: true }
+    : { selectivity: (p) => estimateShare(operands.slots.get(p.field), p) };
+
+  /** Writes `preds` as conditions from word `from`; returns the word after them. */
+  function writeConditions(from: number, preds: readonly Predicate[]): number {
+    let p = from;
+    for (const pred of preds) {
+      writeCondition(arena.i32, arena.f64, p, pred, operands.index);
+      p += conditionWords(pred);
+    }
+    return p;
+  }
+
+  /** Writes verify groups from word `from`; returns the word after them. */
+  function writeGroups(from: number, groups: readonly VerifyGroup[]): number {
+    let p = from;
+    for (const g of groups) {
+      const end = writeConditions(p + Layout.GROUP_HEAD, g.members);
+      writeGroupHead(arena.i32, p, g.operator, end - p);
+      p = end;
+    }
+    return p;
+  }
+
+  /** A driver group's record and postings; `inline` are its rule's verify groups when the rule has no record. */
+  function addGroup(plan: GroupPlan, rule: number, index: number, inline: readonly VerifyGroup[], ruleFields: number): GroupEntry {
+    const need = plan.operator === 'AND' ? plan.drivers.length : 1;
+    if (need === 1 && rule === Layout.NO_RULE_RECORD && plan.verify.length === 0 && inline.length === 0) {
+      for (const driver of plan.drivers) drivers.attach(driver, ruleTarget(index), 0);
+      return { offset: Layout.NONE, words: 0, target: ruleTarget(index), drivers: plan.drivers };
+    }
+    const own = codeWords(plan.verify);
+    const inlined = groupsWords(inline);
+    const words = Layout.G_HEAD + own + inlined;
+    const offset = arena.alloc(words);
+    const record = arena.i32;
+    record[offset + Layout.NEED] = need;
+    record[offset + Layout.G_RULE] = rule;
+    record[offset + Layout.G_INDEX] = index;
+    record[offset + Layout.G_WORDS] = own;
+    record[offset + Layout.G_GROUP_WORDS] = inlined;
+    writeGroups(writeConditions(offset + Layout.G_HEAD, plan.verify), inline);
+    const mask = operands.fieldsOf(plan.verify) | ruleFields;
+    for (const driver of plan.drivers) drivers.attach(driver, offset, mask);
+    return { offset, words, target: offset, drivers: plan.drivers };
+  }
+
+  function add(definition: RuleDefinition): RuleEntry {
+    const plan = planRule(definition, planOptions);
+    if (plan === null) return { index: Layout.NEVER_MATCHES, record: Layout.NONE, recordWords: 0, groups: [], uses: [] };
+    const uses: Predicate[] = [];
+    for (const g of [...plan.drivers, ...plan.verify]) uses.push(...g.drivers, ...g.verify);
+    for (const pred of uses) operands.acquire(pred);
+    const index = freeRuleIndexes.length > 0 ? freeRuleIndexes.pop()! : ruleIds.length;
+    ruleIds[index] = plan.id;
+    ruleKeys[index] = orderKey(plan.id);
+
+    // Groups checked directly once the driver groups have all fired, cheapest members first.
+    const verifyGroups = plan.verify.map((g) => ({ operator: g.operator, members: inCheckOrder([...g.drivers, ...g.verify]) }));
+    // A conjunction needs every member's field; a disjunction needs none in particular.
+    const ruleFields = verifyGroups.reduce((mask, g) => (g.operator === 'AND' ? mask | operands.fieldsOf(g.members) : mask), 0);
+    const none = { record: Layout.NONE, recordWords: 0 };
+    if (plan.operator === 'OR') {
+      return { index, ...none, groups: plan.drivers.map((g) => addGroup(g, Layout.NO_RULE_RECORD, index, [], 0)), uses };
+    }
+    if (plan.drivers.length === 1) {
+      // One driver group decides the rule: no rule record, its verify groups ride in the group's record.
+      return { index, ...none, groups: [addGroup(plan.drivers[0], Layout.NO_RULE_RECORD, index, verifyGroups, ruleFields)], uses };
+    }
+    const recordWords = Layout.R_HEAD + groupsWords(verifyGroups);
+    const record = arena.alloc(recordWords);
+    const r = arena.i32;
+    r[record + Layout.NEED] = plan.drivers.length;
+    r[record + Layout.R_INDEX] = index;
+    r[record + Layout.R_WORDS] = recordWords - Layout.R_HEAD;
+    writeGroups(record + Layout.R_HEAD, verifyGroups);
+    const groups = plan.drivers.map((g) => addGroup(g, record, index, [], ruleFields));
+    return { index, record, recordWords, groups, uses };
+  }
+
+  function drop(entry: RuleEntry): void {
+    for (const group of entry.groups) {
+      for (const driver of group.drivers) drivers.detach(driver, group.target);
+      if (group.offset !== Layout.NONE) arena.free(group.offset, group.words);
+    }
+    if (entry.record !== Layout.NONE) arena.free(entry.record, entry.recordWords);
+    for (const pred of entry.uses) operands.release(pred);
+    if (entry.index !== Layout.NEVER_MATCHES) {
+      ruleIds[entry.index] = '';
+      freeRuleIndexes.push(entry.index);
+    }
+  }
+
+  function remove(ruleId: string): void {
+    const entry = rules.get(ruleId);
+    if (entry === undefined) return;
+    rules.delete(ruleId);
+    drop(entry);
+  }
+
+  function upsert(rule: RuleDefinition): void {
+    if (rule === null || typeof rule !== 'object' || typeof rule.id !== 'string') return;
+    remove(rule.id);
+    if (rule.status === 'ACTIVE') rules.set(rule.id, add(rule));
+  }
+
+  return { upsert, remove };
+}
