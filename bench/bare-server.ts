@@ -1,17 +1,47 @@
 /**
- * The bare node:http baseline: reads the body and answers a fixed JSON, with
- * nothing else. Run as its own process; prints its port once listening.
+ * The node:http baselines, run as their own process; each prints its port
+ * once listening.
  *
- *   node dist/bench/bare-server.js '<answer json>'
+ *   node dist/bench/bare-server.js '<answer json>'          bare: reads the body, answers the fixed bytes
+ *   node dist/bench/bare-server.js '<answer json>' --floor  honest floor: reads the body, JSON.parses it,
+ *                                                           and JSON.stringifies an answer of the same size
+ *
+ * The bare server is not an honest ceiling for a JSON API: it parses nothing
+ * and serializes nothing. The floor does the work any JSON endpoint must do
+ * (no rules, no auth, no log line, no metrics), so "x the floor" says what
+ * our own code costs per request (issue 18).
  */
 import http from 'node:http';
 
 const answer = process.argv[2] ?? '{}';
+const floor = process.argv[3] === '--floor';
+// Parsed once; stringified afresh per request, as a real endpoint would.
+const answerValue: unknown = JSON.parse(answer);
+const headers = { 'content-type': 'application/json; charset=utf-8' };
+
 const server = http.createServer((req, res) => {
-  req.on('data', () => undefined);
+  if (!floor) {
+    req.on('data', () => undefined);
+    req.on('end', () => {
+      res.writeHead(200, { ...headers, 'content-length': Buffer.byteLength(answer) });
+      res.end(answer);
+    });
+    return;
+  }
+  const chunks: Buffer[] = [];
+  req.on('data', (chunk: Buffer) => chunks.push(chunk));
   req.on('end', () => {
-    res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(answer) });
-    res.end(answer);
+    let status = 200;
+    let body: string;
+    try {
+      JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      body = JSON.stringify(answerValue);
+    } catch {
+      status = 400;
+      body = '{"err":"bad JSON"}';
+    }
+    res.writeHead(status, { ...headers, 'content-length': Buffer.byteLength(body) });
+    res.end(body);
   });
 });
 server.listen(0, '127.0.0.1', () => {

@@ -1,8 +1,10 @@
 /**
  * One HTTP comparison, as docs/bench-method.md defines it: the subject route, the no-op
- * route of the same express app, and a bare node:http server answering the
- * same JSON, each driven by autocannon (-c 64) at pipelining 1 and 10, in
- * the same run. Ratios are of requests per second.
+ * route of the same express app, the honest floor (a node:http server that
+ * parses the body and stringifies an answer of the same size) and a bare
+ * node:http server answering the same bytes, each driven by autocannon
+ * (-c 64) at pipelining 1 and 10, in the same run. Ratios are of requests
+ * per second.
  */
 import type { LoadSpec } from './load';
 import type { CaseResult } from './scenario';
@@ -24,6 +26,7 @@ export async function compareHttp({ label, dataDir, path, bodies, quick }: Compa
     const answer = await sample.text();
     if (sample.status !== 200) throw new Error(`${path} answered ${sample.status}: ${answer}`);
     const bare = await startBare(answer);
+    const floor = await startBare(answer, 'floor');
     try {
       const results: CaseResult[] = [];
       for (const pipelining of [1, 10]) {
@@ -38,21 +41,24 @@ export async function compareHttp({ label, dataDir, path, bodies, quick }: Compa
         });
         const subject = load(spec(service.url + path));
         const noop = load(spec(service.url + '/bench/noop'));
+        const floorLoad = load(spec(floor.url));
         const baseline = load(spec(bare.url));
         const figures = {
           pipelining,
           rps_vs_noop: subject.rps / noop.rps,
+          rps_vs_floor: subject.rps / floorLoad.rps,
           rps_vs_bare: subject.rps / baseline.rps,
           non2xx: subject.non2xx,
           errors: subject.errors,
           answer_bytes: answer.length,
         };
         results.push({ case: `${label} vs no-op route, p=${pipelining}`, subject: timing(subject), baseline: { name: 'no-op route', ...timing(noop) }, figures });
+        results.push({ case: `${label} vs honest floor, p=${pipelining}`, subject: timing(subject), baseline: { name: 'node:http parse+stringify floor', ...timing(floorLoad) }, figures });
         results.push({ case: `${label} vs bare node:http, p=${pipelining}`, subject: timing(subject), baseline: { name: 'bare node:http', ...timing(baseline) }, figures });
       }
       return results;
     } finally {
-      await bare.stop();
+      await Promise.all([bare.stop(), floor.stop()]);
     }
   } finally {
     await service.stop();

@@ -153,9 +153,10 @@ export function peakRssMb(pid: number | undefined): number | undefined {
   }
 }
 
-/** The bare node:http baseline answering `answer`. */
-export async function startBare(answer: string): Promise<Running> {
-  const child = spawn(process.execPath, [path.join(DIST, 'bench', 'bare-server.js'), answer], { stdio: ['ignore', 'pipe', 'inherit'] });
+/** A node:http baseline answering `answer`: bare (fixed bytes) or the honest floor (parse + stringify; bare-server.ts). */
+export async function startBare(answer: string, mode: 'bare' | 'floor' = 'bare'): Promise<Running> {
+  const args = [path.join(DIST, 'bench', 'bare-server.js'), answer, ...(mode === 'floor' ? ['--floor'] : [])];
+  const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve) => child.stdout!.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))));
   return { url: `http://127.0.0.1:${port}`, child, stop: stopper(child) };
 }

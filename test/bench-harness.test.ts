@@ -1,7 +1,7 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { peakRssMb, SERVICE_NODE_FLAGS } from '../bench/http-harness';
+import { peakRssMb, SERVICE_NODE_FLAGS, startBare } from '../bench/http-harness';
 
 t.test('the bench starts the service with the node flags `npm start` uses', async (t) => {
   const pkg = JSON.parse(readFileSync(path.resolve(__dirname, '..', '..', 'package.json'), 'utf8')) as { scripts: { start: string } };
@@ -14,4 +14,21 @@ t.test('peakRssMb reads a live process and answers undefined for a gone one', as
   const mb = peakRssMb(process.pid);
   if (process.platform === 'linux') t.ok(mb !== undefined && mb > 10 && mb < 100_000, `this process peaked at ${mb} MB`);
   t.equal(peakRssMb(2 ** 22 + 1), undefined);
+});
+
+t.test('the honest floor parses the body and answers the same JSON; the bare server parses nothing', async (t) => {
+  const answer = JSON.stringify({ matchingRuleIds: ['a', 'b'], entities: [{ rule_id: 'a' }] });
+  for (const mode of ['floor', 'bare'] as const) {
+    const server = await startBare(answer, mode);
+    try {
+      const ok = await fetch(server.url, { method: 'POST', body: '{"fields":{"x":1}}' });
+      t.equal(ok.status, 200, `${mode}: a JSON body is answered`);
+      t.equal(await ok.text(), answer, `${mode}: with the same bytes as the service's answer`);
+      const bad = await fetch(server.url, { method: 'POST', body: '{"fields":' });
+      t.equal(bad.status, mode === 'floor' ? 400 : 200, mode === 'floor' ? 'the floor refuses a body it cannot parse' : 'the bare server never looks at the body');
+      await bad.text();
+    } finally {
+      await server.stop();
+    }
+  }
 });

@@ -1,6 +1,6 @@
 /**
  * POST /api/rule-engine/evaluate over HTTP with 10k standard-workload rules,
- * against the same app's no-op route and a bare node:http server.
+ * against the same app's no-op route, the honest floor and a bare node:http server.
  */
 import { compareHttp } from '../http-comparison';
 import { benchKeyEvent, loadedDataDir, ruleEvents } from '../http-harness';
@@ -11,7 +11,7 @@ export const scenario: Scenario = {
   name: 'http-evaluate',
   description:
     'evaluate over HTTP, 10k mixed rules, autocannon -c 64 from a separate process (same 2 cores as the server), ' +
-    '3 s warm-up + 10 s (quick: 1 + 3); subject vs the same express app\'s no-op route and a bare node:http server ' +
+    '3 s warm-up + 10 s (quick: 1 + 3); subject vs the same express app\'s no-op route, the honest floor and a bare node:http server ' +
     'answering the same JSON. ratio = baseline p50 / subject p50; rps_vs_* = subject req/s / baseline req/s.',
   async run({ quick }) {
     const data = loadedDataDir([benchKeyEvent(), ...ruleEvents(generateRules({ seed: 1, count: 10_000 }))]);

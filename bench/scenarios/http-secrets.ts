@@ -18,7 +18,7 @@ export const scenario: Scenario = {
   name: 'http-secrets',
   description:
     'get-secrets by tags over HTTP: 200 sealed secrets, 20 tags, one tag per request (~15 values opened per request), ' +
-    'autocannon -c 64 from a separate process on the same 2 cores; vs the no-op route and a bare node:http server.',
+    'autocannon -c 64 from a separate process on the same 2 cores; vs the no-op route, the honest floor and a bare node:http server.',
   async run({ quick }) {
     const sealer = await createSealer(Buffer.from(MASTER_KEY, 'base64'));
     const random = createRandom(7);
