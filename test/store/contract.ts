@@ -102,6 +102,20 @@ export function runStoreContract(t: tap.Test, adapterName: string, open: () => P
     t.same((await store.readStream(stream)).map((e) => e.revision), [0n, 1n]);
   });
 
+  test('appends asked for together settle each on its own, in the order asked', async (t, { store, ns }) => {
+    const taken = ns.stream('taken');
+    await store.append(taken, [event('Made')], 'no_stream');
+    const streams = [ns.stream('g0'), taken, ns.stream('g1'), ns.stream('g2')];
+    // Asked for in one turn: the SQLite adapter commits them as one group.
+    const results = await Promise.allSettled(streams.map((stream, i) => store.append(stream, [event('Grouped', { i })], 'no_stream')));
+    t.type(results[1]?.status === 'rejected' ? results[1].reason : undefined, ConcurrencyError, 'the one with a failed expectation is refused');
+    const won = results.flatMap((r) => (r.status === 'fulfilled' ? [r.value.position] : []));
+    t.equal(won.length, 3, 'the others are written');
+    for (let i = 1; i < won.length; i++) t.ok(won[i]! > won[i - 1]!, 'in the order they were asked for');
+    t.same((await store.readStream(taken)).length, 1, 'the refused one wrote nothing');
+    for (const stream of [streams[0]!, streams[2]!, streams[3]!]) t.equal((await store.readStream(stream)).length, 1, `${stream} holds its event`);
+  });
+
   test('positions strictly increase across streams', async (t, { store, ns }) => {
     const a = ns.stream('a');
     const b = ns.stream('b');
