@@ -165,32 +165,26 @@ export function ruleFilter(query: QueryText): Keep<RuleRecord> {
 }
 
 export const CONTEXT_FILTERS = ['status', 'tag', 'q'] as const;
-
-/** Contexts: `status`, `tag` (carries it), `q` in the name, description or id. */
-export function contextFilter(query: QueryText): Keep<ContextRecord> {
-  const wanted = status(query);
-  const tag = text(query, 'tag');
-  const q = search(query);
-  return all<ContextRecord>(
-    wanted && ((context) => context.status === wanted),
-    tag === undefined ? undefined : (context) => context.tags.includes(tag),
-    q && ((context) => q(context.id, context.name, context.description)),
-  );
-}
-
 export const PROMPT_FILTERS = ['status', 'tag', 'q'] as const;
 
-/** Prompts: `status`, `tag`, `q` in the name or id. */
-export function promptFilter(query: QueryText): Keep<PromptRecord> {
+/** Contexts and prompts: `status`, `tag` (carries it), `q` in the texts `searched` gives. */
+function catalogFilter<T extends { readonly status: string; readonly tags: readonly string[] }>(
+  query: QueryText, searched: (item: T) => string[],
+): Keep<T> {
   const wanted = status(query);
   const tag = text(query, 'tag');
   const q = search(query);
-  return all<PromptRecord>(
-    wanted && ((prompt) => prompt.status === wanted),
-    tag === undefined ? undefined : (prompt) => prompt.tags.includes(tag),
-    q && ((prompt) => q(prompt.id, prompt.name)),
+  return all<T>(
+    wanted && ((item) => item.status === wanted),
+    tag === undefined ? undefined : (item) => item.tags.includes(tag),
+    q && ((item) => q(...searched(item))),
   );
 }
+
+/** Contexts: `q` in the name, description or id. */
+export const contextFilter = (query: QueryText) => catalogFilter<ContextRecord>(query, (c) => [c.id, c.name, c.description]);
+/** Prompts: `q` in the name or id. */
+export const promptFilter = (query: QueryText) => catalogFilter<PromptRecord>(query, (p) => [p.id, p.name]);
 
 export const SECRET_FILTERS = ['tag', 'q'] as const;
 
