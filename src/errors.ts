@@ -1,7 +1,9 @@
 /**
  * The error catalog: every error a caller can see, with a stable code and its
  * HTTP status. Domain code throws `AppError`; the HTTP layer maps it to
- * `{ err: message }`. Messages name what is wrong and never carry secrets.
+ * `{ err: message, code }`. Messages name what is wrong and never carry
+ * secrets; the code is the machine-readable part a client branches on, so a
+ * code once published is never renamed (README, API: error codes).
  */
 
 export const ERROR_STATUS = {
@@ -16,6 +18,9 @@ export const ERROR_STATUS = {
 } as const;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
+
+/** Every code an error body can carry (the OpenAPI document's enum). */
+export const ERROR_CODES = Object.keys(ERROR_STATUS) as readonly ErrorCode[];
 
 export class AppError extends Error {
   override readonly name = 'AppError';

@@ -46,7 +46,8 @@ t.test('a rotation made elsewhere turns /readyz to 503 with the reason, and is l
     readyz = await fetch(`${node.url}/readyz`);
   }
   t.equal(readyz.status, 503, 'no longer ready');
-  const body = (await readyz.json()) as { err: string };
+  const body = (await readyz.json()) as { err: string; code: string };
+  t.equal(body.code, 'unavailable', 'the 503 carries its code (issue 17 item 6)');
   t.match(body.err, /^not ready: the vault cannot be opened: the master key was rotated to id [0-9a-f]+ and this process holds id [0-9a-f]+; restart it with the new master key$/);
   t.match((await reader.post('/api/vault/get-secrets', {})).json.err, /could not be opened/, 'the symptom the probe now reports');
 

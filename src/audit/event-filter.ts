@@ -1,5 +1,5 @@
 /**
- * The audit log's query: paging (`after`, `limit`) and filters (`stream`,
+ * The audit log's query: paging (`after` or `cursor`, `limit`) and filters (`stream`,
  * `type`, `actor`, `from`, `to`). Parsing throws a 400 naming the parameter;
  * matching is a pure predicate over one recorded event.
  *
@@ -10,12 +10,18 @@
  * - `from`, `to`: ISO 8601 times with a zone, inclusive, on `metadata.at`.
  */
 import { badRequest } from '../errors';
+import { decodeCursor, encodeCursor, LIST_LIMIT_MAX, parseLimit } from '../service/listing';
 import { parseJsonPosition, type RecordedEvent } from '../store/port';
 
-export const AUDIT_LIMIT = { default: 100, max: 1000 } as const;
+export const AUDIT_LIMIT = { default: 100, max: LIST_LIMIT_MAX } as const;
+
+/** Every query parameter the log takes; any other is a 400 naming it. */
+export const EVENT_QUERY_PARAMS = ['after', 'cursor', 'limit', 'stream', 'type', 'actor', 'from', 'to'] as const;
 
 export interface EventQueryText {
   readonly after?: string;
+  /** The opaque form of `after` every list takes (src/service/listing.ts). */
+  readonly cursor?: string;
   readonly limit?: string;
   readonly stream?: string;
   readonly type?: string;
@@ -58,12 +64,13 @@ function nonEmpty(name: string, text: string | undefined): string | undefined {
 
 /** Reads the query parameters; throws a 400 naming the first bad one. */
 export function parseEventQuery(query: EventQueryText): EventQuery {
-  const after = query.after === undefined ? undefined : parseJsonPosition(query.after);
-  if (query.after !== undefined && after === undefined) throw badRequest('after must be a log position (a whole number)');
-  const limit = query.limit === undefined ? AUDIT_LIMIT.default : Number(query.limit);
-  if (!/^[0-9]+$/.test(query.limit ?? '1') || !Number.isInteger(limit) || limit < 1 || limit > AUDIT_LIMIT.max) {
-    throw badRequest(`limit must be a whole number from 1 to ${AUDIT_LIMIT.max}`);
+  if (query.after !== undefined && query.cursor !== undefined) throw badRequest('after and cursor are the same thing: give one of them');
+  const position = query.cursor === undefined ? query.after : decodeCursor('audit_events', query.cursor);
+  const after = position === undefined ? undefined : parseJsonPosition(position);
+  if (position !== undefined && after === undefined) {
+    throw badRequest(query.cursor === undefined ? 'after must be a log position (a whole number)' : 'cursor is not a cursor of this list');
   }
+  const limit = parseLimit(query.limit, AUDIT_LIMIT.default);
   const stream = nonEmpty('stream', query.stream);
   const types = nonEmpty('type', query.type);
   const from = isoTime('from', query.from);
@@ -98,4 +105,9 @@ export function matchesFilter(filter: EventFilter, event: RecordedEvent): boolea
   if (from !== undefined && event.metadata.at < from) return false;
   if (to !== undefined && event.metadata.at > to) return false;
   return true;
+}
+
+/** The `next_cursor` of a page whose `next` is `next`. */
+export function eventCursor(next: string | null): string | null {
+  return next === null ? null : encodeCursor('audit_events', next);
 }

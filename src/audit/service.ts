@@ -1,6 +1,6 @@
 /**
  * The auditor's product minus HTTP: the filtered log, evaluate as of any
- * point, explain, and the digest of the live read models. One function per
+ * point, explain, dry-run, and the digest of the live read models. One function per
  * route; every input is validated here (400 naming the member).
  */
 import type { Limits } from '../config';
@@ -11,14 +11,15 @@ import { evaluate, parseEvaluateRequest, type EvaluateRequest, type PromptLimits
 import { toJsonPosition, type EventStore } from '../store/port';
 import { readEventPage } from './audit-log';
 import { digestState } from './digest';
-import { parseEventQuery, type EventQueryText } from './event-filter';
+import { dryRun } from './dry-run';
+import { eventCursor, parseEventQuery, type EventQueryText } from './event-filter';
 import { checkNamedRules, explainRules, readExplainOptions, type ExplainOptions } from './explain';
 import { createTimeTravel, parseAsOf, type TimeTravelOptions } from './time-travel';
 
 export interface AuditDeps {
   readonly store: EventStore;
   readonly readModel: ReadModel;
-  readonly limits: Pick<Limits, 'maxFields' | 'maxFieldKeyLength' | 'maxFieldValueLength'> & PromptLimits;
+  readonly limits: Pick<Limits, 'maxFields' | 'maxFieldKeyLength' | 'maxFieldValueLength' | 'maxRegexLength'> & PromptLimits;
   readonly timeTravel?: TimeTravelOptions;
 }
 
@@ -36,7 +37,10 @@ export function createAuditService({ store, readModel, limits, timeTravel: optio
   const timeTravel = createTimeTravel(store, options);
   return {
     /** A page of the log, filtered; see event-filter.ts and audit-log.ts. */
-    events: (query: EventQueryText) => readEventPage(store, parseEventQuery(query)),
+    async events(query: EventQueryText) {
+      const page = await readEventPage(store, parseEventQuery(query));
+      return { ...page, next_cursor: eventCursor(page.next) };
+    },
 
     /** What evaluate answered at `as_of`, optionally with the explanation. */
     async evaluateAsOf(body: unknown) {
@@ -56,6 +60,8 @@ export function createAuditService({ store, readModel, limits, timeTravel: optio
     },
 
     explain: (body: unknown) => explainLive(readModel, limits, body),
+    /** Evaluate over the live rules with draft rules beside or in place of them, explained; writes nothing (dry-run.ts). */
+    dryRun: (body: unknown) => dryRun(readModel.state, readModel.engine, body, limits),
     digest: () => digestState(readModel.state),
   };
 }

@@ -6,7 +6,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { AppError } from '../errors';
 import { ADMIN_SURFACE, PUBLIC_SURFACE, createOriginPolicy } from './cors';
 import type { HttpDeps, RequestLocals } from './deps';
-import { NOT_READY_MESSAGE, toErrorAnswer } from './errors';
+import { NOT_READY_MESSAGE, errorBody, toErrorAnswer } from './errors';
 import { publicEndpointAt } from './public-endpoints';
 import { declaresTooLarge, payloadTooLarge } from './request-body';
 import { recordRequest } from './request-log';
@@ -40,8 +40,8 @@ export function createApp(deps: HttpDeps): express.Express {
   app.get('/readyz', (_req, res) => {
     const position = readModel.position?.toString() ?? null;
     const vaultProblem = readModel.caughtUp ? deps.vaultProblem() : undefined;
-    if (!readModel.caughtUp) res.status(503).json({ err: NOT_READY_MESSAGE, position });
-    else if (vaultProblem !== undefined) res.status(503).json({ err: `not ready: ${vaultProblem}`, position });
+    if (!readModel.caughtUp) res.status(503).json({ ...errorBody('unavailable', NOT_READY_MESSAGE), position });
+    else if (vaultProblem !== undefined) res.status(503).json({ ...errorBody('unavailable', `not ready: ${vaultProblem}`), position });
     else res.json({ status: 'ready', position });
   });
   app.use(docsRouter());
@@ -96,7 +96,7 @@ export function createApp(deps: HttpDeps): express.Express {
         error: error instanceof Error ? `${error.name}: ${error.message}` : typeof error,
       });
     }
-    res.status(answer.status).json({ err: answer.message });
+    res.status(answer.status).json(errorBody(answer.code, answer.message));
   });
   return app;
 }

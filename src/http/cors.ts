@@ -14,6 +14,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import cors from 'cors';
+import { errorBody } from './errors';
 
 export const ORIGIN_NOT_ALLOWED = 'Origin not allowed';
 
@@ -44,7 +45,7 @@ export function createOriginPolicy(allowedOrigins: readonly string[], surface: C
     optionsSuccessStatus: 204,
     maxAge: 600,
   });
-  const refusal = JSON.stringify({ err: ORIGIN_NOT_ALLOWED });
+  const refusal = JSON.stringify(errorBody('forbidden', ORIGIN_NOT_ALLOWED));
   return (req, res, next) => {
     const origin = req.headers.origin;
     // Server to server: nothing to check and no CORS headers to add.

@@ -4,7 +4,10 @@
  * what it could answer: response objects forbid unknown members, so the drift
  * test (test/openapi) fails when an answer gains or loses a member.
  */
+import { MAX_DRAFTS } from '../audit/dry-run';
 import { EXPLAIN_ANSWER_BYTES, MAX_NAMED_RULES } from '../audit/explain';
+import { ERROR_CODES } from '../errors';
+import { LIST_LIMIT_MAX } from '../service/listing';
 
 /** The subset of JSON Schema 2020-12 this document uses. */
 export interface SchemaObject {
@@ -257,10 +260,93 @@ const omittedRuleIds: SchemaObject = {
 };
 const integer: SchemaObject = { type: 'integer', minimum: 0 };
 
+/** The stable machine-readable error codes (src/errors.ts ERROR_STATUS), one per status. */
+const ERROR_CODE: SchemaObject = {
+  type: 'string',
+  enum: ERROR_CODES,
+  description: 'bad_request 400, unauthorized 401, forbidden 403, not_found 404, conflict 409, payload_too_large 413, ' +
+    'internal 500, unavailable 503 (not ready, or the vault cannot be opened); a code is never renamed',
+};
+const nextCursor: SchemaObject = {
+  ...nullable(str),
+  description: 'pass as `cursor` for the next page; null when this page is the last (always null without `limit`)',
+};
+
+// ---- list query parameters ----------------------------------------------------
+
+const query = (name: string, description: string, schema: SchemaObject = str): ParameterObject => ({ name, in: 'query', description, schema });
+const PAGE_PARAMETERS: readonly ParameterObject[] = [
+  query('limit', `items per page, 1 to ${LIST_LIMIT_MAX}; absent: every remaining item (one page)`, { type: 'string', pattern: '^[0-9]+$' }),
+  query('cursor', 'the `next_cursor` of the previous page, unchanged (opaque; a cursor of another list is a 400)'),
+];
+const STATUS_FILTER = query('status', '`active` or `inactive` (any letter case)');
+const SEARCH = (where: string) => query('q', `a case-insensitive substring of the ${where}`);
+const TAG_FILTER = query('tag', 'only those carrying this tag');
+const LIST_PARAMETERS = {
+  rules: [
+    ...PAGE_PARAMETERS, STATUS_FILTER,
+    query('entity_type', 'only rules linking an entity of this type (with entity_id: that entity)', ENTITY_TYPE),
+    query('entity_id', 'only rules linking this entity id'),
+    query('field', 'only rules with a condition on this field (with operator: one condition has both)'),
+    query('operator', 'only rules with a condition using this operator', OPERATOR),
+    SEARCH('name, description or id'),
+  ],
+  contexts: [...PAGE_PARAMETERS, STATUS_FILTER, TAG_FILTER, SEARCH('name, description or id')],
+  prompts: [...PAGE_PARAMETERS, STATUS_FILTER, TAG_FILTER, SEARCH('name or id')],
+  secrets: [...PAGE_PARAMETERS, TAG_FILTER, SEARCH('key or id')],
+  apiKeys: [...PAGE_PARAMETERS, query('scope', 'only keys holding this scope', SCOPE), SEARCH('name or id')],
+} as const;
+
 const tagsInput: SchemaObject = { type: 'array', maxItems: 100, items: { type: 'string', maxLength: 128 } };
 
+/**
+ * One rule's explanation (src/audit/explain.ts). `dryRun`: as dry-run answers
+ * it, marked `draft` (a draft has no revision or position: null) and with
+ * `decisive` on groups and conditions.
+ */
+function explanation(dryRun: boolean): SchemaObject {
+  const decisive: { [name: string]: SchemaObject } = dryRun
+    ? { decisive: { type: 'boolean', description: 'its result decided the verdict of the conditions (see README, Dry-run)' } }
+    : {};
+  const position = dryRun ? nullable(ref('Position')) : ref('Position');
+  return record({
+    rule_id: str,
+    name: str,
+    status: STATUS,
+    revision: position,
+    position,
+    matched: { type: 'boolean' },
+    reason: { ...nullable(str), description: 'why it did not match, in one line; null when it matched' },
+    group_operator: LOGICAL,
+    ...(dryRun ? { draft: { type: 'boolean', description: 'a draft of the request, not a live rule' } } : {}),
+    groups: {
+      type: 'array',
+      items: record({
+        index: integer,
+        condition_operator: LOGICAL,
+        result: { type: 'boolean' },
+        ...decisive,
+        conditions: {
+          type: 'array',
+          items: record({
+            index: integer,
+            field: str,
+            operator: OPERATOR,
+            value: str,
+            data_type: DATA_TYPE,
+            input: { type: ['string', 'number', 'boolean', 'null'], description: 'the value the condition saw; null when absent' },
+            result: { type: 'boolean' },
+            reason: { type: 'string', enum: ['holds', 'field absent', 'not a number', 'not a boolean', 'comparison false', 'invalid condition'] },
+            ...decisive,
+          }),
+        },
+      }),
+    },
+  });
+}
+
 const schemas: { [name: string]: SchemaObject } = {
-  Error: record({ err: str }),
+  Error: record({ err: str, code: ERROR_CODE }),
   Position: { type: 'string', pattern: '^(0|[1-9][0-9]*)$', description: 'a revision or log position, as a decimal string' },
   Timestamp: { type: 'string', format: 'date-time', pattern: '^\\d{4}-\\d\\d-\\d\\dT\\d\\d:\\d\\d:\\d\\d(\\.\\d+)?Z$' },
   Actor: { type: 'string', description: 'the API key id that made the change, or `env-admin`, `cli`, `system`' },
@@ -272,7 +358,7 @@ const schemas: { [name: string]: SchemaObject } = {
 
   Health: record({ status: { const: 'ok' } }),
   Ready: record({ status: { const: 'ready' }, position: nullable(ref('Position')) }),
-  NotReady: record({ err: str, position: nullable(ref('Position')) }),
+  NotReady: record({ err: str, code: ERROR_CODE, position: nullable(ref('Position')) }),
 
   EvaluateRequest: input(evaluateMembers, ['entity_type', 'fields']),
   EntityLink: record({ entity_type: ENTITY_TYPE, entity_id: str }),
@@ -305,7 +391,7 @@ const schemas: { [name: string]: SchemaObject } = {
   GetSecretsAnswer: {
     oneOf: [
       record({ err: { type: 'null' }, res: { type: 'object', additionalProperties: str, description: 'secret key to plaintext value' } }),
-      record({ err: str, res: { type: 'null' } }),
+      record({ err: str, code: ERROR_CODE, res: { type: 'null' } }),
     ],
   },
 
@@ -327,7 +413,7 @@ const schemas: { [name: string]: SchemaObject } = {
     entities: { type: 'array', items: ref('EntityLink') },
     ...provenance,
   }),
-  RuleList: record({ rules: { type: 'array', items: ref('Rule') } }),
+  RuleList: record({ rules: { type: 'array', items: ref('Rule') }, next_cursor: nextCursor }),
   RuleHistory: record({
     events: {
       type: 'array',
@@ -340,6 +426,7 @@ const schemas: { [name: string]: SchemaObject } = {
         },
       }),
     },
+    next_cursor: nextCursor,
   }),
 
   ContextInput: adminInput({
@@ -349,7 +436,7 @@ const schemas: { [name: string]: SchemaObject } = {
     name: { type: 'string', maxLength: 256 }, content: str, description: str, tags: tagsInput, meta_properties: META, status: STATUS,
   }),
   Context: record({ ...contextMembers, revision: ref('Position'), position: ref('Position') }),
-  ContextList: record({ contexts: { type: 'array', items: ref('Context') } }),
+  ContextList: record({ contexts: { type: 'array', items: ref('Context') }, next_cursor: nextCursor }),
 
   PromptInput: adminInput({
     name: { type: 'string', maxLength: 256 },
@@ -373,7 +460,7 @@ const schemas: { [name: string]: SchemaObject } = {
     versions: { type: 'array', items: record({ version: str, created_by: ref('Actor'), created_at: ref('Timestamp') }) },
     ...provenance,
   }),
-  PromptList: record({ prompts: { type: 'array', items: ref('Prompt') } }),
+  PromptList: record({ prompts: { type: 'array', items: ref('Prompt') }, next_cursor: nextCursor }),
 
   SecretInput: adminInput({
     key: { type: 'string', maxLength: 256 },
@@ -382,7 +469,7 @@ const schemas: { [name: string]: SchemaObject } = {
   }, ['key', 'value']),
   SecretPatch: adminInput({ key: { type: 'string', maxLength: 256 }, value: { type: 'string', maxLength: 65536 }, tags: tagsInput }),
   Secret: record({ id: str, key: str, tags: strings, version: { type: 'integer', minimum: 1 }, ...provenance }),
-  SecretList: record({ secrets: { type: 'array', items: ref('Secret') } }),
+  SecretList: record({ secrets: { type: 'array', items: ref('Secret') }, next_cursor: nextCursor }),
 
   ApiKeyInput: adminInput({
     name: { type: 'string', maxLength: 256 },
@@ -399,12 +486,13 @@ const schemas: { [name: string]: SchemaObject } = {
     created_at: ref('Timestamp'),
     key: { type: 'string', description: 'the API key itself, shown only in this answer' },
   }),
-  ApiKeyList: record({ api_keys: { type: 'array', items: ref('ApiKey') } }),
+  ApiKeyList: record({ api_keys: { type: 'array', items: ref('ApiKey') }, next_cursor: nextCursor }),
 
   AuditPage: record({
     events: { type: 'array', items: record({ stream: str, ...eventMembers }) },
     next: { ...nullable(ref('Position')), description: 'pass as `after` for the next page; null at the end' },
     scan_limit_reached: { const: true, description: 'present when a filtered scan stopped early: continue from `next`' },
+    next_cursor: { ...nullable(str), description: 'the opaque form of `next`, taken by `cursor`, as on every list' },
   }, ['scan_limit_reached']),
   Digest: record({
     sha256: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'SHA-256 of the canonical read models (positions excluded)' },
@@ -435,37 +523,29 @@ const schemas: { [name: string]: SchemaObject } = {
     rules: { type: 'array', items: ref('RuleExplanation') },
     omitted_rule_ids: omittedRuleIds,
   }),
-  RuleExplanation: record({
-    rule_id: str,
-    name: str,
-    status: STATUS,
-    revision: ref('Position'),
-    position: ref('Position'),
-    matched: { type: 'boolean' },
-    reason: { ...nullable(str), description: 'why it did not match, in one line; null when it matched' },
-    group_operator: LOGICAL,
-    groups: {
+  RuleExplanation: explanation(false),
+  DryRunRequest: input({
+    ...evaluateMembers,
+    rules: {
       type: 'array',
-      items: record({
-        index: integer,
-        condition_operator: LOGICAL,
-        result: { type: 'boolean' },
-        conditions: {
-          type: 'array',
-          items: record({
-            index: integer,
-            field: str,
-            operator: OPERATOR,
-            value: str,
-            data_type: DATA_TYPE,
-            input: { type: ['string', 'number', 'boolean', 'null'], description: 'the value the condition saw; null when absent' },
-            result: { type: 'boolean' },
-            reason: { type: 'string', enum: ['holds', 'field absent', 'not a number', 'not a boolean', 'comparison false', 'invalid condition'] },
-          }),
-        },
-      }),
+      maxItems: MAX_DRAFTS,
+      description: 'draft rules: each a rule create body (validated as one; a 400 names `rules[<index>]` and the member), ' +
+        'with an optional `id` naming a live rule to put the draft in its place; without `id` the draft answers as `draft-<index>`',
+      items: adminInput({ id: str, ...ruleInputMembers }, ['name', 'condition_groups']),
     },
-  }),
+  }, ['entity_type', 'fields']),
+  DryRunResponse: record({
+    ...evaluateAnswerMembers,
+    position: { ...nullable(ref('Position')), description: 'the live log position the drafts were evaluated beside' },
+    drafts: {
+      type: 'array',
+      description: 'the drafts in request order, with the rule id each answered as',
+      items: record({ index: integer, rule_id: str, replaces: { type: 'boolean', description: 'true when it took a live rule\'s place' } }),
+    },
+    explain: { type: 'array', items: ref('DryRunExplanation') },
+    explain_omitted_rule_ids: omittedRuleIds,
+  }, ['entity_data']),
+  DryRunExplanation: explanation(true),
 };
 
 // ---- paths --------------------------------------------------------------------
@@ -478,10 +558,12 @@ function resource(options: {
   name: string;
   plural: string;
   list: string;
+  /** The list's paging and filter parameters. */
+  listParameters: readonly ParameterObject[];
   /** What else makes a delete a 409. */
   deleteNote?: string;
 }): { [path: string]: PathItem } {
-  const { base, what, tag, name, plural, list, deleteNote } = options;
+  const { base, what, tag, name, plural, list, listParameters, deleteNote } = options;
   return {
     [base]: {
       post: {
@@ -493,9 +575,10 @@ function resource(options: {
       },
       get: {
         operationId: `list${plural}`,
-        summary: `List the ${what}s`,
+        summary: `List the ${what}s, by id: filtered, and paged with limit and cursor`,
         tags: [tag],
-        responses: { 200: answer(`every live ${what}, by id`, ref(list)), ...errors(400, ...ADMIN_READ_ERRORS) },
+        parameters: listParameters,
+        responses: { 200: answer(`the live ${what}s that pass the filters, by id (one page with limit)`, ref(list)), ...errors(400, ...ADMIN_READ_ERRORS) },
       },
     },
     [`${base}/{id}`]: {
@@ -529,11 +612,11 @@ function resource(options: {
 
 const NO_KEY: readonly { [scheme: string]: readonly string[] }[] = [];
 
-const rules = resource({ base: '/api/rule-engine/rules', what: 'rule', tag: 'rules', name: 'Rule', plural: 'Rules', list: 'RuleList' });
+const rules = resource({ base: '/api/rule-engine/rules', what: 'rule', tag: 'rules', name: 'Rule', plural: 'Rules', list: 'RuleList', listParameters: LIST_PARAMETERS.rules });
 const LINKED_DELETE = 'Rules (ACTIVE or INACTIVE) that link to it are unlinked first, with a RuleUpdated event each; then it is deleted.';
-const contexts = resource({ base: '/api/contexts', what: 'context', tag: 'contexts', name: 'Context', plural: 'Contexts', list: 'ContextList', deleteNote: LINKED_DELETE });
-const prompts = resource({ base: '/api/prompts', what: 'prompt', tag: 'prompts', name: 'Prompt', plural: 'Prompts', list: 'PromptList', deleteNote: LINKED_DELETE });
-const secrets = resource({ base: '/api/vault/secrets', what: 'secret', tag: 'vault', name: 'Secret', plural: 'Secrets', list: 'SecretList' });
+const contexts = resource({ base: '/api/contexts', what: 'context', tag: 'contexts', name: 'Context', plural: 'Contexts', list: 'ContextList', listParameters: LIST_PARAMETERS.contexts, deleteNote: LINKED_DELETE });
+const prompts = resource({ base: '/api/prompts', what: 'prompt', tag: 'prompts', name: 'Prompt', plural: 'Prompts', list: 'PromptList', listParameters: LIST_PARAMETERS.prompts, deleteNote: LINKED_DELETE });
+const secrets = resource({ base: '/api/vault/secrets', what: 'secret', tag: 'vault', name: 'Secret', plural: 'Secrets', list: 'SecretList', listParameters: LIST_PARAMETERS.secrets });
 const promptById = prompts['/api/prompts/{id}']!;
 const secretById = secrets['/api/vault/secrets/{id}']!;
 
@@ -623,8 +706,8 @@ const paths: { [path: string]: PathItem } = {
       operationId: 'ruleHistory',
       summary: 'Every event of a rule, with who, when, where in the log, and what changed',
       tags: ['rules'],
-      parameters: [idParameter('rule')],
-      responses: { 200: answer('the history, oldest first', ref('RuleHistory')), ...errors(400, ...ADMIN_READ_ERRORS, 404) },
+      parameters: [idParameter('rule'), ...PAGE_PARAMETERS],
+      responses: { 200: answer('the history, oldest first (one page with limit)', ref('RuleHistory')), ...errors(400, ...ADMIN_READ_ERRORS, 404) },
     },
   },
   ...contexts,
@@ -669,8 +752,9 @@ const paths: { [path: string]: PathItem } = {
     },
     get: {
       operationId: 'listApiKeys',
-      summary: 'List the live API keys (never the keys themselves)',
+      summary: 'List the live API keys (never the keys themselves): filtered, and paged with limit and cursor',
       tags: ['api-keys'],
+      parameters: LIST_PARAMETERS.apiKeys,
       responses: { 200: answer('every live key, by id', ref('ApiKeyList')), ...errors(400, ...ADMIN_READ_ERRORS) },
     },
   },
@@ -692,6 +776,7 @@ const paths: { [path: string]: PathItem } = {
       tags: ['audit'],
       parameters: [
         { name: 'after', in: 'query', description: 'the `next` of the previous page', schema: ref('Position') },
+        { name: 'cursor', in: 'query', description: 'the `next_cursor` of the previous page (instead of `after`)', schema: str },
         { name: 'limit', in: 'query', description: 'events per page, 1 to 1000 (default 100)', schema: { type: 'string', pattern: '^[0-9]+$' } },
         { name: 'stream', in: 'query', description: 'a stream name, or a prefix ending in `-` or `*` (`rule-`)', schema: str },
         { name: 'type', in: 'query', description: 'an event type, or several separated by commas', schema: str },
@@ -719,6 +804,15 @@ const paths: { [path: string]: PathItem } = {
       responses: { 200: answer('the answer as of that point', ref('AuditEvaluateResponse')), ...errors(...ADMIN_WRITE_ERRORS) },
     },
   },
+  '/api/rule-engine/dry-run': {
+    post: {
+      operationId: 'dryRun',
+      summary: 'Evaluate over the live rules with draft rules added or in place of live ones, each rule explained; writes nothing (scope admin)',
+      tags: ['rules'],
+      requestBody: body(ref('DryRunRequest')),
+      responses: { 200: answer('evaluate\'s answer over live rules and drafts, with explanations', ref('DryRunResponse')), ...errors(...ADMIN_WRITE_ERRORS) },
+    },
+  },
   '/api/rule-engine/explain': {
     post: {
       operationId: 'explain',
@@ -737,8 +831,8 @@ export const openApiDocument: OpenApiDocument = {
     version: '0.1.0',
     description: [
       'Rule evaluation and sealed secrets on an event-sourced log.',
-      'Every body is read as JSON whatever its Content-Type; every error is `{"err": "<message>"}`',
-      '(get-secrets answers 200 with `{err, res}` instead). Any /api route answers 403 to a browser',
+      'Every body is read as JSON whatever its Content-Type; every error is `{"err": "<message>", "code": "<code>"}`',
+      '(get-secrets answers 200 with `{err, code, res: null}` instead), `code` one of the Error schema\'s enum. Any /api route answers 403 to a browser',
       'Origin that is not allowed, and 503 until the read models have caught up with the log.',
       'Every route reads a request body as JSON when one is sent: a malformed body is a 400, one over',
       'RULEVAULT_MAX_BODY_BYTES a 413, whatever the route.',

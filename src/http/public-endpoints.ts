@@ -5,7 +5,7 @@
  * (routes/public.ts). A path only reads the body bytes in its own way; all a
  * client can see is decided here: which URLs are the endpoints, readiness,
  * the body limit, what the bytes mean, authorization, the answer, and errors
- * as `{err}` (get-secrets: always 200 `{err, res}`).
+ * as `{err, code}` (get-secrets: always 200 `{err, res}`, `code` beside a failure's `err`).
  *
  * The answering functions are transport-free: headers and bytes in,
  * `{status, headers, body}` out. `servePublic` is the few lines that read a
@@ -16,7 +16,7 @@ import { AppError } from '../errors';
 import { evaluate, parseEvaluateRequest } from '../service/evaluate';
 import { getSecrets, parseSecretsQuery } from '../service/get-secrets';
 import { authorizeHeader, type HttpDeps, type RequestLocals } from './deps';
-import { NOT_READY_MESSAGE, toErrorAnswer } from './errors';
+import { NOT_READY_MESSAGE, errorBody, toErrorAnswer } from './errors';
 import { declaresTooLarge, decodeJsonBody, payloadTooLarge, type BodyRead } from './request-body';
 
 export interface PublicEndpoint {
@@ -119,8 +119,8 @@ function failed(
     });
   }
   return endpoint.alwaysOk
-    ? answered(endpoint, 200, { err: mapped.message, res: null }, extra)
-    : answered(endpoint, mapped.status, { err: mapped.message }, extra);
+    ? answered(endpoint, 200, { ...errorBody(mapped.code, mapped.message), res: null }, extra)
+    : answered(endpoint, mapped.status, errorBody(mapped.code, mapped.message), extra);
 }
 
 function answered(endpoint: PublicEndpoint, status: number, value: unknown, extra?: Record<string, string>): PublicAnswer {

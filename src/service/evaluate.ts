@@ -89,7 +89,8 @@ function readFields(value: unknown, limits: FieldLimits): Fields {
   return value as { [field: string]: FieldValue };
 }
 
-export function evaluate(state: CatalogState, engine: Engine, request: EvaluateRequest, limits: PromptLimits): EvaluateResponse {
+/** `engine`: what answers which rules match (the live engine, a scan engine, or dry-run's overlay). */
+export function evaluate(state: CatalogState, engine: Pick<Engine, 'evaluate'>, request: EvaluateRequest, limits: PromptLimits): EvaluateResponse {
   const matchingRuleIds = engine.evaluate(request.fields);
   const entities: EvaluateResponse['entities'] = [];
   for (const ruleId of matchingRuleIds) {

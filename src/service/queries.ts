@@ -8,7 +8,13 @@ import { parseVersion } from '../prompts/semver';
 import type { TemplateLimits } from '../prompts/template';
 import type { ReadModel } from '../read-model';
 import type { EventStore, Json } from '../store/port';
+import {
+  apiKeyFilter, compareDecimal, contextFilter, pageOf, parsePageQuery, promptFilter, ruleFilter, secretFilter,
+} from './listing';
 import { apiKeyView, contextAdminView, promptAdminView, ruleView, secretView } from './views';
+
+/** A list route's query parameters, each given once (src/http/admin-request.ts). */
+type ListQuery = { readonly [name: string]: string | undefined };
 
 const RULE_MEMBERS: readonly (keyof RuleBody)[] = [
   'name', 'description', 'status', 'group_operator', 'condition_groups', 'entities',
@@ -18,21 +24,28 @@ const RULE_MEMBERS: readonly (keyof RuleBody)[] = [
 export function createQueries(store: EventStore, readModel: ReadModel, templateLimits: TemplateLimits) {
   const state = readModel.state;
   const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
+  const idOf = (record: { id: string }) => record.id;
 
   return {
-    listRules: () => ({ rules: [...state.rules.values()].sort(byId).map(ruleView) }),
+    /** A page of the rules by id, filtered (src/service/listing.ts). */
+    listRules(query: ListQuery = {}) {
+      const keep = ruleFilter(query);
+      const page = pageOf('rules', [...state.rules.values()].sort(byId), idOf, keep, parsePageQuery('rules', query));
+      return { rules: page.items.map(ruleView), next_cursor: page.next_cursor };
+    },
     getRule(id: string) {
       const rule = state.rules.get(id);
       if (rule === undefined) throw notFound('rule', id);
       return ruleView(rule);
     },
-    /** Every event of the rule's stream with who, when, where, and what changed. */
-    async ruleHistory(id: string) {
+    /** The events of the rule's stream with who, when, where, and what changed, paged by revision. */
+    async ruleHistory(id: string, query: ListQuery = {}) {
+      const paging = parsePageQuery('rule_history', query);
       const events = await store.readStream(streams.rule(id));
       if (events.length === 0) throw notFound('rule', id);
       const fold = new Map<string, RuleRecord>();
-      return {
-        events: events.map((event) => {
+      // The diff of each event needs the fold of every earlier one, so the whole stream is folded, then paged.
+      const all = events.map((event) => {
           const before = fold.get(id);
           const decoded = decodeEvent(event);
           // A rule stream holds rule events; any other type changes nothing.
@@ -43,20 +56,30 @@ export function createQueries(store: EventStore, readModel: ReadModel, templateL
               evolveRules(fold, decoded);
           }
           return { ...eventView(event), changes: ruleDiff(before, fold.get(id)) };
-        }),
-      };
+      });
+      const page = pageOf('rule_history', all, (event) => event.revision, () => true, paging, compareDecimal);
+      return { events: page.items, next_cursor: page.next_cursor };
     },
 
-    listContexts: () => ({ contexts: [...state.contexts.values()].sort(byId).map(contextAdminView) }),
+    listContexts(query: ListQuery = {}) {
+      const keep = contextFilter(query);
+      const page = pageOf('contexts', [...state.contexts.values()].sort(byId), idOf, keep, parsePageQuery('contexts', query));
+      return { contexts: page.items.map(contextAdminView), next_cursor: page.next_cursor };
+    },
     getContext(id: string) {
       const context = state.contexts.get(id);
       if (context === undefined) throw notFound('context', id);
       return contextAdminView(context);
     },
 
-    listPrompts: () => ({
-      prompts: [...state.prompts.values()].sort(byId).map((p) => promptAdminView(p, p.versions[p.versions.length - 1]!, templateLimits)),
-    }),
+    listPrompts(query: ListQuery = {}) {
+      const keep = promptFilter(query);
+      const page = pageOf('prompts', [...state.prompts.values()].sort(byId), idOf, keep, parsePageQuery('prompts', query));
+      return {
+        prompts: page.items.map((p) => promptAdminView(p, p.versions[p.versions.length - 1]!, templateLimits)),
+        next_cursor: page.next_cursor,
+      };
+    },
     getPrompt(id: string, version: string | undefined) {
       const prompt = state.prompts.get(id);
       if (prompt === undefined) throw notFound('prompt', id);
@@ -66,8 +89,16 @@ export function createQueries(store: EventStore, readModel: ReadModel, templateL
       return promptAdminView(prompt, selected, templateLimits);
     },
 
-    listSecrets: () => ({ secrets: [...state.vault.secrets.values()].sort(byId).map(secretView) }),
-    listApiKeys: () => ({ api_keys: [...state.apiKeys.byId.values()].sort(byId).map(apiKeyView) }),
+    listSecrets(query: ListQuery = {}) {
+      const keep = secretFilter(query);
+      const page = pageOf('secrets', [...state.vault.secrets.values()].sort(byId), idOf, keep, parsePageQuery('secrets', query));
+      return { secrets: page.items.map(secretView), next_cursor: page.next_cursor };
+    },
+    listApiKeys(query: ListQuery = {}) {
+      const keep = apiKeyFilter(query);
+      const page = pageOf('api_keys', [...state.apiKeys.byId.values()].sort(byId), idOf, keep, parsePageQuery('api_keys', query));
+      return { api_keys: page.items.map(apiKeyView), next_cursor: page.next_cursor };
+    },
   };
 }
 

@@ -27,7 +27,7 @@ t.test('explain needs the explain or admin scope: an evaluate key is refused', a
   await createRule({ name: 'scoped', condition_groups: [{ conditions: [condition('who.tier', 'equals', 'gold')] }] });
   const refused = await evaluator.post('/api/rule-engine/explain', body);
   t.equal(refused.status, 403);
-  t.same(refused.json, { err: 'this API key lacks the explain or admin scope' });
+  t.same(refused.json, { err: 'this API key lacks the explain or admin scope', code: 'forbidden' });
   t.notOk(refused.text.includes('who.tier'), 'no rule definition in the refusal');
   t.equal((await explainer.post('/api/rule-engine/explain', body)).status, 200, 'explain may');
   t.equal((await admin.post('/api/rule-engine/explain', body)).status, 200, 'admin may');
@@ -61,7 +61,7 @@ t.test('explain answers about the matching rules and the named rules, never othe
 
   const unknown = await admin.post('/api/rule-engine/explain', { ...body, rule_ids: [matching, 'no-such-rule'] });
   t.equal(unknown.status, 400);
-  t.same(unknown.json, { err: 'rule_ids[1] names no rule: "no-such-rule"' });
+  t.same(unknown.json, { err: 'rule_ids[1] names no rule: "no-such-rule"', code: 'bad_request' });
   for (const [bad, message] of [[{ rule_ids: null }, /rule_ids must be an array/], [{ field: null }, /field must be a string/]] as const) {
     const answer = await admin.post('/api/rule-engine/explain', { ...body, ...bad });
     t.equal(answer.status, 400, JSON.stringify(bad));

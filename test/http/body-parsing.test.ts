@@ -23,7 +23,7 @@ forCells(t, 'body-parsing', (t, cell) => {
   t.test('malformed JSON is a 400 that says so', async (t) => {
     const answer = await call(live.url, 'POST', '/api/rule-engine/rules', { key: live.node.adminKey, raw: '{"name": ', headers: { 'content-type': 'application/json' } });
     t.equal(answer.status, 400);
-    t.same(answer.json, { err: 'request body is not valid JSON' });
+    t.same(answer.json, { err: 'request body is not valid JSON', code: 'bad_request' });
   });
 
   t.test('a body over the limit is a 413 naming the limit', async (t) => {
@@ -67,9 +67,9 @@ forCells(t, 'body-parsing', (t, cell) => {
   t.test('a declared Content-Length over the limit is refused at once, unread, and the connection closed', async (t) => {
     const keys = await call(live.url, 'POST', '/api/api-keys', { key: live.node.adminKey, body: { name: 'both', scopes: ['evaluate', 'secrets:read'] } });
     const cases: [string, string, number, RegExp][] = [
-      ['/api/rule-engine/evaluate', keys.json.key, 413, /^\{"err":"request body is larger than the limit of 4096 bytes"\}$/],
-      ['/api/vault/get-secrets', keys.json.key, 200, /^\{"err":"request body is larger than the limit of 4096 bytes","res":null\}$/],
-      ['/api/rule-engine/rules', live.node.adminKey, 413, /^\{"err":"request body is larger than the limit of 4096 bytes"\}$/],
+      ['/api/rule-engine/evaluate', keys.json.key, 413, /^\{"err":"request body is larger than the limit of 4096 bytes","code":"payload_too_large"\}$/],
+      ['/api/vault/get-secrets', keys.json.key, 200, /^\{"err":"request body is larger than the limit of 4096 bytes","code":"payload_too_large","res":null\}$/],
+      ['/api/rule-engine/rules', live.node.adminKey, 413, /^\{"err":"request body is larger than the limit of 4096 bytes","code":"payload_too_large"\}$/],
     ];
     for (const [path, key, status, body] of cases) {
       for (const sent of ['', '{"entity_type":']) {
@@ -99,14 +99,14 @@ forCells(t, 'body-parsing', (t, cell) => {
     for (const raw of ['   ', '\n', '\uFEFF']) {
       const answer = await evaluate(raw);
       t.equal(answer.status, 400, `evaluate ${JSON.stringify(raw)}`);
-      t.same(answer.json, { err: 'request body is not valid JSON' });
+      t.same(answer.json, { err: 'request body is not valid JSON', code: 'bad_request' });
       const secret = await secrets(raw);
       t.equal(secret.status, 200, `get-secrets ${JSON.stringify(raw)}`);
-      t.same(secret.json, { err: 'request body is not valid JSON', res: null });
+      t.same(secret.json, { err: 'request body is not valid JSON', code: 'bad_request', res: null });
     }
     const empty = await evaluate('');
     t.equal(empty.status, 400);
-    t.same(empty.json, { err: 'request body must be a JSON object' }, 'evaluate: no body');
+    t.same(empty.json, { err: 'request body must be a JSON object', code: 'bad_request' }, 'evaluate: no body');
     t.same((await secrets('')).json, { err: null, res: {} }, 'get-secrets: no body asks for every secret');
   });
 });

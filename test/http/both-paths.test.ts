@@ -297,9 +297,9 @@ t.test('the decisions both paths share', async (t) => {
   t.equal(answer(`${EVALUATE} BOM before a good body`).status, 200, 'a BOM before JSON is skipped');
   t.same(answer(`${SECRETS} body BOM then {}`).json.err, null);
   for (const name of ['whitespace only', 'a newline only', 'BOM only']) {
-    t.same(answer(`${EVALUATE} body ${name}`).json, { err: 'request body is not valid JSON' }, `evaluate: ${name}`);
+    t.same(answer(`${EVALUATE} body ${name}`).json, { err: 'request body is not valid JSON', code: 'bad_request' }, `evaluate: ${name}`);
     t.equal(answer(`${EVALUATE} body ${name}`).status, 400);
-    t.same(answer(`${SECRETS} body ${name}`).json, { err: 'request body is not valid JSON', res: null }, `get-secrets: ${name}`);
+    t.same(answer(`${SECRETS} body ${name}`).json, { err: 'request body is not valid JSON', code: 'bad_request', res: null }, `get-secrets: ${name}`);
     t.equal(answer(`${SECRETS} body ${name}`).status, 200);
   }
   t.equal(answer(`${SECRETS} body empty`).json.err, null, 'get-secrets: an empty body asks for every secret');
@@ -312,10 +312,12 @@ t.test('the decisions both paths share', async (t) => {
     if (!servedSecrets || /stranger origin|opaque origin|preflight|method HEAD/.test(name)) continue;
     t.equal(got.lean.status, 200, `${name}: 200`);
     const json = answer(name).json ?? {};
-    t.ok(Object.keys(json).sort().join() === 'err,res' && (json.err === null) === (json.res !== null), `${name}: {err, res}`);
+    // A failure carries its code beside err (issue 17 item 6); a success is exactly {err: null, res}.
+    const members = json.err === null ? 'err,res' : 'code,err,res';
+    t.ok(Object.keys(json).sort().join() === members && (json.err === null) === (json.res !== null), `${name}: {err, res} (code on a failure)`);
   }
   for (const alias of [`${SECRETS}/`, SECRETS.toUpperCase()]) {
-    t.same(answer(`alias ${alias} without a key`).json, { err: 'no API key was provided: send Authorization: Bearer <API_KEY>', res: null }, alias);
+    t.same(answer(`alias ${alias} without a key`).json, { err: 'no API key was provided: send Authorization: Bearer <API_KEY>', code: 'unauthorized', res: null }, alias);
     t.same(answer(`alias ${alias}`).json, { err: null, res: { OPENAI_API_KEY: 'sk-openai' } }, alias);
   }
   for (const alias of [`${EVALUATE}/`, EVALUATE.toUpperCase()]) {
@@ -325,16 +327,16 @@ t.test('the decisions both paths share', async (t) => {
   t.equal(answer(`not the endpoint ${SECRETS}/x`).status, 404, 'a longer path is not the endpoint');
 
   // Null members are a 400 naming the member.
-  t.same(answer('evaluate include_entity_data null').json, { err: 'include_entity_data must be a boolean' });
-  t.same(answer('evaluate entity_inputs null').json, { err: 'entity_inputs must be an object' });
-  t.same(answer('evaluate entity_inputs.variables null').json, { err: 'entity_inputs.variables must be an object' });
+  t.same(answer('evaluate include_entity_data null').json, { err: 'include_entity_data must be a boolean', code: 'bad_request' });
+  t.same(answer('evaluate entity_inputs null').json, { err: 'entity_inputs must be an object', code: 'bad_request' });
+  t.same(answer('evaluate entity_inputs.variables null').json, { err: 'entity_inputs.variables must be an object', code: 'bad_request' });
   t.match(answer('evaluate entity_inputs.version null').json, { err: /entity_inputs\.version must be/ });
-  t.same(answer('evaluate entity_inputs.shouldCompile null').json, { err: 'entity_inputs.shouldCompile must be a boolean' });
+  t.same(answer('evaluate entity_inputs.shouldCompile null').json, { err: 'entity_inputs.shouldCompile must be a boolean', code: 'bad_request' });
   for (const name of ['include_entity_data null', 'entity_inputs null', 'entity_inputs.variables null', 'entity_inputs.version null', 'entity_inputs.shouldCompile null']) {
     t.equal(answer(`evaluate ${name}`).status, 400, name);
   }
-  t.same(answer('get-secrets key null').json, { err: 'key must be a string', res: null });
-  t.same(answer('get-secrets tags null').json, { err: 'tags must be an array of strings', res: null });
+  t.same(answer('get-secrets key null').json, { err: 'key must be a string', code: 'bad_request', res: null });
+  t.same(answer('get-secrets tags null').json, { err: 'tags must be an array of strings', code: 'bad_request', res: null });
 
   // An over-limit declared length is refused from the headers, and the connection is closed.
   for (const path of [EVALUATE, SECRETS]) {

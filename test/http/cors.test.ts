@@ -47,11 +47,11 @@ forCells(t, 'cors', (t, cell) => {
     for (const path of publicPaths) {
       const preflight = await call(live.url, 'OPTIONS', path, { headers: { origin: STRANGER, 'access-control-request-method': 'POST' } });
       t.equal(preflight.status, 403);
-      t.same(preflight.json, { err: 'Origin not allowed' });
+      t.same(preflight.json, { err: 'Origin not allowed', code: 'forbidden' });
       t.equal(preflight.headers.get('access-control-allow-origin'), null);
       const request = await call(live.url, 'POST', path, { headers: { origin: STRANGER }, body: {} });
       t.equal(request.status, 403, `${path}: 403 even for get-secrets, before the always-200 rule`);
-      t.same(request.json, { err: 'Origin not allowed' });
+      t.same(request.json, { err: 'Origin not allowed', code: 'forbidden' });
       t.equal(request.headers.get('access-control-allow-origin'), null);
     }
     const admin = live.admin;

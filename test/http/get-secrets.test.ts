@@ -66,7 +66,7 @@ forCells(t, 'get-secrets', (t, cell) => {
     const revoked = await admin.post('/api/api-keys', { name: 'gone', scopes: ['secrets:read'] });
     await admin.delete(`/api/api-keys/${revoked.json.id}`);
     const after = await call(live.url, 'POST', '/api/vault/get-secrets', { key: revoked.json.key, body: {} });
-    t.same(after.json, { err: 'the API key is invalid or has been revoked', res: null });
+    t.same(after.json, { err: 'the API key is invalid or has been revoked', code: 'unauthorized', res: null });
   });
 
   t.test('every alias that serves get-secrets answers 200 with err too', async (t) => {
@@ -74,10 +74,10 @@ forCells(t, 'get-secrets', (t, cell) => {
     for (const path of aliases) {
       const unauthenticated = await call(live.url, 'POST', path, { body: {} });
       t.equal(unauthenticated.status, 200, `${path}: no key`);
-      t.same(unauthenticated.json, { err: 'no API key was provided: send Authorization: Bearer <API_KEY>', res: null });
+      t.same(unauthenticated.json, { err: 'no API key was provided: send Authorization: Bearer <API_KEY>', code: 'unauthorized', res: null });
       const malformed = await call(live.url, 'POST', path, { key: readerKey, raw: '{"key":', headers: { 'content-type': 'application/json' } });
       t.equal(malformed.status, 200, `${path}: malformed body`);
-      t.same(malformed.json, { err: 'request body is not valid JSON', res: null });
+      t.same(malformed.json, { err: 'request body is not valid JSON', code: 'bad_request', res: null });
       const read = await call(live.url, 'POST', path, { key: readerKey, body: { key: 'DB_PASSWORD' } });
       t.same(read.json, { err: null, res: { DB_PASSWORD: 'pg-secret-1' } }, `${path}: served`);
       t.equal(read.headers.get('cache-control'), 'no-store');

@@ -74,7 +74,7 @@ for (const fastPath of ['1', '0']) {
         for (const route of ['/api/contexts', '/api/rule-engine/evaluate', '/api/vault/get-secrets']) {
           const answer = await send(node, 'POST', route, { host, origin }, { name: 'evil', content: 'x', entity_type: 'context', fields: {} });
           t.equal(answer.status, 403, `${origin} via ${host} on ${route}`);
-          t.same(JSON.parse(answer.body), { err: 'Origin not allowed' });
+          t.same(JSON.parse(answer.body), { err: 'Origin not allowed', code: 'forbidden' });
           t.equal(answer.headers['access-control-allow-origin'], undefined);
         }
       }

@@ -273,5 +273,28 @@ t.test('real answers match the documented schemas', async (t) => {
   await hit('post', '/api/rule-engine/explain', 403, { key: readerKey, body: { entity_type: 'context', fields } });
   await hit('post', '/api/rule-engine/explain', 403, { key: evaluateKey, body: { entity_type: 'context', fields } });
 
+  // Dry-run: a draft in place of the live rule, and a new one.
+  const draft = { name: 'draft', condition_groups: [{ conditions: [{ field: 'tier', operator: 'equals', value: 'gold' }] }] };
+  const dry = await hit('post', '/api/rule-engine/dry-run', 200, {
+    ...admin, body: { entity_type: 'context', fields, include_entity_data: true, rules: [{ ...draft, id: rule.json.id }, draft] },
+  });
+  t.same(dry.json.drafts.map((d: { replaces: boolean }) => d.replaces), [true, false], 'dry-run: one replaces, one is new');
+  await hit('post', '/api/rule-engine/dry-run', 400, { ...admin, body: { entity_type: 'context', fields, rules: [{ name: 'x' }] } });
+  await hit('post', '/api/rule-engine/dry-run', 403, { key: explainKey, body: { entity_type: 'context', fields } });
+
+  // List paging and filters, on every list.
+  for (const list of ['/api/rule-engine/rules', '/api/contexts', '/api/prompts', '/api/vault/secrets', '/api/api-keys']) {
+    const paged = await hit('get', list, 200, { ...admin, query: '?limit=1' });
+    const cursor = paged.json.next_cursor as string | null;
+    if (cursor !== null) await hit('get', list, 200, { ...admin, query: `?limit=1&cursor=${cursor}` });
+    await hit('get', list, 400, { ...admin, query: '?cursor=nonsense' });
+    await hit('get', list, 200, { ...admin, query: '?q=e' });
+  }
+  await hit('get', '/api/rule-engine/rules', 200, { ...admin, query: '?status=active&field=tier&operator=equals&entity_type=context' });
+  await hit('get', '/api/rule-engine/rules', 400, { ...admin, query: '?operator=like' });
+  await hit('get', '/api/rule-engine/rules/{id}/history', 200, { ...admin, params: { id: rule.json.id }, query: '?limit=1' });
+  await hit('get', '/api/audit/events', 200, { ...admin, query: `?limit=2&cursor=${first.json.next_cursor}` });
+  await hit('get', '/api/audit/events', 400, { ...admin, query: '?verbose=1' });
+
   t.same(documentedRoutes().filter((route) => !seen.has(route)), [], 'every documented operation was exercised');
 });

@@ -34,6 +34,7 @@ export const MATRIX = {
   'catalog-admin': [SQLITE_LEAN, ESDB_LEAN],
   cors: [SQLITE_LEAN, SQLITE_EXPRESS, ESDB_LEAN],
   'dead-links': [SQLITE_LEAN, ESDB_LEAN],
+  'error-codes': [SQLITE_LEAN, SQLITE_EXPRESS],
   evaluate: [SQLITE_LEAN, SQLITE_EXPRESS, ESDB_LEAN],
   'get-secrets': [SQLITE_LEAN, SQLITE_EXPRESS, ESDB_LEAN],
   observability: [SQLITE_LEAN, SQLITE_EXPRESS, ESDB_LEAN],

@@ -2,6 +2,7 @@
 import { Router } from 'express';
 import { adminRequest, sendVersioned } from '../admin-request';
 import { param, type HttpDeps } from '../deps';
+import { CONTEXT_FILTERS, PAGE_PARAMS } from '../../service/listing';
 
 export function contextsRouter(deps: HttpDeps): Router {
   const router = Router();
@@ -13,8 +14,8 @@ export function contextsRouter(deps: HttpDeps): Router {
     sendVersioned(res, 201, await catalog.createContext(req.body, actor));
   });
   router.get(base, (req, res) => {
-    adminRequest(deps, req, res);
-    res.json(queries.listContexts());
+    const { query } = adminRequest(deps, req, res, [...PAGE_PARAMS, ...CONTEXT_FILTERS]);
+    res.json(queries.listContexts(query));
   });
   router.get(`${base}/:id`, (req, res) => {
     adminRequest(deps, req, res);

@@ -2,6 +2,7 @@
 import { Router } from 'express';
 import { adminRequest, sendVersioned } from '../admin-request';
 import { param, type HttpDeps } from '../deps';
+import { PAGE_PARAMS, PROMPT_FILTERS } from '../../service/listing';
 
 export function promptsRouter(deps: HttpDeps): Router {
   const router = Router();
@@ -17,8 +18,8 @@ export function promptsRouter(deps: HttpDeps): Router {
     sendVersioned(res, 201, await catalog.addPromptVersion(param(req, 'id'), req.body, actor, ifMatch));
   });
   router.get(base, (req, res) => {
-    adminRequest(deps, req, res);
-    res.json(queries.listPrompts());
+    const { query } = adminRequest(deps, req, res, [...PAGE_PARAMS, ...PROMPT_FILTERS]);
+    res.json(queries.listPrompts(query));
   });
   router.get(`${base}/:id`, (req, res) => {
     const { query } = adminRequest(deps, req, res, ['version']);

@@ -2,6 +2,7 @@
 import { Router } from 'express';
 import { adminRequest, sendVersioned } from '../admin-request';
 import { param, type HttpDeps } from '../deps';
+import { PAGE_PARAMS, RULE_FILTERS } from '../../service/listing';
 
 export function rulesRouter(deps: HttpDeps): Router {
   const router = Router();
@@ -13,16 +14,16 @@ export function rulesRouter(deps: HttpDeps): Router {
     sendVersioned(res, 201, await catalog.createRule(req.body, actor));
   });
   router.get(base, (req, res) => {
-    adminRequest(deps, req, res);
-    res.json(queries.listRules());
+    const { query } = adminRequest(deps, req, res, [...PAGE_PARAMS, ...RULE_FILTERS]);
+    res.json(queries.listRules(query));
   });
   router.get(`${base}/:id`, (req, res) => {
     adminRequest(deps, req, res);
     sendVersioned(res, 200, queries.getRule(param(req, 'id')));
   });
   router.get(`${base}/:id/history`, async (req, res) => {
-    adminRequest(deps, req, res);
-    res.json(await queries.ruleHistory(param(req, 'id')));
+    const { query } = adminRequest(deps, req, res, PAGE_PARAMS);
+    res.json(await queries.ruleHistory(param(req, 'id'), query));
   });
   router.patch(`${base}/:id`, async (req, res) => {
     const { actor, ifMatch } = adminRequest(deps, req, res);

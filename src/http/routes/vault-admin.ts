@@ -2,6 +2,7 @@
 import { Router } from 'express';
 import { adminRequest, sendVersioned } from '../admin-request';
 import { param, type HttpDeps } from '../deps';
+import { API_KEY_FILTERS, PAGE_PARAMS, SECRET_FILTERS } from '../../service/listing';
 
 export function vaultAdminRouter(deps: HttpDeps): Router {
   const router = Router();
@@ -12,8 +13,8 @@ export function vaultAdminRouter(deps: HttpDeps): Router {
     sendVersioned(res, 201, await vault.createSecret(req.body, actor));
   });
   router.get('/api/vault/secrets', (req, res) => {
-    adminRequest(deps, req, res);
-    res.json(queries.listSecrets());
+    const { query } = adminRequest(deps, req, res, [...PAGE_PARAMS, ...SECRET_FILTERS]);
+    res.json(queries.listSecrets(query));
   });
   router.patch('/api/vault/secrets/:id', async (req, res) => {
     const { actor, ifMatch } = adminRequest(deps, req, res);
@@ -30,8 +31,8 @@ export function vaultAdminRouter(deps: HttpDeps): Router {
     res.status(201).set('Cache-Control', 'no-store').json(await apiKeys.createApiKey(req.body, actor));
   });
   router.get('/api/api-keys', (req, res) => {
-    adminRequest(deps, req, res);
-    res.json(queries.listApiKeys());
+    const { query } = adminRequest(deps, req, res, [...PAGE_PARAMS, ...API_KEY_FILTERS]);
+    res.json(queries.listApiKeys(query));
   });
   router.delete('/api/api-keys/:id', async (req, res) => {
     const { actor, ifMatch } = adminRequest(deps, req, res);
