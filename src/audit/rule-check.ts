@@ -1,8 +1,8 @@
 /**
  * Checking rules one by one, with the engine's operator table
  * (src/engine/operators.ts: compiled conditions, value tests, input
- * readings), so a verdict here is the engine's verdict. Used where building the indexed
- * engine would cost more than scanning: evaluate at a past point (a few ms
+ * readings), so a verdict here is the engine's verdict. Used where building
+ * the indexed engine would cost more than scanning: evaluate at a past point (a few ms
  * per query over thousands of rules, against ~0.5 s to index 1,000 rules
  * with their regexes) and explain. Deterministic, synchronous and total; the
  * only state is caches of compiled conditions.

@@ -13,6 +13,6 @@ export {
 // checks rules this way where building the index would cost more, explain explains with it.
 export {
   compileCondition, explainTest, OPERATOR_ROWS, operatorRow, readValue, testPredicate,
-  type ConditionReason, type OperatorRow, type View,
+  type ConditionReason, type OperatorRow,
 } from './operators';
 export { Kind, type InputView, type Predicate } from './predicates';
