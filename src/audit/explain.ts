@@ -2,7 +2,8 @@
  * Explain: why a rule did or did not match a request, down to every
  * condition, with the input value the condition saw. Built on rule-check.ts,
  * so `matched` is the compiled engine's verdict (tested on random rules and
- * inputs). Pure.
+ * inputs); each condition's result and reason come from the engine's
+ * operator table (src/engine/operators.ts `explainTest`). Pure.
  *
  * Which rules (least privilege: an explanation shows a rule's conditions):
  * the rules the request matched and the rules the caller names (`rule_ids`,
@@ -14,12 +15,12 @@
  */
 import type { RuleRecord } from '../../projections';
 import { isPlainObject } from '../domain/input';
-import { Kind, testPredicate, type Condition, type Fields, type Predicate } from '../engine';
+import { explainTest, type Condition, type ConditionReason, type Fields, type Predicate } from '../engine';
 import { badRequest } from '../errors';
 import { toJsonPosition } from '../store/port';
 import { checkedRule, inputView, readInputs, ruleMatches, type CheckedRule } from './rule-check';
 
-export type ConditionReason = 'holds' | 'field absent' | 'not a number' | 'not a boolean' | 'comparison false' | 'invalid condition';
+export type { ConditionReason };
 
 export interface ConditionExplanation {
   readonly index: number;
@@ -53,10 +54,6 @@ export interface RuleExplanation {
   readonly group_operator: string;
   readonly groups: GroupExplanation[];
 }
-
-const NUMBER_KINDS: ReadonlySet<number> = new Set([
-  Kind.NUM_EQ, Kind.NUM_IN, Kind.NUM_NE, Kind.NUM_NOT_IN, Kind.NUM_GT, Kind.NUM_GTE, Kind.NUM_LT, Kind.NUM_LTE, Kind.BETWEEN,
-]);
 
 /** Explanations in one answer, at most (JSON bytes); a 1 KB request cannot ask for more. */
 export const EXPLAIN_ANSWER_BYTES = 1024 * 1024;
@@ -184,13 +181,8 @@ function explainCondition(condition: Condition, predicate: Predicate | null, fie
     data_type: condition.data_type ?? 'string',
     input: view === undefined ? null : fields[condition.field]!,
   };
-  if (predicate === null) return { ...base, result: false, reason: 'invalid condition' };
-  if (view === undefined) return { ...base, result: false, reason: 'field absent' };
-  if (NUMBER_KINDS.has(predicate.kind) && Number.isNaN(view.num)) return { ...base, result: false, reason: 'not a number' };
-  if (predicate.kind === Kind.BOOL_EQ && view.bool === -1) return { ...base, result: false, reason: 'not a boolean' };
-  // Same call the engine makes for a present value.
-  const result = testPredicate(predicate, view);
-  return { ...base, result, reason: result ? 'holds' : 'comparison false' };
+  // The operator table's own explanation (src/engine/operators.ts), over the scan engine's test.
+  return { ...base, ...explainTest(predicate, view) };
 }
 
 function whyNot(rule: RuleRecord, groups: readonly GroupExplanation[]): string {

@@ -1,16 +1,16 @@
 /**
- * Checking rules one by one, with the compiled engine's own predicates
- * (src/engine/predicates.ts) and input readings (src/engine/values.ts), so a
- * verdict here is the engine's verdict. Used where building the indexed
- * engine would cost more than scanning: evaluate at a past point (a few ms
+ * Checking rules one by one, with the engine's operator table
+ * (src/engine/operators.ts: compiled conditions, value tests, input
+ * readings), so a verdict here is the engine's verdict. Used where building
+ * the indexed engine would cost more than scanning: evaluate at a past point (a few ms
  * per query over thousands of rules, against ~0.5 s to index 1,000 rules
  * with their regexes) and explain. Deterministic, synchronous and total; the
  * only state is caches of compiled conditions.
  */
 import type { RuleRecord } from '../../projections';
 import {
-  compileCondition, inputBoolean, inputNumber, inputText, Kind, testPredicate,
-  type Condition, type ConditionGroup, type Engine, type FieldValue, type Fields, type InputView, type Predicate, type RuleDefinition,
+  compileCondition, Kind, readValue, testPredicate,
+  type Condition, type ConditionGroup, type Engine, type Fields, type InputView, type Predicate, type RuleDefinition,
 } from '../engine';
 
 interface CheckedCondition {
@@ -121,12 +121,7 @@ const hasOwn = Object.prototype.hasOwnProperty;
  * when the field counts as absent (missing, or a value JSON cannot carry).
  */
 export function inputView(fields: Fields, field: string): InputView | undefined {
-  if (!hasOwn.call(fields, field)) return undefined;
-  const value: unknown = fields[field];
-  const text = inputText(value);
-  if (text === null) return undefined;
-  const present = value as FieldValue;
-  return { text, num: inputNumber(present), bool: inputBoolean(present) };
+  return hasOwn.call(fields, field) ? readValue(fields[field]) : undefined;
 }
 
 /** A request's input views, each read once per request however many conditions name the field. */

@@ -100,14 +100,6 @@ export function estimateShare(slot: FieldSlot | undefined, pred: Predicate): num
   return distinct === 0 ? 1 : Math.min(1, items / distinct);
 }
 
-export type View = 'text' | 'num' | 'bool';
-
-export function viewOf(kind: Kind): View {
-  if (kind <= Kind.REGEX) return 'text';
-  if (kind === Kind.BOOL_EQ) return 'bool';
-  return 'num';
-}
-
 /** Acquires the id of text value `text` on the slot (a new id when no rule named it yet). */
 export function acquireValueId(slot: FieldSlot, text: string): number {
   let id = slot.valueIds.get(text);

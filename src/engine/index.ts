@@ -11,7 +11,10 @@ export {
   DATA_TYPES, OPERATORS, OPERATORS_BY_TYPE,
   type Condition, type ConditionGroup, type DataType, type LogicalOperator, type Operator, type Status,
 } from './conditions';
-// One condition at a time, with the engine's own predicates and input readings:
-// src/audit/rule-check.ts checks rules this way where building the index would cost more.
-export { compileCondition, Kind, testPredicate, type InputView, type Predicate } from './predicates';
-export { inputBoolean, inputNumber, inputText } from './values';
+// The operator table (operators.ts), one condition at a time: src/audit/rule-check.ts
+// checks rules this way where building the index would cost more, explain explains with it.
+export {
+  compileCondition, explainTest, OPERATOR_ROWS, operatorRow, readValue, testPredicate,
+  type ConditionReason, type OperatorRow,
+} from './operators';
+export { Kind, type InputView, type Predicate } from './predicates';

@@ -7,7 +7,8 @@
  * request's values in those slots.
  */
 import type { OperandIndex, RegexEntry, RequestView } from './code';
-import { acquireValueId, comparedTexts, createFieldSlot, namedValues, releaseValueId, viewOf, type FieldSlot } from './field-index';
+import { acquireValueId, comparedTexts, createFieldSlot, namedValues, releaseValueId, type FieldSlot } from './field-index';
+import { viewOf } from './operators';
 import { Kind, type Predicate } from './predicates';
 
 export interface Operands {
@@ -61,7 +62,13 @@ function createPool<T>(): Pool<T> {
   };
 }
 
-const isAffixOrContains = (kind: Kind): boolean => kind >= Kind.STARTS_WITH && kind <= Kind.NOT_CONTAINS;
+/** Kinds whose text operand is interned in the string pool (the arena holds its index, code.ts). */
+function isPooledText(kind: Kind): boolean {
+  switch (kind) {
+    case Kind.STARTS_WITH: case Kind.ENDS_WITH: case Kind.CONTAINS: case Kind.NOT_CONTAINS: return true;
+    default: return false;
+  }
+}
 
 export function createOperands(): Operands {
   const slots = new Map<string, FieldSlot>();
@@ -112,7 +119,7 @@ export function createOperands(): Operands {
     for (const text of comparedTexts(pred)) acquireValueId(slot, text);
     if (pred.kind === Kind.REGEX) {
       regexes.acquire(pred.key, () => ({ re: pred.re!, filter: pred.filter, fast: pred.fast, memoEpoch: 0, memo: false }));
-    } else if (isAffixOrContains(pred.kind)) {
+    } else if (isPooledText(pred.kind)) {
       strings.acquire(pred.text, () => pred.text);
     }
   }
@@ -130,7 +137,7 @@ export function createOperands(): Operands {
     }
     for (const text of comparedTexts(pred)) releaseValueId(slot, text);
     if (pred.kind === Kind.REGEX) regexes.release(pred.key);
-    else if (isAffixOrContains(pred.kind)) strings.release(pred.text);
+    else if (isPooledText(pred.kind)) strings.release(pred.text);
     slot.refs -= 1;
     if (slot.refs === 0) {
       slots.delete(slot.name);

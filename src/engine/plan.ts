@@ -26,7 +26,8 @@
  */
 import type { ConditionGroup } from './conditions';
 import type { RuleDefinition } from './types';
-import { Kind, compileCondition, type Predicate } from './predicates';
+import { compileCondition } from './operators';
+import { Kind, type Predicate } from './predicates';
 
 export interface GroupPlan {
   readonly operator: 'AND' | 'OR';

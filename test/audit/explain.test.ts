@@ -11,20 +11,12 @@ import { createScanEngine } from '../../src/audit/rule-check';
 import { createEngine, type RuleDefinition } from '../../src/engine';
 import type { Condition } from '../../src/events/rule-events';
 import { randomFields, randomRule, seededRandom } from '../engine/random-rules';
+import { ruleRecord as record } from '../support/evaluators';
 import { perSeed, replayHint, testSeeds } from '../support/seeds';
 
 const NONE: ExplainOptions = { field: undefined, ruleIds: [] };
 /** Every rule named: explain judges each one itself. */
 const all = (rules: Map<string, RuleRecord>, field?: string): ExplainOptions => ({ field, ruleIds: [...rules.keys()] });
-
-/** A projected record around an engine definition. */
-function record(rule: RuleDefinition, revision = 0n): RuleRecord {
-  return {
-    ...rule, name: `name ${rule.id}`, description: '', entities: [],
-    created_by: 'test', created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z',
-    revision, position: revision + 10n,
-  } as RuleRecord;
-}
 
 t.test('explain matched and the scan engine agree with the compiled engine', async (t) => {
   let cases = 0;

@@ -1,23 +1,28 @@
 /**
  * The reference evaluator: each rule translated, condition for condition, into
- * a json-rules-engine rule, with our semantics (contract §2) as custom operators.
- * Slow but plainly readable; it is the oracle for the engine's tests, the
- * baseline for bench/, and the shape a per-condition "explain" will reuse.
+ * a json-rules-engine rule, with our semantics (contract §2) as custom
+ * operators generated from the engine's operator table
+ * (src/engine/operators.ts), one per row. Slow but plainly readable; it is the
+ * oracle for the compiled engine's indexing (differential tests) and the
+ * baseline for bench/.
  *
- * Written independently of the compiled engine on purpose (operands are
- * parsed at each call, no shared compile step), so the two can disagree.
+ * What it shares with the compiled engine is the table, not the index: group
+ * and rule logic is json-rules-engine's, and every rule is checked on every
+ * request, so the two disagree when the index, the arena or the compiled
+ * engine's own condition test (code.ts) does. The table itself is pinned by
+ * the hand-written case table (test/engine/cases.ts), run against all
+ * evaluators.
  */
 import { Engine as RulesEngine, type NestedCondition, type RuleProperties, type TopLevelCondition } from 'json-rules-engine';
-import { RE2JS } from 're2js';
-import type { Condition, ConditionGroup, Fields, RuleDefinition } from '../../src/engine';
+import {
+  compileCondition, OPERATOR_ROWS, operatorRow, readValue, testPredicate,
+  type Condition, type ConditionGroup, type Fields, type OperatorRow, type Predicate, type RuleDefinition,
+} from '../../src/engine';
 
 export interface ReferenceEngine {
   /** Ids of the active rules matching `fields`, sorted ascending. */
   evaluate(fields: Fields): Promise<string[]>;
 }
-
-type Input = string | number | boolean;
-type Check = (input: Input, ruleValue: string) => boolean;
 
 /** Fact name no request can supply (request fields are prefixed), for conditions that can never hold. */
 const NEVER = 'rv:never';
@@ -27,119 +32,43 @@ function factName(field: string): string {
   return `field:${field}`;
 }
 
-/** Same grammar as values.ts, restated: digits, optional fraction and exponent, nothing else. */
-function asNumber(text: string): number | undefined {
-  if (!/^[+-]?(\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?$/.test(text)) return undefined;
-  const n = Number(text);
-  return Number.isFinite(n) ? n : undefined;
+/** A row's json-rules-engine operator name: `<data_type>:<operator>`. */
+function operatorName(row: OperatorRow): string {
+  return `${row.dataType}:${row.operator}`;
 }
 
-function inputAsNumber(input: Input): number | undefined {
-  if (typeof input === 'number') return Number.isFinite(input) ? input : undefined;
-  return typeof input === 'string' ? asNumber(input) : undefined;
+/**
+ * Operands read by the operator table, once per row and rule value, as any
+ * fair json-rules-engine setup would (null: the value is not one, never true).
+ */
+const operands = new Map<string, Predicate | null>();
+
+function operandOf(row: OperatorRow, ruleValue: string): Predicate | null {
+  const key = `${operatorName(row)}\u0001${ruleValue}`;
+  let p = operands.get(key);
+  if (p === undefined) {
+    p = compileCondition({ field: '', operator: row.operator, value: ruleValue, data_type: row.dataType });
+    operands.set(key, p);
+  }
+  return p;
 }
 
-function inputAsText(input: Input): string {
-  return typeof input === 'string' ? input : JSON.stringify(input);
-}
-
-function inputAsBoolean(input: Input): boolean | undefined {
-  if (input === true || input === 'true') return true;
-  if (input === false || input === 'false') return false;
-  return undefined;
-}
-
-function listItems(ruleValue: string): string[] {
-  return ruleValue.split(',').map((s) => s.trim());
-}
-
-function numberList(ruleValue: string): number[] | undefined {
-  const items = listItems(ruleValue).map(asNumber);
-  return items.every((n) => n !== undefined) ? (items as number[]) : undefined;
-}
-
-/** A comparison on numbers: both the input and the rule's operand must be numbers. */
-function numeric(compare: (input: number, operand: number) => boolean): Check {
+/** One json-rules-engine operator per row of the table; an absent field (undefined fact) or a value JSON cannot carry is false. */
+function check(row: OperatorRow): (input: unknown, ruleValue: string) => boolean {
   return (input, ruleValue) => {
-    const n = inputAsNumber(input);
-    const operand = asNumber(ruleValue);
-    return n !== undefined && operand !== undefined && compare(n, operand);
+    const view = readValue(input);
+    if (view === undefined || typeof ruleValue !== 'string') return false;
+    const p = operandOf(row, ruleValue);
+    return p !== null && testPredicate(p, view);
   };
 }
 
-/** Compiled once per pattern, as any fair json-rules-engine setup would; null when invalid. */
-const patterns = new Map<string, RE2JS | null>();
-
-function regexTest(input: Input, pattern: string): boolean {
-  let re = patterns.get(pattern);
-  if (re === undefined) {
-    try {
-      re = RE2JS.compile(pattern);
-    } catch {
-      re = null;
-    }
-    patterns.set(pattern, re);
-  }
-  return re !== null && re.test(inputAsText(input));
-}
-
-/** Our operators, by `<data_type>:<operator>`; each receives a present, valid-JSON input. */
-const CHECKS: Record<string, Check> = {
-  'string:equals': (input, v) => inputAsText(input) === v,
-  'string:not_equals': (input, v) => inputAsText(input) !== v,
-  'string:contains': (input, v) => inputAsText(input).includes(v),
-  'string:not_contains': (input, v) => !inputAsText(input).includes(v),
-  'string:starts_with': (input, v) => inputAsText(input).startsWith(v),
-  'string:ends_with': (input, v) => inputAsText(input).endsWith(v),
-  'string:regex': regexTest,
-  'string:in': (input, v) => listItems(v).includes(inputAsText(input)),
-  'string:not_in': (input, v) => !listItems(v).includes(inputAsText(input)),
-  'number:equals': numeric((a, b) => a === b),
-  'number:not_equals': numeric((a, b) => a !== b),
-  'number:gt': numeric((a, b) => a > b),
-  'number:gte': numeric((a, b) => a >= b),
-  'number:lt': numeric((a, b) => a < b),
-  'number:lte': numeric((a, b) => a <= b),
-  'number:between': (input, v) => {
-    const n = inputAsNumber(input);
-    const bounds = v.split(',');
-    if (n === undefined || bounds.length !== 2) return false;
-    const lo = asNumber(bounds[0].trim());
-    const hi = asNumber(bounds[1].trim());
-    return lo !== undefined && hi !== undefined && lo <= n && n <= hi;
-  },
-  'number:in': (input, v) => {
-    const n = inputAsNumber(input);
-    const list = numberList(v);
-    return n !== undefined && list !== undefined && list.includes(n);
-  },
-  'number:not_in': (input, v) => {
-    const n = inputAsNumber(input);
-    const list = numberList(v);
-    return n !== undefined && list !== undefined && !list.includes(n);
-  },
-  'boolean:equals': (input, v) => {
-    const b = inputAsBoolean(input);
-    return b !== undefined && (v === 'true' || v === 'false') && b === (v === 'true');
-  },
-  'boolean:not_equals': (input, v) => {
-    const b = inputAsBoolean(input);
-    return b !== undefined && (v === 'true' || v === 'false') && b !== (v === 'true');
-  },
-};
-
-/** An absent field (undefined fact) or a value JSON cannot carry makes every condition false. */
-function isPresent(input: unknown): input is Input {
-  if (typeof input === 'number') return Number.isFinite(input);
-  return typeof input === 'string' || typeof input === 'boolean';
-}
-
 function translateCondition(condition: Condition): NestedCondition {
-  const operator = `${condition.data_type ?? 'string'}:${condition.operator}`;
-  if (!Object.hasOwn(CHECKS, operator) || typeof condition.field !== 'string' || typeof condition.value !== 'string') {
+  const row = operatorRow(condition.data_type, condition.operator);
+  if (row === undefined || typeof condition.field !== 'string' || typeof condition.value !== 'string') {
     return { fact: NEVER, operator: NEVER, value: '' };
   }
-  return { fact: factName(condition.field), operator, value: condition.value };
+  return { fact: factName(condition.field), operator: operatorName(row), value: condition.value };
 }
 
 /** `{all: []}` is true in json-rules-engine; an empty group or rule must never match. */
@@ -165,9 +94,7 @@ export function translateRule(rule: RuleDefinition): RuleProperties {
 export function createReferenceEngine(rules: Iterable<RuleDefinition>): ReferenceEngine {
   const engine = new RulesEngine([], { allowUndefinedFacts: true });
   engine.addOperator(NEVER, () => false);
-  for (const [name, check] of Object.entries(CHECKS)) {
-    engine.addOperator<unknown, string>(name, (input, ruleValue) => isPresent(input) && check(input, ruleValue));
-  }
+  for (const row of OPERATOR_ROWS) engine.addOperator<unknown, string>(operatorName(row), check(row));
   for (const rule of rules) {
     if (rule.status === 'ACTIVE') engine.addRule(translateRule(rule));
   }

@@ -1,0 +1,53 @@
+/**
+ * Every evaluator of the rule language behind one interface, so a table of
+ * cases runs against all of them (test/engine/case-table.test.ts): the
+ * compiled engine, the audit scan engine, explain's verdict and the
+ * json-rules-engine reference. They share the operator table
+ * (src/engine/operators.ts) but not the way they combine it: the compiled
+ * engine tests arena words with its own switch (code.ts), explain judges
+ * each condition and group itself.
+ */
+import type { RuleRecord } from '../../projections';
+import { explainRules, type RuleExplanation } from '../../src/audit/explain';
+import { createScanEngine } from '../../src/audit/rule-check';
+import { createEngine, type Fields, type RuleDefinition } from '../../src/engine';
+import { createReferenceEngine } from './reference';
+
+/** A projected record around an engine definition. */
+export function ruleRecord(rule: RuleDefinition, revision = 0n): RuleRecord {
+  return {
+    ...rule, name: `name ${rule.id}`, description: '', entities: [],
+    created_by: 'test', created_at: '2026-01-01T00:00:00.000Z', updated_at: '2026-01-01T00:00:00.000Z',
+    revision, position: revision + 10n,
+  } as RuleRecord;
+}
+
+/** The ids of the rules matching `fields`, sorted, by one evaluator built over `rules`. */
+export type Evaluator = (rules: readonly RuleDefinition[], fields: Fields) => Promise<string[]>;
+
+const records = (rules: readonly RuleDefinition[]): Map<string, RuleRecord> => new Map(rules.map((r) => [r.id, ruleRecord(r)]));
+
+/** Whether explain's groups, as explained, make the rule match (its own verdict, not its `matched`). */
+function explainedVerdict(e: RuleExplanation): boolean {
+  if (e.status !== 'ACTIVE' || e.groups.length === 0) return false;
+  return e.group_operator === 'AND' ? e.groups.every((g) => g.result) : e.group_operator === 'OR' && e.groups.some((g) => g.result);
+}
+
+export const EVALUATORS: ReadonlyArray<readonly [name: string, evaluate: Evaluator]> = [
+  ['compiled engine', async (rules, fields) => {
+    const engine = createEngine();
+    for (const rule of rules) engine.upsert(rule);
+    return engine.evaluate(fields);
+  }],
+  ['audit scan engine', async (rules, fields) => createScanEngine(records(rules)).evaluate(fields)],
+  ["explain's verdict", async (rules, fields) => {
+    const all = records(rules);
+    const { rules: explained } = explainRules(all, fields, [], { field: undefined, ruleIds: [...all.keys()] });
+    // Explain's `matched` and its own reading of the groups must agree; a rule counts when both say so.
+    const matched = explained.filter((e) => e.matched).map((e) => e.rule_id);
+    const judged = explained.filter(explainedVerdict).map((e) => e.rule_id);
+    if (JSON.stringify(matched) !== JSON.stringify(judged)) throw new Error(`explain: matched ${matched} but its groups say ${judged}`);
+    return matched.sort();
+  }],
+  ['json-rules-engine reference', async (rules, fields) => createReferenceEngine(rules).evaluate(fields)],
+];
