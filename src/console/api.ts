@@ -5,7 +5,7 @@
  * through `testRule`: the two places that change when cursor paging and the
  * dry-run endpoint arrive.
  */
-import type { components } from './api-types';
+import type { components, operations } from './api-types';
 
 type Schemas = components['schemas'];
 export type Rule = Schemas['Rule'];
@@ -156,18 +156,11 @@ export async function testRule(api: Api, scopes: readonly Scope[], request: Eval
   return { answer, explanations: explained?.rules ?? [] };
 }
 
-export interface EventFilter {
-  readonly after?: string;
-  readonly limit?: string;
-  readonly stream?: string;
-  readonly type?: string;
-  readonly actor?: string;
-  readonly from?: string;
-  readonly to?: string;
-}
+/** The event log's query parameters, as the OpenAPI document gives them. */
+export type EventFilter = NonNullable<operations['auditEvents']['parameters']['query']>;
 
 export function auditEvents(api: Api, filter: EventFilter): Promise<AuditPage> {
-  const query = new URLSearchParams(Object.entries(filter).filter(([, v]) => v !== undefined && v !== '') as [string, string][]);
+  const query = new URLSearchParams(Object.entries(filter).filter(([, v]) => v !== undefined && v !== '').map(([k, v]) => [k, String(v)]));
   return call<AuditPage>(api, 'GET', `/api/audit/events?${query.toString()}`);
 }
 export const auditEvaluate = (api: Api, request: AuditEvaluateRequest) => call<AuditEvaluateResponse>(api, 'POST', '/api/audit/evaluate', { body: request });

@@ -1,6 +1,6 @@
 /** The shell: sign-in gate, navigation by what the key's scopes allow, and the page for the route. */
 import { useEffect, useMemo, useState } from 'preact/hooks';
-import { whoami, type Api } from './api';
+import { listRules, whoami, type Api } from './api';
 import { ApiKeysPage } from './pages/api-keys';
 import { AsOfPage, DigestPage, EventsPage, HistoryPage } from './pages/audit';
 import { ContextsPage } from './pages/contexts';
@@ -11,7 +11,7 @@ import { SignIn } from './pages/sign-in';
 import { TestPanel } from './pages/test-panel';
 import { href, useRoute } from './router';
 import { can, forgetKey, SCOPE_ALLOWS, storedKey, type Session } from './session';
-import { ErrorBox, Loading } from './ui';
+import { ErrorBox, Loading, useLoad } from './ui';
 
 const NAV: readonly { id: string; label: string; admin: boolean }[] = [
   { id: 'rules', label: 'Rules', admin: true },
@@ -77,17 +77,23 @@ function Signed({ session, onSignOut }: { session: Session; onSignOut: () => voi
   );
 }
 
+/** The test panel on its own; an admin key also reads the rules, to show them by name. */
+function TestPage({ api, session }: { api: Api; session: Session }) {
+  const admin = can(session, 'admin');
+  const [rules] = useLoad(() => (admin ? listRules(api) : Promise.resolve([])), [api, admin]);
+  const names = useMemo(() => new Map(rules.state === 'ready' ? rules.value.map((r) => [r.id, r.name]) : []), [rules]);
+  return (
+    <section aria-labelledby="test-page-title">
+      <h2 id="test-page-title">Test panel</h2>
+      {!can(session, 'evaluate') && !admin && <p class="hint">This key lacks the evaluate scope: tests will be refused.</p>}
+      <TestPanel api={api} scopes={session.who.scopes} names={names} />
+    </section>
+  );
+}
+
 function Page({ api, session, route }: { api: Api; session: Session; route: string[] }) {
   const [page, a, b] = route;
-  if (page === 'test') {
-    return (
-      <section aria-labelledby="test-page-title">
-        <h2 id="test-page-title">Test panel</h2>
-        {!can(session, 'evaluate') && !can(session, 'admin') && <p class="hint">This key lacks the evaluate scope: tests will be refused.</p>}
-        <TestPanel api={api} scopes={session.who.scopes} names={new Map()} />
-      </section>
-    );
-  }
+  if (page === 'test') return <TestPage api={api} session={session} />;
   if (!can(session, 'admin')) return <p class="error" role="alert">This page needs a key with the admin scope.</p>;
   switch (page) {
     case 'rules': return a === undefined ? <RulesPage api={api} /> : <RuleEditorPage api={api} scopes={session.who.scopes} id={a === 'new' ? undefined : a} />;

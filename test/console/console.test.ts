@@ -163,6 +163,27 @@ t.test('the test panel shows the match and the deciding condition', async (t) =>
   await shot('test-panel');
 });
 
+t.test('a key with evaluate and explain gets the test panel only (at 390 px), with a pasted request', async (t) => {
+  const created = await admin().post('/api/api-keys', { name: 'tester', scopes: ['evaluate', 'explain'] });
+  const { context, page: narrow } = await browser.newPage(390, 844);
+  narrow.setDefaultTimeout(10_000);
+  await narrow.goto(`${node.url}/console/`);
+  await narrow.getByLabel('API key').fill((created.json as { key: string }).key);
+  await narrow.getByRole('button', { name: 'Sign in' }).click();
+  await narrow.getByRole('heading', { name: 'Test panel' }).first().waitFor();
+  t.same(await narrow.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents(), ['Test panel'], 'only what the scopes allow');
+  await narrow.getByLabel('Paste an evaluate request').check();
+  await narrow.getByLabel('Evaluate request (JSON)').fill(JSON.stringify({
+    entity_type: 'context', include_entity_data: true, fields: { tier: 'platinum', email: 'bo@example.com', age: 40 },
+  }));
+  await narrow.getByRole('button', { name: 'Run test' }).click();
+  const explanation = narrow.getByLabel(/^explanation of /);
+  await explanation.getByText('matched', { exact: true }).waitFor();
+  t.equal(await explanation.locator('tr.deciding').count(), 3, 'explained, with the deciding conditions');
+  await shot('test-panel-390', narrow);
+  await context.close();
+});
+
 t.test('a conflicting edit shows the other change and can be reapplied', async (t) => {
   await open(`rules/${ruleId}`);
   await page.getByLabel('Description').fill('mine');
