@@ -193,6 +193,7 @@ t.test('a conflicting edit shows the other change and can be reapplied', async (
   const conflict = page.locator('.conflict');
   await conflict.getByText('Someone else changed this rule').waitFor();
   t.match(await conflict.locator('.diff-add').allTextContents(), [/VIP customers \(renamed\)/], 'their change is shown');
+  t.match(await conflict.textContent(), /changed by env-admin at /, 'and who made it');
   await shot('conflict');
   await conflict.getByRole('button', { name: 'Reapply my edits on top' }).click();
   await page.getByRole('status').filter({ hasText: 'Reapplied' }).waitFor();

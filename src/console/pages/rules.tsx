@@ -1,13 +1,13 @@
 /** The rules list (search and filters, client-side until the API pages and filters) and the rule editor. */
 import { useMemo, useState } from 'preact/hooks';
 import {
-  ApiError, createRule, deleteRule, getRule, listContexts, listPrompts, listRules, updateRule,
+  ApiError, createRule, deleteRule, getRule, listContexts, listPrompts, listRules, ruleHistory, updateRule,
   type Api, type Context, type Prompt, type Rule, type RuleInput, type Scope,
 } from '../api';
 import { ConditionBuilder, emptyCondition, useProblems } from '../condition-builder';
 import { pretty } from '../diff';
 import { go, href } from '../router';
-import { DiffView, ErrorBox, Field, Show, splitTags, useAction, useLoad } from '../ui';
+import { DiffView, ErrorBox, Field, Show, splitTags, useAction, useLoad, when } from '../ui';
 import { TestPanel } from './test-panel';
 
 interface Catalog { rules: Rule[]; contexts: Context[]; prompts: Prompt[] }
@@ -112,7 +112,8 @@ const draftOf = (rule: Rule): Draft => ({
   condition_groups: rule.condition_groups, entities: rule.entities,
 });
 
-interface Conflict { mine: Draft; theirs: Rule }
+/** A refused save: my draft, the rule as it is now, and who changed it since my revision, when. */
+interface Conflict { mine: Draft; theirs: Rule; writers: string[] }
 
 export function RuleEditorPage({ api, scopes, id }: { api: Api; scopes: readonly Scope[]; id: string | undefined }) {
   const [loaded] = useLoad(async () => {
@@ -154,7 +155,9 @@ function RuleEditor({ api, scopes, catalog, rule: initial }: { api: Api; scopes:
       setSaved(`${message} (revision ${updated.revision})`);
     } catch (error) {
       if (error instanceof ApiError && error.status === 409 && rule !== undefined) {
-        setConflict({ mine: draft, theirs: await getRule(api, rule.id) });
+        const [theirs, history] = await Promise.all([getRule(api, rule.id), ruleHistory(api, rule.id)]);
+        const writers = history.events.filter((e) => Number(e.revision) > Number(rule.revision)).map((e) => `${e.actor} at ${when(e.at)}`);
+        setConflict({ mine: draft, theirs, writers });
         return;
       }
       throw error;
@@ -178,7 +181,8 @@ function RuleEditor({ api, scopes, catalog, rule: initial }: { api: Api; scopes:
       {conflict !== undefined && (
         <div class="conflict" role="alert">
           <h3>Someone else changed this rule</h3>
-          <p>Your save was refused: the rule is at revision {conflict.theirs.revision} now (you edited revision {rule?.revision}). Their change:</p>
+          <p>Your save was refused: the rule is at revision {conflict.theirs.revision} now (you edited revision {rule?.revision}),
+            changed by {conflict.writers.join('; ') || 'another writer'}. Their change:</p>
           <DiffView label="the other writer's change" before={pretty(draftOf(rule!))} after={pretty(draftOf(conflict.theirs))} />
           <div class="actions">
             <button type="button" onClick={() => { setRule(conflict.theirs); setDraft(draftOf(conflict.theirs)); setConflict(undefined); }}>Reload theirs (drop my edits)</button>
