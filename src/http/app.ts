@@ -11,6 +11,7 @@ import { publicEndpointAt } from './public-endpoints';
 import { declaresTooLarge, payloadTooLarge } from './request-body';
 import { recordRequest } from './request-log';
 import { auditRouter } from './routes/audit';
+import { consoleRouter } from './routes/console';
 import { metricsRouter } from './routes/metrics';
 import { contextsRouter } from './routes/contexts';
 import { docsRouter } from './routes/docs';
@@ -18,6 +19,7 @@ import { promptsRouter } from './routes/prompts';
 import { publicFrontDoor } from './routes/public';
 import { rulesRouter } from './routes/rules';
 import { vaultAdminRouter } from './routes/vault-admin';
+import { whoamiRouter } from './routes/whoami';
 
 const BENCH_NOOP_ANSWER = { matchingRuleIds: [], entities: [] };
 
@@ -45,6 +47,7 @@ export function createApp(deps: HttpDeps): express.Express {
     else res.json({ status: 'ready', position });
   });
   app.use(docsRouter());
+  app.use(consoleRouter());
 
   const publicPolicy = createOriginPolicy(config.corsOrigins, PUBLIC_SURFACE);
   const adminPolicy = createOriginPolicy(config.corsOrigins, ADMIN_SURFACE);
@@ -82,6 +85,7 @@ export function createApp(deps: HttpDeps): express.Express {
   app.use(promptsRouter(deps));
   app.use(vaultAdminRouter(deps));
   app.use(auditRouter(deps));
+  app.use(whoamiRouter(deps));
 
   app.use((req: Request, _res: Response, next: NextFunction) => {
     next(new AppError('not_found', `no route for ${req.method} ${req.path}`));

@@ -486,6 +486,12 @@ const schemas: { [name: string]: SchemaObject } = {
     created_at: ref('Timestamp'),
     key: { type: 'string', description: 'the API key itself, shown only in this answer' },
   }),
+  Whoami: record({
+    id: { type: 'string', description: 'the key id (`env-admin` for RULEVAULT_ADMIN_KEY): the actor of its writes' },
+    name: str,
+    scopes: { type: 'array', items: SCOPE },
+    secret_tags: { ...strings, description: 'non-empty: the key reads only secrets carrying one of these tags' },
+  }),
   ApiKeyList: record({ api_keys: { type: 'array', items: ref('ApiKey') }, next_cursor: nextCursor }),
 
   AuditPage: record({
@@ -675,6 +681,19 @@ const paths: { [path: string]: PathItem } = {
       },
     },
   },
+  '/console': {
+    get: {
+      operationId: 'console',
+      summary: 'The web console (signs in with an API key; served locally under a strict Content-Security-Policy)',
+      tags: ['docs'],
+      security: NO_KEY,
+      responses: {
+        200: { description: 'the console page', content: { 'text/html': { schema: str } } },
+        301: { description: 'redirect from /console to /console/, so the page finds its assets' },
+        404: answer('the console is not built (npm run build builds it)', ref('Error')),
+      },
+    },
+  },
 
   '/api/rule-engine/evaluate': {
     post: {
@@ -766,6 +785,15 @@ const paths: { [path: string]: PathItem } = {
       tags: ['api-keys'],
       parameters: [idParameter('API key'), ifMatch],
       responses: { 204: { description: 'revoked' }, ...errors(400, ...ADMIN_READ_ERRORS, 404, 409) },
+    },
+  },
+
+  '/api/whoami': {
+    get: {
+      operationId: 'whoami',
+      summary: 'The calling key: its id, name, scopes and secret tags (any valid key)',
+      tags: ['api-keys'],
+      responses: { 200: answer('the key', ref('Whoami')), ...errors(400, 401, 503) },
     },
   },
 

@@ -110,6 +110,9 @@ t.test('real answers match the documented schemas', async (t) => {
   await hit('get', '/api/api-keys', 403, { key: evaluateKey });
   await hit('delete', '/api/api-keys/{id}', 204, { ...admin, params: { id: doomed.json.id } });
   await hit('delete', '/api/api-keys/{id}', 404, { ...admin, params: { id: 'no-such-key' } });
+  await hit('get', '/api/whoami', 200, admin);
+  await hit('get', '/api/whoami', 200, { key: readerKey });
+  await hit('get', '/api/whoami', 401, {});
 
   // Probes and docs.
   await hit('get', '/healthz', 200);
@@ -117,6 +120,9 @@ t.test('real answers match the documented schemas', async (t) => {
   await hit('get', '/metrics', 200, admin);
   await hit('get', '/metrics', 401);
   await hit('get', '/openapi.json', 200);
+  const toConsole = await fetch(`${node.url}/console`, { redirect: 'manual' });
+  t.equal(toConsole.status, 301, '/console redirects to /console/ (test/console/serving.test.ts checks the page)');
+  seen.add('GET /console');
   const redirect = await fetch(`${node.url}/docs`, { redirect: 'manual' });
   t.equal(redirect.status, 301, '/docs redirects');
   t.equal(redirect.headers.get('location'), '/docs/', 'to /docs/, where relative asset URLs resolve');

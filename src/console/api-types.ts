@@ -1,0 +1,3349 @@
+/* eslint-disable */
+// Generated from src/http/openapi.ts by scripts/console-api-types.ts (openapi-typescript). Do not edit:
+// run `npm run console:types`. test/console/api-types.test.ts keeps it in step with the document.
+export interface paths {
+    "/api/api-keys": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the live API keys (never the keys themselves) */
+        get: operations["listApiKeys"];
+        put?: never;
+        /** Create an API key; the key itself is shown only in this answer */
+        post: operations["createApiKey"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/api-keys/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /**
+         * Revoke an API key, at once
+         * @description The last active admin key is not revoked (409): RULEVAULT_ADMIN_KEY on the node counts as one.
+         */
+        delete: operations["revokeApiKey"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/audit/digest": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A digest of the live read models, comparable with an offline replay */
+        get: operations["auditDigest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/audit/evaluate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** What evaluate answered at a past log position or time (`as_of`), optionally explained */
+        post: operations["auditEvaluate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/audit/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A page of the event log; secret values appear only sealed */
+        get: operations["auditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contexts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the contexts */
+        get: operations["listContexts"];
+        put?: never;
+        /** Create a context */
+        post: operations["createContext"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/contexts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a context */
+        get: operations["getContext"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a context
+         * @description Rules (ACTIVE or INACTIVE) that link to it are unlinked first, with a RuleUpdated event each; then it is deleted.
+         */
+        delete: operations["deleteContext"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a context: any subset of the create members
+         * @description A PATCH that changes nothing (`{}`, or members set to their current values) writes no event and answers the current state, revision unchanged.
+         */
+        patch: operations["updateContext"];
+        trace?: never;
+    };
+    "/api/prompts": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the prompts */
+        get: operations["listPrompts"];
+        put?: never;
+        /** Create a prompt */
+        post: operations["createPrompt"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/prompts/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a prompt at its latest version, or at `?version=` */
+        get: operations["getPrompt"];
+        put?: never;
+        post?: never;
+        /**
+         * Delete a prompt
+         * @description Rules (ACTIVE or INACTIVE) that link to it are unlinked first, with a RuleUpdated event each; then it is deleted.
+         */
+        delete: operations["deletePrompt"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a prompt's name, tags, meta_properties or status (a template changes by adding a version)
+         * @description A PATCH that changes nothing (`{}`, or members set to their current values) writes no event and answers the current state, revision unchanged.
+         */
+        patch: operations["updatePrompt"];
+        trace?: never;
+    };
+    "/api/prompts/{id}/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Add a template version; it must be greater than the latest (default: next minor) */
+        post: operations["addPromptVersion"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rule-engine/evaluate": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * The active rules that match the fields, and the entities they link to (scope evaluate)
+         * @description The body is read as JSON whatever the Content-Type says.
+         */
+        post: operations["evaluate"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rule-engine/explain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Why the matching rules and the rules named in rule_ids did or did not match, condition by condition (scope explain or admin) */
+        post: operations["explain"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rule-engine/rules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the rules */
+        get: operations["listRules"];
+        put?: never;
+        /** Create a rule */
+        post: operations["createRule"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rule-engine/rules/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a rule */
+        get: operations["getRule"];
+        put?: never;
+        post?: never;
+        /** Delete a rule */
+        delete: operations["deleteRule"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a rule: any subset of the create members
+         * @description A PATCH that changes nothing (`{}`, or members set to their current values) writes no event and answers the current state, revision unchanged.
+         */
+        patch: operations["updateRule"];
+        trace?: never;
+    };
+    "/api/rule-engine/rules/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every event of a rule, with who, when, where in the log, and what changed */
+        get: operations["ruleHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/vault/get-secrets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Secret values by key and/or tags (scope secrets:read)
+         * @description Always 200 past the CORS check, failures included (a missing key, a bad body, not ready): the caller checks `err`.
+         */
+        post: operations["getSecrets"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/vault/secrets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List the secrets */
+        get: operations["listSecrets"];
+        put?: never;
+        /** Create a secret; the answer never holds the value */
+        post: operations["createSecret"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/vault/secrets/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Delete a secret */
+        delete: operations["deleteSecret"];
+        options?: never;
+        head?: never;
+        /**
+         * Change a secret: any subset of the create members
+         * @description A PATCH that changes nothing (`{}`, or members set to their current values) writes no event and answers the current state, revision unchanged.
+         */
+        patch: operations["updateSecret"];
+        trace?: never;
+    };
+    "/api/whoami": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The calling key: its id, name, scopes and secret tags (any valid key) */
+        get: operations["whoami"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/console": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The web console (signs in with an API key; served locally under a strict Content-Security-Policy) */
+        get: operations["console"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/docs": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Browsable documentation (Swagger UI, served locally) */
+        get: operations["docs"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/healthz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Liveness: 200 while the process serves */
+        get: operations["health"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/metrics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Prometheus metrics (an admin key, or RULEVAULT_METRICS_TOKEN) */
+        get: operations["metrics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/openapi.json": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** This document */
+        get: operations["openapi"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/readyz": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Readiness: 200 once the read models caught up with the log */
+        get: operations["ready"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
+export type webhooks = Record<string, never>;
+export interface components {
+    schemas: {
+        /** @description the API key id that made the change, or `env-admin`, `cli`, `system` */
+        Actor: string;
+        ApiKey: {
+            created_at: components["schemas"]["Timestamp"];
+            created_by: components["schemas"]["Actor"];
+            id: string;
+            name: string;
+            scopes: ("evaluate" | "secrets:read" | "explain" | "admin")[];
+            secret_tags: string[];
+        };
+        ApiKeyCreated: {
+            created_at: components["schemas"]["Timestamp"];
+            created_by: components["schemas"]["Actor"];
+            id: string;
+            /** @description the API key itself, shown only in this answer */
+            key: string;
+            name: string;
+            scopes: ("evaluate" | "secrets:read" | "explain" | "admin")[];
+            secret_tags: string[];
+        };
+        ApiKeyInput: {
+            name: string;
+            scopes: ("evaluate" | "secrets:read" | "explain" | "admin")[];
+            secret_tags?: string[];
+        };
+        ApiKeyList: {
+            api_keys: components["schemas"]["ApiKey"][];
+        };
+        AuditEvaluateRequest: {
+            /** @description a log position (a whole number or its decimal string) or an ISO 8601 time with a zone */
+            as_of: string | number;
+            entity_inputs?: {
+                shouldCompile?: boolean;
+                variables?: Record<string, never>;
+                version?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            /** @enum {string} */
+            entity_type: "context" | "prompt" | "evaluation";
+            explain?: boolean;
+            /** @description explain only those of the rules asked about with a condition on this field */
+            field?: string;
+            /** @description at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited */
+            fields: {
+                [key: string]: string | number | boolean;
+            };
+            include_entity_data?: boolean;
+            /** @description rules to explain besides the matching ones, matched or not, ACTIVE or not; each must exist (400 otherwise) */
+            rule_ids?: string[];
+        } & {
+            [key: string]: unknown;
+        };
+        AuditEvaluateResponse: {
+            as_of: {
+                at: components["schemas"]["Timestamp"] | null;
+                position: components["schemas"]["Position"] | null;
+            };
+            entities: {
+                entity_id: string;
+                /** @enum {string} */
+                entity_type: "context" | "prompt" | "evaluation";
+                rule_id: string;
+            }[];
+            /** @description keyed `<entity_type>:<entity_id>`; `{}` for evaluations; null for a prompt version that does not exist */
+            entity_data?: {
+                [key: string]: components["schemas"]["ContextRecord"] | components["schemas"]["PromptRecord"] | null;
+            };
+            explain?: components["schemas"]["RuleExplanation"][];
+            /** @description rules asked about but left out to keep the explanations within 1048576 bytes, sorted; name them in rule_ids to have them explained */
+            explain_omitted_rule_ids?: string[];
+            matchingRuleIds: string[];
+        };
+        AuditPage: {
+            events: {
+                actor: components["schemas"]["Actor"];
+                at: components["schemas"]["Timestamp"];
+                data: Record<string, never>;
+                metadata: components["schemas"]["EventMetadata"];
+                position: components["schemas"]["Position"];
+                request_id: string;
+                revision: components["schemas"]["Position"];
+                stream: string;
+                type: string;
+            }[];
+            /** @description pass as `after` for the next page; null at the end */
+            next: components["schemas"]["Position"] | null;
+            /**
+             * @description present when a filtered scan stopped early: continue from `next`
+             * @constant
+             */
+            scan_limit_reached?: true;
+        };
+        Context: {
+            content: string;
+            created_at: components["schemas"]["Timestamp"];
+            created_by: components["schemas"]["Actor"];
+            description: string;
+            id: string;
+            /** @description any JSON object; a `__proto__` key stays plain data */
+            meta_properties: Record<string, never>;
+            name: string;
+            position: components["schemas"]["Position"];
+            revision: components["schemas"]["Position"];
+            /** @enum {string} */
+            status: "ACTIVE" | "INACTIVE";
+            tags: string[];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        ContextInput: {
+            content: string;
+            description?: string;
+            /** @description any JSON object; a `__proto__` key stays plain data */
+            meta_properties?: Record<string, never>;
+            name: string;
+            /** @enum {string} */
+            status?: "ACTIVE" | "INACTIVE";
+            tags?: string[];
+        };
+        ContextList: {
+            contexts: components["schemas"]["Context"][];
+        };
+        ContextPatch: {
+            content?: string;
+            description?: string;
+            /** @description any JSON object; a `__proto__` key stays plain data */
+            meta_properties?: Record<string, never>;
+            name?: string;
+            /** @enum {string} */
+            status?: "ACTIVE" | "INACTIVE";
+            tags?: string[];
+        };
+        ContextRecord: {
+            content: string;
+            created_at: components["schemas"]["Timestamp"];
+            created_by: components["schemas"]["Actor"];
+            description: string;
+            id: string;
+            /** @description any JSON object; a `__proto__` key stays plain data */
+            meta_properties: Record<string, never>;
+            name: string;
+            /** @enum {string} */
+            status: "ACTIVE" | "INACTIVE";
+            tags: string[];
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        Digest: {
+            counts: {
+                api_keys: number;
+                contexts: number;
+                prompt_versions: number;
+                prompts: number;
+                rules: number;
+                secrets: number;
+            };
+            position: components["schemas"]["Position"] | null;
+            /** @description SHA-256 of the canonical read models (positions excluded) */
+            sha256: string;
+        };
+        EntityLink: {
+            entity_id: string;
+            /** @enum {string} */
+            entity_type: "context" | "prompt" | "evaluation";
+        };
+        Error: {
+            err: string;
+        };
+        EvaluateRequest: {
+            entity_inputs?: {
+                shouldCompile?: boolean;
+                variables?: Record<string, never>;
+                version?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            /** @enum {string} */
+            entity_type: "context" | "prompt" | "evaluation";
+            /** @description at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited */
+            fields: {
+                [key: string]: string | number | boolean;
+            };
+            include_entity_data?: boolean;
+        } & {
+            [key: string]: unknown;
+        };
+        EvaluateResponse: {
+            entities: {
+                entity_id: string;
+                /** @enum {string} */
+                entity_type: "context" | "prompt" | "evaluation";
+                rule_id: string;
+            }[];
+            /** @description keyed `<entity_type>:<entity_id>`; `{}` for evaluations; null for a prompt version that does not exist */
+            entity_data?: {
+                [key: string]: components["schemas"]["ContextRecord"] | components["schemas"]["PromptRecord"] | null;
+            };
+            matchingRuleIds: string[];
+        };
+        EventMetadata: {
+            actor: components["schemas"]["Actor"];
+            at: components["schemas"]["Timestamp"];
+            request_id: string;
+            schema?: number;
+        };
+        ExplainRequest: {
+            entity_inputs?: {
+                shouldCompile?: boolean;
+                variables?: Record<string, never>;
+                version?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            /** @enum {string} */
+            entity_type: "context" | "prompt" | "evaluation";
+            /** @description explain only those of the rules asked about with a condition on this field */
+            field?: string;
+            /** @description at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited */
+            fields: {
+                [key: string]: string | number | boolean;
+            };
+            include_entity_data?: boolean;
+            /** @description rules to explain besides the matching ones, matched or not, ACTIVE or not; each must exist (400 otherwise) */
+            rule_ids?: string[];
+        } & {
+            [key: string]: unknown;
+        };
+        ExplainResponse: {
+            /** @description rules asked about but left out to keep the explanations within 1048576 bytes, sorted; name them in rule_ids to have them explained */
+            omitted_rule_ids: string[];
+            position: components["schemas"]["Position"] | null;
+            rules: components["schemas"]["RuleExplanation"][];
+        };
+        GetSecretsAnswer: {
+            err: null;
+            /** @description secret key to plaintext value */
+            res: {
+                [key: string]: string;
+            };
+        } | {
+            err: string;
+            res: null;
+        };
+        GetSecretsRequest: {
+            key?: string;
+            tags?: string[];
+        } & {
+            [key: string]: unknown;
+        };
+        Health: {
+            /** @constant */
+            status: "ok";
+        };
+        NotReady: {
+            err: string;
+            position: components["schemas"]["Position"] | null;
+        };
+        /** @description a revision or log position, as a decimal string */
+        Position: string;
+        Prompt: {
+            created_at: components["schemas"]["Timestamp"];
+            created_by: components["schemas"]["Actor"];
+            id: string;
+            /** @description any JSON object; a `__proto__` key stays plain data */
+            meta_properties: Record<string, never>;
+            name: string;
+            position: components["schemas"]["Position"];
+            prompt: string;
+            revision: components["schemas"]["Position"];
+            /** @enum {string} */
+            status: "ACTIVE" | "INACTIVE";
+            tags: string[];
+            updated_at: components["schemas"]["Timestamp"];
+            variables: string[];
+            version: string;
+            versions: {
+                created_at: components["schemas"]["Timestamp"];
+                created_by: components["schemas"]["Actor"];
+                version: string;
+            }[];
+        };
+        PromptInput: {
+            /** @description any JSON object; a `__proto__` key stays plain data */
+            meta_properties?: Record<string, never>;
+            name: string;
+            /** @description a Handlebars template */
+            prompt: string;
+            /** @enum {string} */
+            status?: "ACTIVE" | "INACTIVE";
+            tags?: string[];
+            version?: string;
+        };
+        PromptList: {
+            prompts: components["schemas"]["Prompt"][];
+        };
+        PromptPatch: {
+            /** @description any JSON object; a `__proto__` key stays plain data */
+            meta_properties?: Record<string, never>;
+            name?: string;
+            /** @enum {string} */
+            status?: "ACTIVE" | "INACTIVE";
+            tags?: string[];
+        };
+        PromptRecord: {
+            /** @description the rendered template (the raw one with shouldCompile false); null when rendering failed or passed a limit, see error */
+            compiled_prompt: string | null;
+            created_at: components["schemas"]["Timestamp"];
+            created_by: components["schemas"]["Actor"];
+            /** @description present only when compiled_prompt is null: why, naming the limit passed (RULEVAULT_RENDER_MAX_STEPS, RULEVAULT_RENDER_MAX_BYTES, RULEVAULT_RESPONSE_MAX_RENDER_BYTES) */
+            error?: string;
+            id: string;
+            /** @description any JSON object; a `__proto__` key stays plain data */
+            meta_properties: Record<string, never>;
+            missing_variables: string[];
+            name: string;
+            prompt: string;
+            /** @enum {string} */
+            status: "ACTIVE" | "INACTIVE";
+            tags: string[];
+            updated_at: components["schemas"]["Timestamp"];
+            variables: string[];
+            version: string;
+        };
+        PromptVersionInput: {
+            prompt: string;
+            version?: string;
+        };
+        Ready: {
+            position: components["schemas"]["Position"] | null;
+            /** @constant */
+            status: "ready";
+        };
+        Rule: {
+            condition_groups: {
+                /** @enum {string} */
+                condition_operator: "AND" | "OR";
+                conditions: {
+                    /** @enum {string} */
+                    data_type: "string" | "number" | "boolean";
+                    field: string;
+                    /** @enum {string} */
+                    operator: "equals" | "not_equals" | "contains" | "not_contains" | "starts_with" | "ends_with" | "regex" | "in" | "not_in" | "gt" | "gte" | "lt" | "lte" | "between";
+                    value: string;
+                }[];
+            }[];
+            created_at: components["schemas"]["Timestamp"];
+            created_by: components["schemas"]["Actor"];
+            description: string;
+            entities: components["schemas"]["EntityLink"][];
+            /** @enum {string} */
+            group_operator: "AND" | "OR";
+            id: string;
+            name: string;
+            position: components["schemas"]["Position"];
+            revision: components["schemas"]["Position"];
+            /** @enum {string} */
+            status: "ACTIVE" | "INACTIVE";
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        RuleExplanation: {
+            /** @enum {string} */
+            group_operator: "AND" | "OR";
+            groups: {
+                /** @enum {string} */
+                condition_operator: "AND" | "OR";
+                conditions: {
+                    /** @enum {string} */
+                    data_type: "string" | "number" | "boolean";
+                    field: string;
+                    index: number;
+                    /** @description the value the condition saw; null when absent */
+                    input: string | number | boolean | null;
+                    /** @enum {string} */
+                    operator: "equals" | "not_equals" | "contains" | "not_contains" | "starts_with" | "ends_with" | "regex" | "in" | "not_in" | "gt" | "gte" | "lt" | "lte" | "between";
+                    /** @enum {string} */
+                    reason: "holds" | "field absent" | "not a number" | "not a boolean" | "comparison false" | "invalid condition";
+                    result: boolean;
+                    value: string;
+                }[];
+                index: number;
+                result: boolean;
+            }[];
+            matched: boolean;
+            name: string;
+            position: components["schemas"]["Position"];
+            /** @description why it did not match, in one line; null when it matched */
+            reason: string | null;
+            revision: components["schemas"]["Position"];
+            rule_id: string;
+            /** @enum {string} */
+            status: "ACTIVE" | "INACTIVE";
+        };
+        RuleHistory: {
+            events: {
+                actor: components["schemas"]["Actor"];
+                at: components["schemas"]["Timestamp"];
+                /** @description the rule members this event changed */
+                changes: {
+                    [key: string]: {
+                        after: unknown;
+                        before: unknown;
+                    };
+                };
+                data: Record<string, never>;
+                metadata: components["schemas"]["EventMetadata"];
+                position: components["schemas"]["Position"];
+                request_id: string;
+                revision: components["schemas"]["Position"];
+                type: string;
+            }[];
+        };
+        RuleInput: {
+            condition_groups: {
+                /** @enum {string} */
+                condition_operator?: "AND" | "OR";
+                conditions: {
+                    /** @enum {string} */
+                    data_type?: "string" | "number" | "boolean";
+                    field: string;
+                    /** @enum {string} */
+                    operator: "equals" | "not_equals" | "contains" | "not_contains" | "starts_with" | "ends_with" | "regex" | "in" | "not_in" | "gt" | "gte" | "lt" | "lte" | "between";
+                    /** @description a number or boolean is stored as its JSON text */
+                    value: string | number | boolean;
+                }[];
+            }[];
+            description?: string;
+            /** @description a context or prompt named must exist; a PATCH checks only the links it adds and drops links to ones deleted since */
+            entities?: {
+                entity_id: string;
+                /** @enum {string} */
+                entity_type: "context" | "prompt" | "evaluation";
+            }[];
+            /** @enum {string} */
+            group_operator?: "AND" | "OR";
+            name: string;
+            /** @enum {string} */
+            status?: "ACTIVE" | "INACTIVE";
+        };
+        RuleList: {
+            rules: components["schemas"]["Rule"][];
+        };
+        RulePatch: {
+            condition_groups?: {
+                /** @enum {string} */
+                condition_operator?: "AND" | "OR";
+                conditions: {
+                    /** @enum {string} */
+                    data_type?: "string" | "number" | "boolean";
+                    field: string;
+                    /** @enum {string} */
+                    operator: "equals" | "not_equals" | "contains" | "not_contains" | "starts_with" | "ends_with" | "regex" | "in" | "not_in" | "gt" | "gte" | "lt" | "lte" | "between";
+                    /** @description a number or boolean is stored as its JSON text */
+                    value: string | number | boolean;
+                }[];
+            }[];
+            description?: string;
+            /** @description a context or prompt named must exist; a PATCH checks only the links it adds and drops links to ones deleted since */
+            entities?: {
+                entity_id: string;
+                /** @enum {string} */
+                entity_type: "context" | "prompt" | "evaluation";
+            }[];
+            /** @enum {string} */
+            group_operator?: "AND" | "OR";
+            name?: string;
+            /** @enum {string} */
+            status?: "ACTIVE" | "INACTIVE";
+        };
+        Secret: {
+            created_at: components["schemas"]["Timestamp"];
+            created_by: components["schemas"]["Actor"];
+            id: string;
+            key: string;
+            position: components["schemas"]["Position"];
+            revision: components["schemas"]["Position"];
+            tags: string[];
+            updated_at: components["schemas"]["Timestamp"];
+            version: number;
+        };
+        SecretInput: {
+            key: string;
+            tags?: string[];
+            value: string;
+        };
+        SecretList: {
+            secrets: components["schemas"]["Secret"][];
+        };
+        SecretPatch: {
+            key?: string;
+            tags?: string[];
+            value?: string;
+        };
+        /** Format: date-time */
+        Timestamp: string;
+        Whoami: {
+            /** @description the key id (`env-admin` for RULEVAULT_ADMIN_KEY): the actor of its writes */
+            id: string;
+            name: string;
+            scopes: ("evaluate" | "secrets:read" | "explain" | "admin")[];
+            /** @description non-empty: the key reads only secrets carrying one of these tags */
+            secret_tags: string[];
+        };
+    };
+    responses: never;
+    parameters: never;
+    requestBodies: never;
+    headers: never;
+    pathItems: never;
+}
+export type $defs = Record<string, never>;
+export interface operations {
+    listApiKeys: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description every live key, by id */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyList"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createApiKey: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ApiKeyInput"];
+            };
+        };
+        responses: {
+            /** @description the key record and the key */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ApiKeyCreated"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revokeApiKey: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the revision the change is based on: a bare number, the ETag (`"3"`), a comma-separated list of them (any one current), or `*` (any revision; the resource must exist, else 404); 409 when the resource moved on */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description the API key id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description revoked */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource (or it is deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    auditDigest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the digest */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Digest"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    auditEvaluate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["AuditEvaluateRequest"];
+            };
+        };
+        responses: {
+            /** @description the answer as of that point */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditEvaluateResponse"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    auditEvents: {
+        parameters: {
+            query?: {
+                /** @description exact metadata.actor */
+                actor?: string;
+                /** @description the `next` of the previous page */
+                after?: components["schemas"]["Position"];
+                /** @description ISO 8601 time with a zone, inclusive, on metadata.at */
+                from?: string;
+                /** @description events per page, 1 to 1000 (default 100) */
+                limit?: string;
+                /** @description a stream name, or a prefix ending in `-` or `*` (`rule-`) */
+                stream?: string;
+                /** @description ISO 8601 time with a zone, inclusive, on metadata.at */
+                to?: string;
+                /** @description an event type, or several separated by commas */
+                type?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditPage"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listContexts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description every live context, by id */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ContextList"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createContext: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContextInput"];
+            };
+        };
+        responses: {
+            /** @description the context */
+            201: {
+                headers: {
+                    /** @description the resource's revision as a strong entity tag, `"<revision>"`; If-Match takes it back */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Context"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getContext: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the context id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the context */
+            200: {
+                headers: {
+                    /** @description the resource's revision as a strong entity tag, `"<revision>"`; If-Match takes it back */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Context"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource (or it is deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteContext: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the revision the change is based on: a bare number, the ETag (`"3"`), a comma-separated list of them (any one current), or `*` (any revision; the resource must exist, else 404); 409 when the resource moved on */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description the context id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource (or it is deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateContext: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the revision the change is based on: a bare number, the ETag (`"3"`), a comma-separated list of them (any one current), or `*` (any revision; the resource must exist, else 404); 409 when the resource moved on */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description the context id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ContextPatch"];
+            };
+        };
+        responses: {
+            /** @description the context */
+            200: {
+                headers: {
+                    /** @description the resource's revision as a strong entity tag, `"<revision>"`; If-Match takes it back */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Context"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource (or it is deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listPrompts: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description every live prompt, by id */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromptList"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createPrompt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PromptInput"];
+            };
+        };
+        responses: {
+            /** @description the prompt */
+            201: {
+                headers: {
+                    /** @description the resource's revision as a strong entity tag, `"<revision>"`; If-Match takes it back */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Prompt"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getPrompt: {
+        parameters: {
+            query?: {
+                version?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the prompt id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the prompt */
+            200: {
+                headers: {
+                    /** @description the resource's revision as a strong entity tag, `"<revision>"`; If-Match takes it back */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Prompt"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource (or it is deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deletePrompt: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the revision the change is based on: a bare number, the ETag (`"3"`), a comma-separated list of them (any one current), or `*` (any revision; the resource must exist, else 404); 409 when the resource moved on */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description the prompt id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource (or it is deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updatePrompt: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the revision the change is based on: a bare number, the ETag (`"3"`), a comma-separated list of them (any one current), or `*` (any revision; the resource must exist, else 404); 409 when the resource moved on */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description the prompt id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PromptPatch"];
+            };
+        };
+        responses: {
+            /** @description the prompt */
+            200: {
+                headers: {
+                    /** @description the resource's revision as a strong entity tag, `"<revision>"`; If-Match takes it back */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Prompt"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource (or it is deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    addPromptVersion: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the revision the change is based on: a bare number, the ETag (`"3"`), a comma-separated list of them (any one current), or `*` (any revision; the resource must exist, else 404); 409 when the resource moved on */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description the prompt id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PromptVersionInput"];
+            };
+        };
+        responses: {
+            /** @description the prompt at its new version */
+            201: {
+                headers: {
+                    /** @description the resource's revision as a strong entity tag, `"<revision>"`; If-Match takes it back */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Prompt"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource (or it is deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    evaluate: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["EvaluateRequest"];
+            };
+        };
+        responses: {
+            /** @description the matches */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvaluateResponse"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    explain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ExplainRequest"];
+            };
+        };
+        responses: {
+            /** @description the explanations, by rule id */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ExplainResponse"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listRules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description every live rule, by id */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RuleList"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RuleInput"];
+            };
+        };
+        responses: {
+            /** @description the rule */
+            201: {
+                headers: {
+                    /** @description the resource's revision as a strong entity tag, `"<revision>"`; If-Match takes it back */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rule"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getRule: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the rule id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the rule */
+            200: {
+                headers: {
+                    /** @description the resource's revision as a strong entity tag, `"<revision>"`; If-Match takes it back */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rule"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource (or it is deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteRule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the revision the change is based on: a bare number, the ETag (`"3"`), a comma-separated list of them (any one current), or `*` (any revision; the resource must exist, else 404); 409 when the resource moved on */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description the rule id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource (or it is deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateRule: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the revision the change is based on: a bare number, the ETag (`"3"`), a comma-separated list of them (any one current), or `*` (any revision; the resource must exist, else 404); 409 when the resource moved on */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description the rule id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["RulePatch"];
+            };
+        };
+        responses: {
+            /** @description the rule */
+            200: {
+                headers: {
+                    /** @description the resource's revision as a strong entity tag, `"<revision>"`; If-Match takes it back */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rule"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource (or it is deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ruleHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the rule id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the history, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RuleHistory"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource (or it is deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getSecrets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["GetSecretsRequest"];
+            };
+        };
+        responses: {
+            /** @description `{err: null, res}` or `{err, res: null}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetSecretsAnswer"];
+                };
+            };
+            /** @description the browser Origin is not allowed (the request is not executed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listSecrets: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description every live secret, by id */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecretList"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    createSecret: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SecretInput"];
+            };
+        };
+        responses: {
+            /** @description the secret */
+            201: {
+                headers: {
+                    /** @description the resource's revision as a strong entity tag, `"<revision>"`; If-Match takes it back */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Secret"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the revision the change is based on: a bare number, the ETag (`"3"`), a comma-separated list of them (any one current), or `*` (any revision; the resource must exist, else 404); 409 when the resource moved on */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description the secret id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description deleted */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource (or it is deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    updateSecret: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the revision the change is based on: a bare number, the ETag (`"3"`), a comma-separated list of them (any one current), or `*` (any revision; the resource must exist, else 404); 409 when the resource moved on */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description the secret id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["SecretPatch"];
+            };
+        };
+        responses: {
+            /** @description the secret */
+            200: {
+                headers: {
+                    /** @description the resource's revision as a strong entity tag, `"<revision>"`; If-Match takes it back */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Secret"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource (or it is deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    whoami: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the key */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Whoami"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    console: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the console page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description redirect from /console to /console/, so the page finds its assets */
+            301: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description the console is not built (npm run build builds it) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    docs: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the Swagger UI page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description redirect from /docs to /docs/, so the page finds its assets */
+            301: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    health: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description serving */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Health"];
+                };
+            };
+        };
+    };
+    metrics: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Prometheus text exposition format */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/plain": string;
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    openapi: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the OpenAPI 3.1 document */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @constant */
+                        openapi: "3.1.0";
+                        paths: Record<string, never>;
+                    };
+                };
+            };
+        };
+    };
+    ready: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description ready */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Ready"];
+                };
+            };
+            /** @description still replaying the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["NotReady"];
+                };
+            };
+        };
+    };
+}

@@ -1,0 +1,113 @@
+/** The shell: sign-in gate, navigation by what the key's scopes allow, and the page for the route. */
+import { useEffect, useMemo, useState } from 'preact/hooks';
+import { listRules, whoami, type Api } from './api';
+import { ApiKeysPage } from './pages/api-keys';
+import { AsOfPage, DigestPage, EventsPage, HistoryPage } from './pages/audit';
+import { ContextsPage } from './pages/contexts';
+import { PromptPage, PromptsPage } from './pages/prompts';
+import { RuleEditorPage, RulesPage } from './pages/rules';
+import { SecretsPage } from './pages/secrets';
+import { SignIn } from './pages/sign-in';
+import { TestPanel } from './pages/test-panel';
+import { href, useRoute } from './router';
+import { can, forgetKey, SCOPE_ALLOWS, storedKey, type Session } from './session';
+import { ErrorBox, Loading, useLoad } from './ui';
+
+const NAV: readonly { id: string; label: string; admin: boolean }[] = [
+  { id: 'rules', label: 'Rules', admin: true },
+  { id: 'test', label: 'Test panel', admin: false },
+  { id: 'contexts', label: 'Contexts', admin: true },
+  { id: 'prompts', label: 'Prompts', admin: true },
+  { id: 'secrets', label: 'Secrets', admin: true },
+  { id: 'keys', label: 'API keys', admin: true },
+  { id: 'audit', label: 'Audit', admin: true },
+];
+
+export function App() {
+  const [session, setSession] = useState<Session | undefined>();
+  const [restoring, setRestoring] = useState(() => storedKey() !== undefined);
+  const [restoreError, setRestoreError] = useState<Error | undefined>();
+
+  // A reload keeps the tab's key: check it again (it may have been revoked meanwhile).
+  useEffect(() => {
+    const key = storedKey();
+    if (key === undefined) return;
+    whoami({ key }).then((who) => setSession({ key, who }), (error: Error) => {
+      forgetKey();
+      setRestoreError(error);
+    }).finally(() => setRestoring(false));
+  }, []);
+
+  if (restoring) return <main id="main"><Loading what="your session" /></main>;
+  if (session === undefined) {
+    return <>{restoreError !== undefined && <ErrorBox error={restoreError} />}<SignIn onSignedIn={setSession} /></>;
+  }
+  return <Signed session={session} onSignOut={() => { forgetKey(); setSession(undefined); }} />;
+}
+
+function Signed({ session, onSignOut }: { session: Session; onSignOut: () => void }) {
+  const route = useRoute();
+  const api: Api = useMemo(() => ({ key: session.key }), [session.key]);
+  const admin = can(session, 'admin');
+  const page = route[0] ?? (admin ? 'rules' : 'test');
+  return (
+    <>
+      <a class="skip" href="#main">Skip to content</a>
+      <header>
+        <span class="brand">RuleVault</span>
+        <nav aria-label="Main">
+          {NAV.filter((n) => admin || !n.admin).map((n) => (
+            <a key={n.id} href={href(n.id)} aria-current={page === n.id ? 'page' : undefined}>{n.label}</a>
+          ))}
+        </nav>
+        <details class="who">
+          <summary>{session.who.name}</summary>
+          <div class="who-panel" aria-label="What this key may do">
+            <p>Key <code>{session.who.id}</code>{session.who.secret_tags.length > 0 && <> · secret tags {session.who.secret_tags.join(', ')}</>}</p>
+            <ul>{session.who.scopes.map((s) => <li key={s}><strong>{s}</strong>: {SCOPE_ALLOWS[s]}</li>)}</ul>
+          </div>
+        </details>
+        <button type="button" class="secondary" onClick={onSignOut}>Sign out</button>
+      </header>
+      <p class="scopes" aria-label="Scopes">Signed in as <strong>{session.who.name}</strong> with {session.who.scopes.join(', ')}</p>
+      <main id="main" tabIndex={-1}>
+        <Page api={api} session={session} route={[page, ...route.slice(1)]} />
+      </main>
+    </>
+  );
+}
+
+/** The test panel on its own; an admin key also reads the rules, to show them by name. */
+function TestPage({ api, session }: { api: Api; session: Session }) {
+  const admin = can(session, 'admin');
+  const [rules] = useLoad(() => (admin ? listRules(api) : Promise.resolve([])), [api, admin]);
+  const names = useMemo(() => new Map(rules.state === 'ready' ? rules.value.map((r) => [r.id, r.name]) : []), [rules]);
+  return (
+    <section aria-labelledby="test-page-title">
+      <h2 id="test-page-title">Test panel</h2>
+      {!can(session, 'evaluate') && !admin && <p class="hint">This key lacks the evaluate scope: tests will be refused.</p>}
+      <TestPanel api={api} scopes={session.who.scopes} names={names} />
+    </section>
+  );
+}
+
+function Page({ api, session, route }: { api: Api; session: Session; route: string[] }) {
+  const [page, a, b] = route;
+  if (page === 'test') return <TestPage api={api} session={session} />;
+  if (!can(session, 'admin')) return <p class="error" role="alert">This page needs a key with the admin scope.</p>;
+  switch (page) {
+    case 'rules': return a === undefined ? <RulesPage api={api} /> : <RuleEditorPage api={api} scopes={session.who.scopes} id={a === 'new' ? undefined : a} />;
+    case 'contexts': return <ContextsPage api={api} />;
+    case 'prompts': return a === undefined ? <PromptsPage api={api} /> : <PromptPage api={api} id={a} />;
+    case 'secrets': return <SecretsPage api={api} />;
+    case 'keys': return <ApiKeysPage api={api} />;
+    case 'audit':
+      switch (a) {
+        case 'events': return <EventsPage api={api} />;
+        case 'as-of': return <AsOfPage api={api} />;
+        case 'digest': return <DigestPage api={api} />;
+        default: return <HistoryPage api={api} ruleId={b} />;
+      }
+    default: return <p role="alert">No page here. <a href={href('rules')}>Go to rules</a>.</p>;
+  }
+}

@@ -1,0 +1,160 @@
+/** The auditor's pages: a rule's history with diffs, the event log with filters, evaluate as of a point, the digest. */
+import { Fragment } from 'preact';
+import { useState } from 'preact/hooks';
+import {
+  auditDigest, auditEvaluate, auditEvents, listRules, ruleHistory,
+  type Api, type AuditEvaluateResponse, type AuditPage, type EntityType, type EventFilter,
+} from '../api';
+import { pretty } from '../diff';
+import { AnswerView, ExplainView } from '../explain-view';
+import { go, href } from '../router';
+import { DiffView, ErrorBox, Field, Show, useAction, useLoad, when } from '../ui';
+import { parsePastedRequest } from './test-panel';
+
+export function AuditNav({ current }: { current: string }) {
+  const tabs: [string, string][] = [['history', 'Rule history'], ['events', 'Event log'], ['as-of', 'Evaluate as of'], ['digest', 'Digest']];
+  return (
+    <nav aria-label="Audit" class="subnav">
+      {tabs.map(([id, label]) => <a key={id} href={href('audit', id)} aria-current={current === id ? 'page' : undefined}>{label}</a>)}
+    </nav>
+  );
+}
+
+export function HistoryPage({ api, ruleId }: { api: Api; ruleId: string | undefined }) {
+  const [rules] = useLoad(() => listRules(api), [api]);
+  const [history] = useLoad(() => (ruleId === undefined ? Promise.resolve(undefined) : ruleHistory(api, ruleId)), [api, ruleId]);
+  return (
+    <section aria-labelledby="history-title">
+      <AuditNav current="history" />
+      <h2 id="history-title">Rule history</h2>
+      <Show loaded={rules} what="rules">{(list) => (
+        <Field label="Rule">{(id) => (
+          <select id={id} value={ruleId ?? ''} onChange={(e) => go('audit', 'history', e.currentTarget.value)}>
+            <option value="">choose a rule…</option>
+            {list.map((r) => <option key={r.id} value={r.id}>{r.name}</option>)}
+          </select>
+        )}</Field>
+      )}</Show>
+      <Show loaded={history} what="the history">{(answer) => answer === undefined ? <p>Choose a rule to see every change made to it.</p> : (
+        <ol class="history">
+          {answer.events.map((event) => (
+            <li key={event.position}>
+              <h3>{event.type} <small>revision {event.revision} · position {event.position} · by {event.actor} · {when(event.at)}</small></h3>
+              {Object.entries(event.changes).map(([member, change]) => (
+                <div key={member} class="change">
+                  <h4>{member}</h4>
+                  <DiffView label={`${member} before and after`} before={pretty(change.before)} after={pretty(change.after)} />
+                </div>
+              ))}
+            </li>
+          ))}
+        </ol>
+      )}</Show>
+    </section>
+  );
+}
+
+export function EventsPage({ api }: { api: Api }) {
+  const [filter, setFilter] = useState<EventFilter>({ limit: '50' });
+  const [pages, setPages] = useState<AuditPage[]>([]);
+  const action = useAction();
+  const load = (after?: string) => action.run(async () => {
+    const page = await auditEvents(api, { ...filter, after });
+    setPages(after === undefined ? [page] : [...pages, page]);
+  });
+  const set = (name: keyof EventFilter) => (e: { currentTarget: HTMLInputElement }) => setFilter({ ...filter, [name]: e.currentTarget.value });
+  const last = pages[pages.length - 1];
+  return (
+    <section aria-labelledby="events-title">
+      <AuditNav current="events" />
+      <h2 id="events-title">Event log</h2>
+      <form class="filters" onSubmit={(e) => { e.preventDefault(); void load(); }}>
+        <Field label="Stream" hint="A name or a prefix: rule-">{(id, hint) => <input id={id} aria-describedby={hint} value={filter.stream ?? ''} onInput={set('stream')} />}</Field>
+        <Field label="Type" hint="Comma-separated">{(id, hint) => <input id={id} aria-describedby={hint} value={filter.type ?? ''} onInput={set('type')} />}</Field>
+        <Field label="Actor">{(id) => <input id={id} value={filter.actor ?? ''} onInput={set('actor')} />}</Field>
+        <Field label="From" hint="ISO time with a zone">{(id, hint) => <input id={id} aria-describedby={hint} value={filter.from ?? ''} onInput={set('from')} />}</Field>
+        <Field label="To" hint="ISO time with a zone">{(id, hint) => <input id={id} aria-describedby={hint} value={filter.to ?? ''} onInput={set('to')} />}</Field>
+        <button type="submit" disabled={action.busy}>Show events</button>
+      </form>
+      <ErrorBox error={action.error} />
+      {pages.length > 0 && (
+        <table class="list">
+          <thead><tr><th scope="col">Position</th><th scope="col">Stream</th><th scope="col">Type</th><th scope="col">Actor</th><th scope="col">At</th></tr></thead>
+          <tbody>
+            {pages.flatMap((p) => p.events).map((e) => (
+              <tr key={e.position}><td>{e.position}</td><td><code>{e.stream}</code></td><td>{e.type}</td><td>{e.actor}</td><td>{when(e.at)}</td></tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      {last?.scan_limit_reached && <p class="hint">The filtered scan stopped early; load more to continue.</p>}
+      {last?.next !== null && last?.next !== undefined && <button type="button" class="secondary" disabled={action.busy} onClick={() => void load(last.next!)}>Load more</button>}
+    </section>
+  );
+}
+
+export function AsOfPage({ api }: { api: Api }) {
+  const [asOf, setAsOf] = useState('');
+  const [entityType, setEntityType] = useState<EntityType>('context');
+  const [fields, setFields] = useState('{}');
+  const [result, setResult] = useState<AuditEvaluateResponse | undefined>();
+  const action = useAction();
+  const run = () => action.run(async () => {
+    const request = parsePastedRequest(JSON.stringify({ entity_type: entityType, fields: parseFields(fields) }));
+    setResult(await auditEvaluate(api, { ...request, as_of: asOf.trim(), explain: true }));
+  });
+  return (
+    <section aria-labelledby="asof-title">
+      <AuditNav current="as-of" />
+      <h2 id="asof-title">Evaluate as of a past point</h2>
+      <form class="panel" onSubmit={(e) => { e.preventDefault(); void run(); }}>
+        <Field label="As of" hint="An ISO 8601 time with a zone (2026-01-01T12:00:00Z) or a log position (a whole number)">{(id, hint) => (
+          <input id={id} aria-describedby={hint} required value={asOf} onInput={(e) => setAsOf(e.currentTarget.value)} />
+        )}</Field>
+        <Field label="Entity type">{(id) => (
+          <select id={id} value={entityType} onChange={(e) => setEntityType(e.currentTarget.value as EntityType)}>
+            <option value="context">context</option><option value="prompt">prompt</option><option value="evaluation">evaluation</option>
+          </select>
+        )}</Field>
+        <Field label="Fields (JSON object)">{(id) => <textarea id={id} rows={4} value={fields} onInput={(e) => setFields(e.currentTarget.value)} />}</Field>
+        <button type="submit" disabled={action.busy}>Evaluate as of</button>
+      </form>
+      <ErrorBox error={action.error} />
+      {result !== undefined && (
+        <div class="test-result" aria-live="polite">
+          <p class="meta">Answered as of position {result.as_of.position ?? 'none (before the first event)'}{result.as_of.at !== null ? `, ${when(result.as_of.at)}` : ''}</p>
+          <AnswerView answer={result} names={new Map((result.explain ?? []).map((r) => [r.rule_id, r.name]))} />
+          <h4>Explanation per rule</h4>
+          <ExplainView explanations={result.explain ?? []} />
+        </div>
+      )}
+    </section>
+  );
+}
+
+function parseFields(text: string): Record<string, unknown> {
+  try {
+    return JSON.parse(text) as Record<string, unknown>;
+  } catch (e) {
+    throw new Error(`fields are not JSON: ${(e as Error).message}`);
+  }
+}
+
+export function DigestPage({ api }: { api: Api }) {
+  const [digest, reload] = useLoad(() => auditDigest(api), [api]);
+  return (
+    <section aria-labelledby="digest-title">
+      <AuditNav current="digest" />
+      <h2 id="digest-title">Digest</h2>
+      <p>The SHA-256 of the live read models: equal to <code>npm run audit -- replay</code> computes offline from a copy of the log.</p>
+      <button type="button" class="secondary" onClick={reload}>Refresh</button>
+      <Show loaded={digest} what="the digest">{(d) => (
+        <dl class="digest">
+          <dt>SHA-256</dt><dd><code>{d.sha256}</code></dd>
+          <dt>Position</dt><dd>{d.position ?? 'none'}</dd>
+          {Object.entries(d.counts).map(([name, count]) => <Fragment key={name}><dt>{name.replace('_', ' ')}</dt><dd>{count}</dd></Fragment>)}
+        </dl>
+      )}</Show>
+    </section>
+  );
+}

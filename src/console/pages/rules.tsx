@@ -1,0 +1,250 @@
+/** The rules list (search and filters, client-side until the API pages and filters) and the rule editor. */
+import { useMemo, useState } from 'preact/hooks';
+import {
+  ApiError, createRule, deleteRule, getRule, listContexts, listPrompts, listRules, ruleHistory, updateRule,
+  type Api, type Context, type Prompt, type Rule, type RuleInput, type Scope,
+} from '../api';
+import { ConditionBuilder, emptyCondition, useProblems } from '../condition-builder';
+import { pretty } from '../diff';
+import { go, href } from '../router';
+import { DiffView, ErrorBox, Field, Show, splitTags, useAction, useLoad, when } from '../ui';
+import { TestPanel } from './test-panel';
+
+interface Catalog { rules: Rule[]; contexts: Context[]; prompts: Prompt[] }
+
+const loadCatalog = async (api: Api): Promise<Catalog> => {
+  const [rules, contexts, prompts] = await Promise.all([listRules(api), listContexts(api), listPrompts(api)]);
+  return { rules, contexts, prompts };
+};
+
+/** Names by id, for showing links and answers by name. */
+export function namesOf(catalog: Partial<Catalog>): Map<string, string> {
+  const names = new Map<string, string>();
+  for (const list of [catalog.rules, catalog.contexts, catalog.prompts]) for (const x of list ?? []) names.set(x.id, x.name);
+  return names;
+}
+
+const PAGE = 50;
+
+export function RulesPage({ api }: { api: Api }) {
+  const [loaded, reload] = useLoad(() => loadCatalog(api), [api]);
+  return (
+    <section aria-labelledby="rules-title">
+      <div class="title-row">
+        <h2 id="rules-title">Rules</h2>
+        <a class="button" href={href('rules', 'new')}>New rule</a>
+        <button type="button" class="secondary" onClick={reload}>Refresh</button>
+      </div>
+      <Show loaded={loaded} what="rules">{(catalog) => <RuleList catalog={catalog} />}</Show>
+    </section>
+  );
+}
+
+function RuleList({ catalog }: { catalog: Catalog }) {
+  const [search, setSearch] = useState('');
+  const [status, setStatus] = useState('');
+  const [entity, setEntity] = useState('');
+  const [operator, setOperator] = useState('');
+  const [shown, setShown] = useState(PAGE);
+  const names = useMemo(() => namesOf(catalog), [catalog]);
+  const filtered = useMemo(() => {
+    const q = search.trim().toLowerCase();
+    return catalog.rules.filter((rule) =>
+      (status === '' || rule.status === status)
+      && (entity === '' || rule.entities.some((e) => e.entity_id === entity))
+      && (operator === '' || rule.condition_groups.some((g) => g.conditions.some((c) => c.operator === operator)))
+      && (q === '' || rule.name.toLowerCase().includes(q) || rule.description.toLowerCase().includes(q)
+        || rule.condition_groups.some((g) => g.conditions.some((c) => c.field.toLowerCase().includes(q)))));
+  }, [catalog, search, status, entity, operator]);
+  return (
+    <>
+      <form class="filters" role="search" onSubmit={(e) => e.preventDefault()}>
+        <Field label="Search name, description or field">{(id) => <input id={id} type="search" value={search} onInput={(e) => { setSearch(e.currentTarget.value); setShown(PAGE); }} />}</Field>
+        <Field label="Status">{(id) => (
+          <select id={id} value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
+            <option value="">any</option><option value="ACTIVE">ACTIVE</option><option value="INACTIVE">INACTIVE</option>
+          </select>
+        )}</Field>
+        <Field label="Linked entity">{(id) => (
+          <select id={id} value={entity} onChange={(e) => setEntity(e.currentTarget.value)}>
+            <option value="">any</option>
+            {[...catalog.contexts, ...catalog.prompts].map((x) => <option key={x.id} value={x.id}>{x.name}</option>)}
+          </select>
+        )}</Field>
+        <Field label="Operator">{(id) => (
+          <select id={id} value={operator} onChange={(e) => setOperator(e.currentTarget.value)}>
+            <option value="">any</option>
+            {['equals', 'not_equals', 'contains', 'not_contains', 'starts_with', 'ends_with', 'regex', 'in', 'not_in', 'gt', 'gte', 'lt', 'lte', 'between']
+              .map((op) => <option key={op} value={op}>{op}</option>)}
+          </select>
+        )}</Field>
+      </form>
+      <p role="status">{filtered.length} of {catalog.rules.length} rules</p>
+      <table class="list">
+        <thead><tr><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Conditions</th><th scope="col">Links</th><th scope="col">Updated</th></tr></thead>
+        <tbody>
+          {filtered.slice(0, shown).map((rule) => (
+            <tr key={rule.id}>
+              <td><a href={href('rules', rule.id)}>{rule.name}</a></td>
+              <td><span class={`status status-${rule.status}`}>{rule.status}</span></td>
+              <td>{rule.condition_groups.map((g) => g.conditions.map((c) => `${c.field} ${c.operator} ${c.value}`).join(` ${g.condition_operator} `)).join(` ${rule.group_operator} `)}</td>
+              <td>{rule.entities.map((e) => names.get(e.entity_id) ?? e.entity_id).join(', ')}</td>
+              <td>{rule.updated_at.slice(0, 19).replace('T', ' ')}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {filtered.length > shown && <button type="button" class="secondary" onClick={() => setShown(shown + PAGE)}>Show {Math.min(PAGE, filtered.length - shown)} more</button>}
+    </>
+  );
+}
+
+/** What the editor holds: the rule's own members, in the shapes the API answers (complete, unlike its input). */
+type Draft = Pick<Rule, 'name' | 'description' | 'status' | 'group_operator' | 'condition_groups' | 'entities'> & RuleInput;
+
+const newDraft = (): Draft => ({
+  name: '', description: '', status: 'ACTIVE', group_operator: 'AND',
+  condition_groups: [{ condition_operator: 'AND', conditions: [emptyCondition()] }], entities: [],
+});
+
+const draftOf = (rule: Rule): Draft => ({
+  name: rule.name, description: rule.description, status: rule.status, group_operator: rule.group_operator,
+  condition_groups: rule.condition_groups, entities: rule.entities,
+});
+
+/** A refused save: my draft, the rule as it is now, and who changed it since my revision, when. */
+interface Conflict { mine: Draft; theirs: Rule; writers: string[] }
+
+export function RuleEditorPage({ api, scopes, id }: { api: Api; scopes: readonly Scope[]; id: string | undefined }) {
+  const [loaded] = useLoad(async () => {
+    const [catalog, rule] = await Promise.all([loadCatalog(api), id === undefined ? Promise.resolve(undefined) : getRule(api, id)]);
+    return { catalog, rule };
+  }, [api, id]);
+  return (
+    <Show loaded={loaded} what="the rule">{({ catalog, rule }) => <RuleEditor key={rule?.id ?? 'new'} api={api} scopes={scopes} catalog={catalog} rule={rule} />}</Show>
+  );
+}
+
+function RuleEditor({ api, scopes, catalog, rule: initial }: { api: Api; scopes: readonly Scope[]; catalog: Catalog; rule: Rule | undefined }) {
+  const [rule, setRule] = useState(initial);
+  const [draft, setDraft] = useState<Draft>(() => (initial === undefined ? newDraft() : draftOf(initial)));
+  const [conflict, setConflict] = useState<Conflict | undefined>();
+  const [saved, setSaved] = useState('');
+  const problems = useProblems(draft.condition_groups);
+  const action = useAction();
+  const names = useMemo(() => namesOf(catalog), [catalog]);
+  const evaluations = draft.entities.filter((e) => e.entity_type === 'evaluation').map((e) => e.entity_id).join(', ');
+
+  const set = (change: Partial<Draft>) => setDraft({ ...draft, ...change });
+  const linked = (entityId: string) => draft.entities.some((e) => e.entity_id === entityId);
+  const toggleLink = (entity_type: 'context' | 'prompt', entity_id: string, on: boolean) =>
+    set({ entities: on ? [...draft.entities, { entity_type, entity_id }] : draft.entities.filter((e) => e.entity_id !== entity_id) });
+
+  /** Writes `patch` at `revision`; a 409 keeps the draft and shows the other writer's change. */
+  const write = (patch: Partial<Draft>, revision: string | undefined, message: string) => action.run(async () => {
+    try {
+      if (rule === undefined) {
+        const created = await createRule(api, draft);
+        go('rules', created.id);
+        return;
+      }
+      const updated = await updateRule(api, rule.id, patch, revision);
+      setRule(updated);
+      setDraft(draftOf(updated));
+      setConflict(undefined);
+      setSaved(`${message} (revision ${updated.revision})`);
+    } catch (error) {
+      if (error instanceof ApiError && error.status === 409 && rule !== undefined) {
+        const [theirs, history] = await Promise.all([getRule(api, rule.id), ruleHistory(api, rule.id)]);
+        const writers = history.events.filter((e) => Number(e.revision) > Number(rule.revision)).map((e) => `${e.actor} at ${when(e.at)}`);
+        setConflict({ mine: draft, theirs, writers });
+        return;
+      }
+      throw error;
+    }
+  });
+
+  const remove = () => action.run(async () => {
+    if (rule === undefined || !confirm(`Delete rule "${rule.name}"? It stops matching at once.`)) return;
+    await deleteRule(api, rule.id, rule.revision);
+    go('rules');
+  });
+
+  return (
+    <section aria-labelledby="editor-title">
+      <div class="title-row">
+        <h2 id="editor-title">{rule === undefined ? 'New rule' : `Rule: ${rule.name}`}</h2>
+        {rule !== undefined && <a href={href('audit', 'history', rule.id)}>History</a>}
+        <a href={href('rules')}>Back to rules</a>
+      </div>
+      {rule !== undefined && <p class="meta">Revision {rule.revision} · {rule.status} · id <code>{rule.id}</code></p>}
+      {conflict !== undefined && (
+        <div class="conflict" role="alert">
+          <h3>Someone else changed this rule</h3>
+          <p>Your save was refused: the rule is at revision {conflict.theirs.revision} now (you edited revision {rule?.revision}),
+            changed by {conflict.writers.join('; ') || 'another writer'}. Their change:</p>
+          <DiffView label="the other writer's change" before={pretty(draftOf(rule!))} after={pretty(draftOf(conflict.theirs))} />
+          <div class="actions">
+            <button type="button" onClick={() => { setRule(conflict.theirs); setDraft(draftOf(conflict.theirs)); setConflict(undefined); }}>Reload theirs (drop my edits)</button>
+            <button type="button" onClick={() => { setRule(conflict.theirs); void write(conflict.mine, conflict.theirs.revision, 'Reapplied'); }}>Reapply my edits on top</button>
+          </div>
+        </div>
+      )}
+      <form onSubmit={(e) => { e.preventDefault(); void write(draft, rule?.revision, 'Saved'); }}>
+        <Field label="Name">{(id) => <input id={id} required value={draft.name} onInput={(e) => set({ name: e.currentTarget.value })} />}</Field>
+        <Field label="Description">{(id) => <input id={id} value={draft.description} onInput={(e) => set({ description: e.currentTarget.value })} />}</Field>
+        <Field label="Status">{(id) => (
+          <select id={id} value={draft.status} onChange={(e) => set({ status: e.currentTarget.value as Draft['status'] })}>
+            <option value="ACTIVE">ACTIVE</option><option value="INACTIVE">INACTIVE</option>
+          </select>
+        )}</Field>
+        <ConditionBuilder groups={draft.condition_groups} groupOperator={draft.group_operator} problems={problems}
+          onChange={(condition_groups) => set({ condition_groups })} onGroupOperator={(group_operator) => set({ group_operator })} />
+        <fieldset>
+          <legend>Links</legend>
+          <div class="links">
+            <div>
+              <h4>Contexts</h4>
+              {catalog.contexts.length === 0 && <p class="hint">No contexts yet.</p>}
+              {catalog.contexts.map((c) => (
+                <label key={c.id} class="inline"><input type="checkbox" checked={linked(c.id)} onChange={(e) => toggleLink('context', c.id, e.currentTarget.checked)} /> {c.name}</label>
+              ))}
+            </div>
+            <div>
+              <h4>Prompts</h4>
+              {catalog.prompts.length === 0 && <p class="hint">No prompts yet.</p>}
+              {catalog.prompts.map((p) => (
+                <label key={p.id} class="inline"><input type="checkbox" checked={linked(p.id)} onChange={(e) => toggleLink('prompt', p.id, e.currentTarget.checked)} /> {p.name}</label>
+              ))}
+            </div>
+          </div>
+          <Field label="Evaluation ids" hint="Comma-separated; an evaluation link may name any id.">{(id, hint) => (
+            <input id={id} aria-describedby={hint} value={evaluations} onChange={(e) => set({
+              entities: [...draft.entities.filter((x) => x.entity_type !== 'evaluation'),
+                ...splitTags(e.currentTarget.value).map((entity_id) => ({ entity_type: 'evaluation' as const, entity_id }))],
+            })} />
+          )}</Field>
+        </fieldset>
+        <div class="actions">
+          <button type="submit" disabled={action.busy || problems.size > 0}>{rule === undefined ? 'Create rule' : 'Save'}</button>
+          {rule !== undefined && (
+            <>
+              <button type="button" class="secondary" disabled={action.busy}
+                onClick={() => void write({ status: rule.status === 'ACTIVE' ? 'INACTIVE' : 'ACTIVE' }, rule.revision, rule.status === 'ACTIVE' ? 'Deactivated' : 'Activated')}>
+                {rule.status === 'ACTIVE' ? 'Deactivate' : 'Activate'}
+              </button>
+              <button type="button" class="danger" disabled={action.busy} onClick={() => void remove()}>Delete</button>
+            </>
+          )}
+        </div>
+        {problems.size > 0 && <p class="hint">Fix the problems above to save.</p>}
+        {saved !== '' && <p role="status" class="ok">{saved}</p>}
+        <ErrorBox error={action.error} />
+      </form>
+      {rule !== undefined && (
+        <TestPanel api={api} scopes={scopes} ruleIds={[rule.id]} names={names}
+          initialFields={[...new Set(rule.condition_groups.flatMap((g) => g.conditions.map((c) => c.field)))]} />
+      )}
+    </section>
+  );
+}

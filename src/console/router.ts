@@ -1,0 +1,24 @@
+/** Hash routes (`#/rules/<id>`): the server serves one page, and a route never carries the key. */
+import { useEffect, useState } from 'preact/hooks';
+
+export function currentRoute(): string[] {
+  return location.hash.replace(/^#\/?/, '').split('/').filter((part) => part !== '').map(decodeURIComponent);
+}
+
+export function useRoute(): string[] {
+  const [route, setRoute] = useState(currentRoute);
+  useEffect(() => {
+    const onChange = () => setRoute(currentRoute());
+    addEventListener('hashchange', onChange);
+    return () => removeEventListener('hashchange', onChange);
+  }, []);
+  return route;
+}
+
+export function href(...parts: string[]): string {
+  return '#/' + parts.map(encodeURIComponent).join('/');
+}
+
+export function go(...parts: string[]): void {
+  location.hash = href(...parts).slice(1);
+}

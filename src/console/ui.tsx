@@ -1,0 +1,91 @@
+/** Small shared pieces: loading and error states, a labelled field, the async hook every page uses. */
+import type { ComponentChildren } from 'preact';
+import { useCallback, useEffect, useState } from 'preact/hooks';
+import { ApiError } from './api';
+import { diffLines, type DiffLine } from './diff';
+
+export type Loaded<T> = { state: 'loading' } | { state: 'error'; error: Error } | { state: 'ready'; value: T };
+
+/** Runs `load` now and on `reload()`; an answer that arrives after a newer call is dropped. */
+export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): [Loaded<T>, () => void] {
+  const [loaded, setLoaded] = useState<Loaded<T>>({ state: 'loading' });
+  const [tick, setTick] = useState(0);
+  useEffect(() => {
+    let current = true;
+    setLoaded({ state: 'loading' });
+    load().then(
+      (value) => current && setLoaded({ state: 'ready', value }),
+      (error: Error) => current && setLoaded({ state: 'error', error }),
+    );
+    return () => {
+      current = false;
+    };
+  }, [...deps, tick]);
+  return [loaded, useCallback(() => setTick((n) => n + 1), [])];
+}
+
+/** A button action with a busy flag and its error: the page stays usable while it runs. */
+export function useAction(): { busy: boolean; error: Error | undefined; run: (action: () => Promise<void>) => Promise<void>; clear: () => void } {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState<Error | undefined>();
+  const run = async (action: () => Promise<void>) => {
+    setBusy(true);
+    setError(undefined);
+    try {
+      await action();
+    } catch (e) {
+      setError(e as Error);
+    } finally {
+      setBusy(false);
+    }
+  };
+  return { busy, error, run, clear: () => setError(undefined) };
+}
+
+export function Loading({ what }: { what: string }) {
+  return <p class="loading" role="status" aria-live="polite">Loading {what}…</p>;
+}
+
+export function ErrorBox({ error }: { error: Error | undefined }) {
+  if (error === undefined) return null;
+  const status = error instanceof ApiError && error.status !== 0 ? ` (HTTP ${error.status}${error.code ? `, ${error.code}` : ''})` : '';
+  return <p class="error" role="alert">{error.message}{status}</p>;
+}
+
+export function Show<T>({ loaded, what, children }: { loaded: Loaded<T>; what: string; children: (value: T) => ComponentChildren }) {
+  if (loaded.state === 'loading') return <Loading what={what} />;
+  if (loaded.state === 'error') return <ErrorBox error={loaded.error} />;
+  return <>{children(loaded.value)}</>;
+}
+
+let nextId = 0;
+/** A label bound to its control by id; `hint` is read out with the control. */
+export function Field({ label, hint, children }: { label: string; hint?: ComponentChildren; children: (id: string, describedBy?: string) => ComponentChildren }) {
+  const [id] = useState(() => `f${++nextId}`);
+  return (
+    <div class="field">
+      <label for={id}>{label}</label>
+      {children(id, hint === undefined ? undefined : `${id}-hint`)}
+      {hint !== undefined && <small id={`${id}-hint`} class="hint">{hint}</small>}
+    </div>
+  );
+}
+
+export function DiffView({ before, after, label }: { before: string; after: string; label: string }) {
+  const lines: DiffLine[] = diffLines(before, after);
+  return (
+    <pre class="diff" aria-label={label}>
+      {lines.map((line, i) => (
+        <span key={i} class={`diff-${line.op}`}>{line.op === 'add' ? '+ ' : line.op === 'del' ? '- ' : '  '}{line.text}{'\n'}</span>
+      ))}
+    </pre>
+  );
+}
+
+export function splitTags(text: string): string[] {
+  return text.split(',').map((t) => t.trim()).filter((t) => t !== '');
+}
+
+export function when(iso: string): string {
+  return iso.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC');
+}

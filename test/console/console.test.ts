@@ -1,0 +1,327 @@
+/**
+ * The web console end to end: a real node on 127.0.0.1, the built console at
+ * /console, one headless Chromium. Every step goes through the page as a user
+ * would; the API is called directly only to play a second writer (the
+ * conflict) and to check what the page claims (a created key works, then not).
+ * Any request to another origin, CSP violation or page error fails the file.
+ * Screenshots go to docs/console when CONSOLE_SCREENSHOTS=1 (committed, shown
+ * in the README), else to a temp folder.
+ */
+import { mkdirSync } from 'node:fs';
+import path from 'node:path';
+import { gzipSync } from 'node:zlib';
+import t from 'tap';
+import type { Page } from 'playwright-core';
+import { createLogger } from '../../src/log';
+import { client } from '../support/http';
+import { removeDir, startTestNode, tempDir, testEnv, type TestNode } from '../support/node';
+import { launchBrowser, type ConsoleBrowser } from './browser';
+
+const SHOTS = process.env.CONSOLE_SCREENSHOTS === '1' ? path.resolve(__dirname, '../../../docs/console') : tempDir('rulevault-shots-');
+const SECRET_VALUE = 'sup3r-s3cret-v4lue-never-shown';
+
+let node: TestNode;
+let browser: ConsoleBrowser;
+let page: Page;
+const logLines: string[] = [];
+/** Every response body the page received, to prove a secret value never came back. */
+const bodies: string[] = [];
+const dataDir = tempDir();
+
+t.before(async () => {
+  node = await startTestNode(testEnv(dataDir), createLogger((line) => logLines.push(line), 'info'));
+  browser = await launchBrowser(new URL(node.url).origin);
+  ({ page } = await browser.newPage());
+  page.setDefaultTimeout(10_000);
+  page.on('response', (response) => {
+    void response.text().then((text) => bodies.push(text), () => undefined);
+  });
+  mkdirSync(SHOTS, { recursive: true });
+});
+
+t.teardown(async () => {
+  await browser?.close();
+  await node?.stop();
+  removeDir(dataDir);
+});
+
+const shot = (name: string, p: Page = page) => p.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+const open = async (hash: string) => {
+  await page.goto(`${node.url}/console/#/${hash}`);
+};
+const admin = () => client(node.url, node.adminKey);
+
+let ruleId = '';
+
+t.test('first load: size and time to interactive (reported, not asserted)', async (t) => {
+  const { context, page: fresh } = await browser.newPage();
+  const sizes: { url: string; raw: number; gzip: number }[] = [];
+  fresh.on('response', async (response) => {
+    const body = await response.body().catch(() => undefined);
+    if (body !== undefined) sizes.push({ url: response.url(), raw: body.length, gzip: gzipSync(body).length });
+  });
+  const started = Date.now();
+  await fresh.goto(`${node.url}/console/`);
+  await fresh.getByLabel('API key').waitFor();
+  const interactive = Date.now() - started;
+  const total = sizes.reduce((sum, s) => sum + s.gzip, 0);
+  t.comment(`first load: ${sizes.length} responses, ${(total / 1024).toFixed(1)} KiB gzip (${(sizes.reduce((s, x) => s + x.raw, 0) / 1024).toFixed(1)} KiB raw); interactive after ${interactive} ms`);
+  const headers = (await fresh.request.get(`${node.url}/console/`)).headers();
+  t.match(headers['content-security-policy'], /script-src 'self'/, 'served under a strict CSP');
+  t.notMatch(headers['content-security-policy'], /unsafe-inline|unsafe-eval/, 'no inline script or eval allowed');
+  await context.close();
+});
+
+t.test('sign in: a wrong key is refused, the right one shows its scopes', async (t) => {
+  await open('');
+  await page.getByLabel('API key').fill('rv_not-a-real-key');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('alert').filter({ hasText: 'invalid or has been revoked' }).waitFor();
+  await shot('sign-in-wrong-key');
+
+  await page.getByLabel('API key').fill(node.adminKey);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByLabel('Scopes').filter({ hasText: 'admin' }).waitFor();
+  t.equal(await page.evaluate('sessionStorage.length'), 1, 'the key is in session storage');
+  t.equal(await page.evaluate('localStorage.length'), 0, 'nothing in local storage');
+  t.notMatch(page.url(), node.adminKey, 'the key is not in the URL');
+  t.same((await page.context().cookies()), [], 'no cookie');
+});
+
+t.test('create a context', async (t) => {
+  await open('contexts');
+  await page.getByLabel('Context name').fill('vip-greeting');
+  await page.getByLabel('Content').fill('Greet the customer by name and offer priority support.');
+  await page.getByLabel('Tags').fill('support, vip');
+  await page.getByRole('button', { name: 'Create context' }).click();
+  await page.getByRole('cell', { name: 'vip-greeting', exact: true }).waitFor();
+  await shot('contexts');
+  const { json: body } = await admin().get('/api/contexts');
+  t.same((body as { contexts: { name: string }[] }).contexts.map((c) => c.name), ['vip-greeting']);
+});
+
+t.test('build a rule with the condition builder', async (t) => {
+  await open('rules/new');
+  await page.getByLabel('Name', { exact: true }).fill('VIP customers');
+  await page.getByLabel('Group 1 condition 1 field').fill('tier');
+  await page.getByLabel('Group 1 condition 1 operator').selectOption('in');
+  await page.getByLabel('Group 1 condition 1 value').fill('gold, platinum');
+  t.ok(await page.getByText('A comma-separated list; items are trimmed').isVisible(), 'the in format is explained');
+
+  await page.getByRole('button', { name: 'Add condition to group 1' }).click();
+  await page.getByLabel('Group 1 condition 2 field').fill('email');
+  await page.getByLabel('Group 1 condition 2 operator').selectOption('regex');
+  await page.getByLabel('Group 1 condition 2 value').fill('@(example');
+  await page.getByRole('alert').filter({ hasText: 'invalid regex' }).waitFor();
+  t.ok(await page.getByRole('button', { name: 'Create rule' }).isDisabled(), 'an invalid regex blocks saving, as typed');
+  await page.getByLabel('Group 1 condition 2 value').fill('@example\\.com$');
+
+  await page.getByRole('button', { name: 'Add group' }).click();
+  await page.getByLabel('Group 2 condition 1 field').fill('age');
+  await page.getByLabel('Group 2 condition 1 data type').selectOption('number');
+  const operators = await page.getByLabel('Group 2 condition 1 operator').locator('option').allTextContents();
+  t.ok(operators.includes('between') && !operators.includes('regex'), 'operators follow the data type');
+  await page.getByLabel('Group 2 condition 1 operator').selectOption('between');
+  await page.getByLabel('Group 2 condition 1 value').fill('18');
+  await page.getByRole('alert').filter({ hasText: 'between' }).waitFor();
+  await page.getByLabel('Group 2 condition 1 value').fill('18,65');
+  await page.getByLabel('vip-greeting').check();
+  await shot('rule-editor');
+  await page.getByRole('button', { name: 'Create rule' }).click();
+  await page.waitForURL(/#\/rules\/[0-9a-f-]{36}$/);
+  ruleId = decodeURIComponent(page.url().split('/').pop()!);
+  const { json: body } = await admin().get(`/api/rule-engine/rules/${ruleId}`);
+  const rule = body as { condition_groups: { conditions: { field: string; operator: string; value: string }[] }[]; entities: unknown[] };
+  t.same(rule.condition_groups.map((g) => g.conditions.map((c) => `${c.field} ${c.operator} ${c.value}`)),
+    [['tier in gold, platinum', 'email regex @example\\.com$'], ['age between 18,65']]);
+  t.equal(rule.entities.length, 1, 'linked to the context by name');
+
+  await open('rules');
+  await page.getByRole('link', { name: 'VIP customers' }).waitFor();
+  await shot('rules');
+});
+
+t.test('the test panel shows the match and the deciding condition', async (t) => {
+  await open(`rules/${ruleId}`);
+  await page.getByLabel('Field 1 value').fill('gold');
+  await page.getByLabel('Field 2 value').fill('ann@example.com');
+  await page.getByLabel('Field 3 type').selectOption('number');
+  await page.getByLabel('Field 3 value').fill('30');
+  await page.getByRole('button', { name: 'Run test' }).click();
+  const explanation = page.getByLabel('explanation of VIP customers');
+  await explanation.getByText('matched', { exact: true }).waitFor();
+  t.ok(await page.locator('.matching').getByText('VIP customers').isVisible(), 'listed among the matching rules');
+  t.ok(await page.getByText('Greet the customer by name').isVisible(), 'with the linked context\'s data');
+  t.equal(await explanation.locator('tr.deciding').count(), 3, 'every condition of the AND groups decided');
+
+  await page.getByLabel('Field 3 value').fill('70');
+  await page.getByRole('button', { name: 'Run test' }).click();
+  await explanation.getByText('did not match').waitFor();
+  const deciding = explanation.locator('tr.deciding');
+  t.equal(await deciding.count(), 1, 'one condition decided the miss');
+  t.match(await deciding.textContent(), /age between "18,65".*comparison false/);
+  await shot('test-panel');
+});
+
+t.test('a key with evaluate and explain gets the test panel only (at 390 px), with a pasted request', async (t) => {
+  const created = await admin().post('/api/api-keys', { name: 'tester', scopes: ['evaluate', 'explain'] });
+  const { context, page: narrow } = await browser.newPage(390, 844);
+  narrow.setDefaultTimeout(10_000);
+  await narrow.goto(`${node.url}/console/`);
+  await narrow.getByLabel('API key').fill((created.json as { key: string }).key);
+  await narrow.getByRole('button', { name: 'Sign in' }).click();
+  await narrow.getByRole('heading', { name: 'Test panel' }).first().waitFor();
+  t.same(await narrow.getByRole('navigation', { name: 'Main' }).getByRole('link').allTextContents(), ['Test panel'], 'only what the scopes allow');
+  await narrow.getByLabel('Paste an evaluate request').check();
+  await narrow.getByLabel('Evaluate request (JSON)').fill(JSON.stringify({
+    entity_type: 'context', include_entity_data: true, fields: { tier: 'platinum', email: 'bo@example.com', age: 40 },
+  }));
+  await narrow.getByRole('button', { name: 'Run test' }).click();
+  const explanation = narrow.getByLabel(/^explanation of /);
+  await explanation.getByText('matched', { exact: true }).waitFor();
+  t.equal(await explanation.locator('tr.deciding').count(), 3, 'explained, with the deciding conditions');
+  await shot('test-panel-390', narrow);
+  await context.close();
+});
+
+t.test('a conflicting edit shows the other change and can be reapplied', async (t) => {
+  await open(`rules/${ruleId}`);
+  await page.getByLabel('Description').fill('mine');
+  const other = await admin().patch(`/api/rule-engine/rules/${ruleId}`, { name: 'VIP customers (renamed)' });
+  t.equal(other.status, 200, 'another writer changed the rule');
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
+  const conflict = page.locator('.conflict');
+  await conflict.getByText('Someone else changed this rule').waitFor();
+  t.match(await conflict.locator('.diff-add').allTextContents(), [/VIP customers \(renamed\)/], 'their change is shown');
+  t.match(await conflict.textContent(), /changed by env-admin at /, 'and who made it');
+  await shot('conflict');
+  await conflict.getByRole('button', { name: 'Reapply my edits on top' }).click();
+  await page.getByRole('status').filter({ hasText: 'Reapplied' }).waitFor();
+  const { json: body } = await admin().get(`/api/rule-engine/rules/${ruleId}`);
+  t.match(body, { description: 'mine', name: 'VIP customers' }, 'my edits were written on top of theirs');
+});
+
+let beforeDeactivation = '';
+
+t.test('deactivate the rule (history and time travel read it)', async (t) => {
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  beforeDeactivation = new Date().toISOString();
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  await page.getByRole('button', { name: 'Deactivate' }).click();
+  await page.getByRole('status').filter({ hasText: 'Deactivated' }).waitFor();
+  const { json: body } = await admin().get(`/api/rule-engine/rules/${ruleId}`);
+  t.match(body, { status: 'INACTIVE' });
+});
+
+t.test('a prompt version diff', async (t) => {
+  await open('prompts');
+  await page.getByLabel('Prompt name').fill('welcome');
+  await page.getByLabel('Template').fill('Hello {{name}}.\nYou are on the {{tier}} plan.');
+  await page.getByRole('button', { name: /Create prompt/ }).click();
+  await page.getByRole('heading', { name: 'Prompt: welcome' }).waitFor();
+  await page.getByLabel('New template').fill('Hello {{name}}!\nYou are on the {{tier}} plan.\nThanks, {{agent}}.');
+  await page.getByRole('button', { name: 'Add version' }).click();
+  await page.getByText('Latest version 1.1.0').waitFor();
+  const diff = page.getByLabel('diff from 1.0.0 to 1.1.0');
+  await diff.waitFor();
+  t.same(await diff.locator('.diff-del').allTextContents(), ['- Hello {{name}}.\n']);
+  t.same(await diff.locator('.diff-add').allTextContents(), ['+ Hello {{name}}!\n', '+ Thanks, {{agent}}.\n']);
+  t.match(await page.locator('.meta').first().textContent(), /variables: name, tier, agent|variables: agent, name, tier/);
+  await page.getByLabel('Variable name').fill('Ann');
+  t.match(await page.getByLabel('preview', { exact: true }).textContent(), /^Hello Ann!/);
+  await shot('prompt-diff');
+});
+
+t.test('a secret whose value never comes back to the page', async (t) => {
+  await open('secrets');
+  await page.getByLabel('Secret key').fill('OPENAI_API_KEY');
+  await page.getByLabel('Secret value').fill(SECRET_VALUE);
+  await page.getByLabel('Tags').fill('llm');
+  await page.getByRole('button', { name: 'Create secret' }).click();
+  await page.getByRole('cell', { name: 'OPENAI_API_KEY', exact: true }).waitFor();
+  t.equal(await page.getByLabel('Secret value').inputValue(), '', 'the value input is cleared');
+  await page.reload();
+  await page.getByRole('cell', { name: 'OPENAI_API_KEY', exact: true }).waitFor();
+  await shot('secrets');
+  t.notOk((await page.content()).includes(SECRET_VALUE), 'not in the page');
+  t.notOk(bodies.some((b) => b.includes(SECRET_VALUE)), 'in no response the page received');
+  t.notOk(logLines.some((l) => l.includes(SECRET_VALUE)), 'in no log line');
+  const reader = await admin().post('/api/api-keys', { name: 'reader', scopes: ['secrets:read'] });
+  const read = await client(node.url, (reader.json as { key: string }).key).post('/api/vault/get-secrets', { key: 'OPENAI_API_KEY' });
+  t.match(read.json, { res: { OPENAI_API_KEY: SECRET_VALUE } }, 'yet it was stored');
+});
+
+t.test('create an API key (shown once) and revoke it', async (t) => {
+  await open('keys');
+  await page.getByLabel('Key name').fill('app-frontend');
+  await page.getByRole('checkbox', { name: /secrets:read/ }).check();
+  await page.getByLabel('Secret tags').fill('llm');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  const shown = page.getByLabel('The new API key');
+  await shown.waitFor();
+  const key = await shown.inputValue();
+  t.match(key, /^rv_/);
+  await shot('api-keys');
+  const who = await client(node.url, key).get('/api/whoami');
+  t.match(who.json, { name: 'app-frontend', scopes: ['evaluate', 'secrets:read'], secret_tags: ['llm'] }, 'the key shown works');
+  await page.getByRole('button', { name: 'Done' }).click();
+  t.equal(await page.getByLabel('The new API key').count(), 0, 'and is not shown again');
+  page.once('dialog', (dialog) => void dialog.accept());
+  await page.getByRole('button', { name: 'Revoke app-frontend' }).click();
+  await page.getByRole('cell', { name: 'app-frontend', exact: true }).waitFor({ state: 'detached' });
+  t.equal((await client(node.url, key).get('/api/whoami')).status, 401, 'revoked at once');
+});
+
+t.test("a rule's history with diffs", async (t) => {
+  await open(`audit/history/${ruleId}`);
+  const history = page.locator('.history > li');
+  await history.first().waitFor();
+  t.same(await page.locator('.history h3').evaluateAll((hs) => hs.map((h) => h.firstChild?.textContent?.trim())),
+    ['RuleCreated', 'RuleUpdated', 'RuleUpdated', 'RuleUpdated']);
+  const statusChange = page.getByLabel('status before and after').last();
+  t.same(await statusChange.locator('.diff-del').allTextContents(), ['- "ACTIVE"\n'], 'status before');
+  t.same(await statusChange.locator('.diff-add').allTextContents(), ['+ "INACTIVE"\n'], 'status after');
+  await shot('rule-history');
+});
+
+t.test('evaluate as of a past time, explained', async (t) => {
+  await open('audit/as-of');
+  await page.getByLabel('As of', { exact: true }).fill(beforeDeactivation);
+  await page.getByLabel('Fields (JSON object)').fill(JSON.stringify({ tier: 'gold', email: 'ann@example.com', age: 30 }));
+  await page.getByRole('button', { name: 'Evaluate as of' }).click();
+  await page.getByLabel('explanation of VIP customers').getByText('matched', { exact: true }).waitFor();
+  t.ok(await page.locator('.matching').getByText('VIP customers').isVisible(), 'the rule matched then');
+  await shot('evaluate-as-of');
+  const evaluator = await admin().post('/api/api-keys', { name: 'evaluator', scopes: ['evaluate'] });
+  const live = await client(node.url, (evaluator.json as { key: string }).key).post('/api/rule-engine/evaluate', { entity_type: 'context', fields: { tier: 'gold', email: 'ann@example.com', age: 30 } });
+  t.same((live.json as { matchingRuleIds: string[] }).matchingRuleIds, [], 'and does not now');
+});
+
+t.test('the event log and the digest', async (t) => {
+  await open('audit/events');
+  await page.getByLabel('Stream').fill('rule-');
+  await page.getByRole('button', { name: 'Show events' }).click();
+  await page.getByRole('cell', { name: 'RuleCreated' }).waitFor();
+  t.equal(await page.locator('table.list tbody tr').count(), 4, 'the rule stream\'s four events');
+  await shot('event-log');
+  await open('audit/digest');
+  await page.getByText(/^[0-9a-f]{64}$/).waitFor();
+  await shot('digest');
+});
+
+t.test('readable at 390 px', async (t) => {
+  const { context, page: narrow } = await browser.newPage(390, 844);
+  await narrow.goto(`${node.url}/console/`);
+  await narrow.getByLabel('API key').fill(node.adminKey);
+  await narrow.getByRole('button', { name: 'Sign in' }).click();
+  await narrow.getByRole('link', { name: 'VIP customers' }).waitFor();
+  const overflow = await narrow.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+  t.ok(overflow <= 0, `no horizontal scroll (${overflow} px)`);
+  await shot('rules-390', narrow);
+  await context.close();
+});
+
+t.test('no request left the origin, no CSP violation, no page error; the key is in no log line', async (t) => {
+  t.same(browser.problems, []);
+  t.notOk(logLines.some((l) => l.includes(node.adminKey)), 'the key is in no log line');
+});
