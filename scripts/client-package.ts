@@ -98,7 +98,9 @@ function emitDeclarations(typesDir: string): void {
     emitDeclarationOnly: true,
     skipLibCheck: true,
     esModuleInterop: true,
+    // The declarations need no Node types, but the sources read process.env.
     types: ['node'],
+    typeRoots: [path.join(ROOT, 'node_modules', '@types')],
     rootDir: path.join(ROOT, 'src'),
     outDir: typesDir,
   };

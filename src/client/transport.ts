@@ -59,7 +59,7 @@ export async function send(options: ConnectionOptions, request: Request): Promis
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (error) {
-    const where = `${request.method} ${url.href}`;
+    const where = `${request.method} ${url}`;
     if (isTimeout(error)) return transient(`RuleVault did not answer ${where} within ${timeoutMs} ms`);
     return transient(`RuleVault is unreachable (${where}): ${describeCause(error)}`);
   }
@@ -67,9 +67,9 @@ export async function send(options: ConnectionOptions, request: Request): Promis
   try {
     json = response.status === 204 ? null : await response.json();
   } catch (error) {
-    if (isTimeout(error)) return transient(`RuleVault did not finish answering ${request.method} ${url.href} within ${timeoutMs} ms`);
+    if (isTimeout(error)) return transient(`RuleVault did not finish answering ${request.method} ${url} within ${timeoutMs} ms`);
     const type = response.headers.get('content-type') ?? 'no content type';
-    return transient(`RuleVault answered ${response.status} (${type}) without a JSON body at ${url.href}: is the URL the service's?`, response.status);
+    return transient(`RuleVault answered ${response.status} (${type}) without a JSON body at ${url}: is the URL the service's?`, response.status);
   }
   const err = errorText(json);
   if (response.status >= 500) return transient(err ?? `RuleVault answered ${response.status}`, response.status);
@@ -82,7 +82,7 @@ export async function send(options: ConnectionOptions, request: Request): Promis
  * `http://host/rulevault/` both give `http://host/rulevault/api/...`
  * (`new URL('/api/...', base)` would drop the prefix).
  */
-export function joinUrl(base: string, path: string): URL | undefined {
+export function joinUrl(base: string, path: string): string | undefined {
   let parsed: URL;
   try {
     parsed = new URL(base);
@@ -95,7 +95,7 @@ export function joinUrl(base: string, path: string): URL | undefined {
   const [pathname, query] = path.split('?', 2) as [string, string | undefined];
   joined.pathname = `${prefix}${pathname}`;
   if (query !== undefined) joined.search = query;
-  return joined;
+  return joined.href;
 }
 
 /** The `err` member of an error body, when there is one. */
