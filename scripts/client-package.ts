@@ -29,13 +29,18 @@ export const PACKAGE_NAME = '@rulevault/client';
 /** Third-party packages the client may bundle: pure JavaScript, no I/O. */
 const BUNDLED_PACKAGES: readonly string[] = ['re2js'];
 
-/** Writes the package into `outDir` (emptied first); returns its package.json. */
-export function buildClientPackage(outDir: string): Record<string, unknown> {
+/**
+ * Writes the package into `outDir` (emptied first); returns its package.json.
+ * `entry` is src/client/index.ts; a test passes another to check what the
+ * package will be once the entry imports more (the engine).
+ */
+export function buildClientPackage(outDir: string, entry: string = ENTRY): Record<string, unknown> {
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
-  bundle(outDir);
-  emitDeclarations(path.join(outDir, 'types'));
-  const manifest = packageJson();
+  bundle(outDir, entry);
+  emitDeclarations(path.join(outDir, 'types'), entry);
+  const types = `./types/${path.relative(ROOT, entry).split(path.sep).join('/').replace(/\.ts$/, '.d.ts')}`;
+  const manifest = packageJson(types);
   writeFileSync(path.join(outDir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   mkdirSync(path.join(outDir, 'LICENSES'));
   for (const name of BUNDLED_PACKAGES) writeFileSync(path.join(outDir, 'LICENSES', `${name}.txt`), readFileSync(bundledPackageFile(name, 'license'), 'utf8'));
@@ -58,10 +63,10 @@ export function packClientPackage(outDir: string, destination: string): string {
   return path.join(destination, packed.filename);
 }
 
-function bundle(outDir: string): void {
+function bundle(outDir: string, entry: string): void {
   for (const [format, file] of [['esm', 'index.mjs'], ['cjs', 'index.cjs']] as const) {
     const result = buildSync({
-      entryPoints: [ENTRY],
+      entryPoints: [entry],
       outfile: path.join(outDir, file),
       bundle: true,
       platform: 'node',
@@ -87,7 +92,7 @@ function packageOf(input: string): string | undefined {
   return match?.[1];
 }
 
-function emitDeclarations(typesDir: string): void {
+function emitDeclarations(typesDir: string, entry: string): void {
   const options: ts.CompilerOptions = {
     target: ts.ScriptTarget.ES2022,
     lib: ['lib.es2022.d.ts'],
@@ -101,10 +106,10 @@ function emitDeclarations(typesDir: string): void {
     // The declarations need no Node types, but the sources read process.env.
     types: ['node'],
     typeRoots: [path.join(ROOT, 'node_modules', '@types')],
-    rootDir: path.join(ROOT, 'src'),
+    rootDir: ROOT,
     outDir: typesDir,
   };
-  const program = ts.createProgram([ENTRY], options);
+  const program = ts.createProgram([entry], options);
   const emitted = program.emit();
   const problems = [...ts.getPreEmitDiagnostics(program), ...emitted.diagnostics];
   if (problems.length > 0) throw new Error(ts.formatDiagnostics(problems, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => ROOT, getNewLine: () => '\n' }));
@@ -140,9 +145,8 @@ function listFiles(dir: string): string[] {
     entry.isDirectory() ? listFiles(path.join(dir, entry.name)) : [path.join(dir, entry.name)]);
 }
 
-function packageJson(): Record<string, unknown> {
+function packageJson(types: string): Record<string, unknown> {
   const root = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string; license: string };
-  const types = './types/client/index.d.ts';
   return {
     name: PACKAGE_NAME,
     version: root.version,

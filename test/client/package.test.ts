@@ -45,7 +45,7 @@ t.test('the packed tarball installs alone: no dependency, nothing of the server'
   const installed = path.join(modules, '@rulevault', 'client');
   const manifest = JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8')) as Record<string, unknown>;
   t.equal(manifest.dependencies, undefined);
-  t.same(manifest.exports, { '.': { types: './types/client/index.d.ts', import: './index.mjs', require: './index.cjs' }, './package.json': './package.json' });
+  t.same(manifest.exports, { '.': { types: './types/src/client/index.d.ts', import: './index.mjs', require: './index.cjs' }, './package.json': './package.json' });
   for (const file of ['index.mjs', 'index.cjs']) {
     const code = readFileSync(path.join(installed, file), 'utf8');
     for (const name of SERVER_PACKAGES) t.notMatch(code, new RegExp(`(require\\(|from )["']${name.replace('/', '\\/')}["']`), `${file} does not load ${name}`);
@@ -118,6 +118,45 @@ t.test('the README\'s client examples compile under strict against the installed
       typeRoots: [path.join(ROOT, 'node_modules', '@types')], types: ['node'],
     },
     files: [...files, 'require.cts'],
+  }));
+  const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  const result = await run(process.execPath, [tsc, '-p', dir]).then(() => '', (error: { stdout?: string }) => error.stdout ?? String(error));
+  t.equal(result, '', 'tsc --strict reports nothing');
+});
+
+t.test('once the entry exports the engine, re2js is bundled and its types carried: still no dependency, import and require work', async (t) => {
+  const built = path.join(work, 'engine-package');
+  const manifest = buildClientPackage(built, path.join(ROOT, 'test', 'client', 'fixtures', 'engine-entry.ts'));
+  t.equal(manifest.dependencies, undefined);
+  const packed = packClientPackage(built, path.join(work, 'engine-packed'));
+  const dir = path.join(work, 'engine-consumer');
+  mkdirSync(dir);
+  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'engine-consumer', version: '1.0.0', private: true }));
+  await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', packed], { cwd: dir });
+  t.same(readdirSync(path.join(dir, 'node_modules')).filter((name) => !name.startsWith('.')), ['@rulevault'], 'no re2js installed beside it');
+  const rule = "{ id: 'r1', status: 'ACTIVE', group_operator: 'AND', condition_groups: [{ condition_operator: 'AND', conditions: [{ field: 'email', operator: 'regex', value: '^[a-z]+@example\\\\.com$', data_type: 'string' }] }] }";
+  const body = (load: string) => `${load}
+const engine = createEngine();
+engine.upsert(${rule});
+console.log(JSON.stringify([engine.evaluate({ email: 'ada@example.com' }), engine.evaluate({ email: 'ada@example.org' })]));
+`;
+  writeFileSync(path.join(dir, 'use.mjs'), body("import { createEngine } from '@rulevault/client';"));
+  writeFileSync(path.join(dir, 'use.cjs'), body("const { createEngine } = require('@rulevault/client');"));
+  for (const file of ['use.mjs', 'use.cjs']) {
+    const { stdout } = await run(process.execPath, [file], { cwd: dir });
+    t.same(JSON.parse(stdout), [['r1'], []], `${file}: a regex rule through the bundled re2js`);
+  }
+  // No @types at all and no skipLibCheck: every declaration file, the vendored re2js one included, must resolve.
+  writeFileSync(path.join(dir, 'check.mts'), [
+    "import { createEngine, RuleVaultClient, type Engine } from '@rulevault/client';",
+    'const engine: Engine = createEngine();',
+    'const matched: string[] = engine.evaluate({ tier: "gold" });',
+    'export const used = [matched, new RuleVaultClient()];',
+    '',
+  ].join('\n'));
+  writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({
+    compilerOptions: { strict: true, noEmit: true, target: 'ES2022', module: 'node16', moduleResolution: 'node16', types: [] },
+    files: ['check.mts'],
   }));
   const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
   const result = await run(process.execPath, [tsc, '-p', dir]).then(() => '', (error: { stdout?: string }) => error.stdout ?? String(error));
