@@ -10,7 +10,7 @@ import type {
   GetSecretsAnswer, Prompt, PromptInput, PromptPatch, PromptVersionInput, Rule, RuleInput, RulePatch, Secret, SecretInput, SecretPatch,
 } from './api-types';
 import { cacheKey, PromptCache, type CacheEntry } from './prompt-cache';
-import { errorText, send, type ConnectionOptions, type Failure, type Outcome, type Request } from './transport';
+import { describeCause, errorText, send, type ConnectionOptions, type Failure, type Outcome, type Request } from './transport';
 
 export interface ClientOptions extends ConnectionOptions {
   /** How long a getPrompt answer is fresh, in ms (default 60 s); a call's `ttlMs` overrides it. */
@@ -166,7 +166,13 @@ export class RuleVaultClient {
     const body = promptRequest(prompt, options);
     const ttlMs = options.ttlMs ?? this.promptTtlMs;
     if (ttlMs <= 0) return this.answerFetched(await this.fetchPrompt(body), options.fallback);
-    const key = cacheKey([body]);
+    let key: string;
+    try {
+      key = cacheKey([body]);
+    } catch (error) {
+      // A BigInt or a cycle in the variables: the caller's mistake, not an outage.
+      return this.unavailable({ message: `the prompt request cannot be sent as JSON: ${describeCause(error)}`, transient: false }, options.fallback);
+    }
     const found = this.cache.lookup(key, this.clock(), ttlMs);
     if (found.kind === 'fresh') return this.served('cache', found.entry);
     if (found.kind === 'stale') {

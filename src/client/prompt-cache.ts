@@ -62,8 +62,11 @@ export class PromptCache<V> {
   }
 }
 
-/** One cache key per distinct request: member order of `variables` does not matter. */
+/** One cache key per distinct request: member order of `variables` does not matter. Throws on what JSON cannot hold. */
 export function cacheKey(parts: readonly unknown[]): string {
+  // The sorting replacer hands back copies, which would hide a cycle from
+  // JSON.stringify's own check (and recurse until the stack runs out): check first.
+  JSON.stringify(parts);
   return JSON.stringify(parts, (_name, value: unknown) => {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return value;
     const record = value as Record<string, unknown>;

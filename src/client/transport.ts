@@ -46,6 +46,13 @@ export async function send(options: ConnectionOptions, request: Request): Promis
   const url = joinUrl(base, request.path);
   if (url === undefined) return refused(`the RuleVault URL ${JSON.stringify(base)} is not an http or https URL`);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  let payload: string | undefined;
+  try {
+    payload = request.body === undefined ? undefined : JSON.stringify(request.body);
+  } catch (error) {
+    // A BigInt or a cycle in the caller's data: their mistake, not an outage.
+    return refused(`the request to ${request.path} cannot be sent as JSON: ${describeCause(error)}`);
+  }
   let response: Response;
   try {
     response = await fetch(url, {
@@ -55,7 +62,7 @@ export async function send(options: ConnectionOptions, request: Request): Promis
         ...request.headers,
         Authorization: `Bearer ${apiKey}`,
       },
-      ...(request.body === undefined ? {} : { body: JSON.stringify(request.body) }),
+      ...(payload === undefined ? {} : { body: payload }),
       signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (error) {

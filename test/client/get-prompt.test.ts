@@ -209,3 +209,18 @@ t.test('a base URL with a path prefix is honoured with and without a trailing sl
   const bad = await new RuleVaultClient({ url: 'ftp://example.com', apiKey: KEY }).getPrompt('x', { fallback: 'fb' });
   t.match(bad, { source: null, err: /"ftp:\/\/example\.com" is not an http or https URL/ }, 'a wrong URL is a mistake, not an outage: no fallback');
 });
+
+t.test('variables that are not JSON are refused with the reason, without a request and without throwing', async (t) => {
+  const stub = await startStub();
+  t.teardown(() => stub.close());
+  const client = new RuleVaultClient({ url: stub.url, apiKey: KEY });
+  const cyclic: Record<string, unknown> = {};
+  cyclic.self = cyclic;
+  for (const variables of [{ n: 1n }, cyclic]) {
+    for (const ttlMs of [0, 1000]) {
+      const result = await client.getPrompt('greeting', { variables, ttlMs, fallback: 'fb' });
+      t.match(result, { source: null, res: null, err: /cannot be sent as JSON: .*(BigInt|circular)/i });
+    }
+  }
+  t.equal(stub.seen.length, 0);
+});
