@@ -18,6 +18,26 @@ import { withNode } from '../support/with-node';
 const run = promisify(execFile);
 const SERVER_PACKAGES = ['better-sqlite3', '@grpc/grpc-js', '@eventstore/db-client', 'express', 'libsodium-wrappers', 'pino', 'prom-client', 'handlebars', 'swagger-ui-express', 'cors'];
 
+/** An empty project in `dir` with the tarball installed, offline (the package has no dependencies to fetch). */
+async function installPacked(dir: string, packed: string): Promise<void> {
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: path.basename(dir), version: '1.0.0', private: true }));
+  await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', packed], { cwd: dir });
+}
+
+/** tsc --strict over `files` in `dir` (no skipLibCheck); its report, '' when clean. `nodeTypes` adds @types/node for console and the like. */
+async function typeCheck(dir: string, files: readonly string[], nodeTypes: boolean): Promise<string> {
+  writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({
+    compilerOptions: {
+      strict: true, noEmit: true, target: 'ES2022', module: 'node16', moduleResolution: 'node16',
+      ...(nodeTypes ? { typeRoots: [path.join(ROOT, 'node_modules', '@types')], types: ['node'] } : { types: [] }),
+    },
+    files,
+  }));
+  const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
+  return run(process.execPath, [tsc, '-p', dir]).then(() => '', (error: { stdout?: string }) => error.stdout ?? String(error));
+}
+
 const work = tempDir('rulevault-client-pkg-');
 const consumer = path.join(work, 'consumer');
 t.teardown(() => removeDir(work));
@@ -26,9 +46,7 @@ let tarball: string;
 t.before(async () => {
   buildClientPackage(path.join(work, 'package'));
   tarball = packClientPackage(path.join(work, 'package'), path.join(work, 'packed'));
-  mkdirSync(consumer);
-  writeFileSync(path.join(consumer, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true }));
-  await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball], { cwd: consumer });
+  await installPacked(consumer, tarball);
 });
 
 const live = withNode(t);
@@ -112,15 +130,7 @@ t.test('the README\'s client examples compile under strict against the installed
     'export { prompt, names };',
     '',
   ].join('\n'));
-  writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({
-    compilerOptions: {
-      strict: true, noEmit: true, target: 'ES2022', module: 'node16', moduleResolution: 'node16',
-      typeRoots: [path.join(ROOT, 'node_modules', '@types')], types: ['node'],
-    },
-    files: [...files, 'require.cts'],
-  }));
-  const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-  const result = await run(process.execPath, [tsc, '-p', dir]).then(() => '', (error: { stdout?: string }) => error.stdout ?? String(error));
+  const result = await typeCheck(dir, [...files, 'require.cts'], true);
   t.equal(result, '', 'tsc --strict reports nothing');
 });
 
@@ -130,9 +140,7 @@ t.test('once the entry exports the engine, re2js is bundled and its types carrie
   t.equal(manifest.dependencies, undefined);
   const packed = packClientPackage(built, path.join(work, 'engine-packed'));
   const dir = path.join(work, 'engine-consumer');
-  mkdirSync(dir);
-  writeFileSync(path.join(dir, 'package.json'), JSON.stringify({ name: 'engine-consumer', version: '1.0.0', private: true }));
-  await run('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', packed], { cwd: dir });
+  await installPacked(dir, packed);
   t.same(readdirSync(path.join(dir, 'node_modules')).filter((name) => !name.startsWith('.')), ['@rulevault'], 'no re2js installed beside it');
   const rule = "{ id: 'r1', status: 'ACTIVE', group_operator: 'AND', condition_groups: [{ condition_operator: 'AND', conditions: [{ field: 'email', operator: 'regex', value: '^[a-z]+@example\\\\.com$', data_type: 'string' }] }] }";
   const body = (load: string) => `${load}
@@ -154,11 +162,6 @@ console.log(JSON.stringify([engine.evaluate({ email: 'ada@example.com' }), engin
     'export const used = [matched, new RuleVaultClient()];',
     '',
   ].join('\n'));
-  writeFileSync(path.join(dir, 'tsconfig.json'), JSON.stringify({
-    compilerOptions: { strict: true, noEmit: true, target: 'ES2022', module: 'node16', moduleResolution: 'node16', types: [] },
-    files: ['check.mts'],
-  }));
-  const tsc = path.join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
-  const result = await run(process.execPath, [tsc, '-p', dir]).then(() => '', (error: { stdout?: string }) => error.stdout ?? String(error));
+  const result = await typeCheck(dir, ['check.mts'], false);
   t.equal(result, '', 'tsc --strict reports nothing');
 });
