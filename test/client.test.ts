@@ -1,7 +1,8 @@
 /** The client library against a real node: env fallbacks, shouldSetEnv, errors as `{ err }`. */
 import t from 'tap';
-import { evaluate, getSecrets } from '../src/client';
+import { evaluate, getSecrets, RuleVaultClient } from '../src/client';
 import { client } from './support/http';
+import { freePort } from './support/process';
 import { withNode } from './support/with-node';
 
 let readerKey: string;
@@ -61,4 +62,34 @@ t.test('evaluate', async (t) => {
   t.match(bad.err, /entity_type must be one of/);
   const forbidden = await evaluate({ url: live.url, apiKey: readerKey, entity_type: 'context', fields: {} });
   t.match(forbidden.err, /evaluate scope/);
+});
+
+t.test('an unreachable service is named with its cause, not just "fetch failed"', async (t) => {
+  const port = await freePort();
+  const result = await getSecrets({ url: `http://127.0.0.1:${port}`, apiKey: readerKey });
+  t.same(result, { err: `RuleVault is unreachable (POST http://127.0.0.1:${port}/api/vault/get-secrets): connect ECONNREFUSED 127.0.0.1:${port}`, res: null });
+  const evaluated = await evaluate({ url: `http://127.0.0.1:${port}/prefix/`, apiKey: evaluatorKey, entity_type: 'context', fields: {} });
+  t.match(evaluated.err, `(POST http://127.0.0.1:${port}/prefix/api/rule-engine/evaluate): connect ECONNREFUSED`);
+});
+
+t.test('admin helpers: create, get, list, update with If-Match, remove; failures as err', async (t) => {
+  const admin = new RuleVaultClient({ url: live.url, apiKey: live.node.adminKey });
+  const created = await admin.rules.create({ name: 'helper rule', condition_groups: [{ conditions: [{ field: 'x', operator: 'equals', value: 1 }] }] });
+  if (created.err !== null) return t.fail(created.err);
+  t.match(created.res, { name: 'helper rule', status: 'ACTIVE', condition_groups: [{ conditions: [{ field: 'x', value: '1' }] }] });
+  const id = created.res.id;
+  t.match(await admin.rules.get(id), { err: null, res: { id, name: 'helper rule' } });
+  const listed = await admin.rules.list();
+  t.ok(listed.res?.some((rule) => rule.id === id), 'listed');
+  const updated = await admin.rules.update(id, { status: 'INACTIVE' }, { ifMatch: created.res.revision });
+  t.match(updated, { err: null, res: { status: 'INACTIVE' } });
+  const stale = await admin.rules.update(id, { name: 'late' }, { ifMatch: created.res.revision });
+  t.match(stale, { res: null, err: /revision/i }, 'a stale If-Match is the service\'s 409 message');
+  t.same(await admin.rules.remove(id), { err: null, res: null });
+  t.match(await admin.rules.get(id), { res: null, err: /not found|no rule/i });
+  const key = await admin.apiKeys.create({ name: 'helper key', scopes: ['evaluate'] });
+  t.match(key, { err: null, res: { name: 'helper key', scopes: ['evaluate'], key: /^rv_/ } });
+  t.same(await admin.apiKeys.revoke(key.res!.id), { err: null, res: null });
+  const forbidden = await new RuleVaultClient({ url: live.url, apiKey: evaluatorKey }).rules.list();
+  t.match(forbidden, { res: null, err: /admin scope/ });
 });
