@@ -4,6 +4,8 @@
 
 export interface Error {
   err: string;
+  /** bad_request 400, unauthorized 401, forbidden 403, not_found 404, conflict 409, payload_too_large 413, internal 500, unavailable 503 (not ready, or the vault cannot be opened); a code is never renamed */
+  code: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "payload_too_large" | "unavailable" | "internal";
 }
 
 /** a revision or log position, as a decimal string */
@@ -32,6 +34,8 @@ export interface Ready {
 
 export interface NotReady {
   err: string;
+  /** bad_request 400, unauthorized 401, forbidden 403, not_found 404, conflict 409, payload_too_large 413, internal 500, unavailable 503 (not ready, or the vault cannot be opened); a code is never renamed */
+  code: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "payload_too_large" | "unavailable" | "internal";
   position: Position | null;
 }
 
@@ -106,10 +110,12 @@ export type GetSecretsAnswer = {
   err: null;
   /** secret key to plaintext value */
   res: { [name: string]: string };
-} | {
+} | ({
   err: string;
+  /** bad_request 400, unauthorized 401, forbidden 403, not_found 404, conflict 409, payload_too_large 413, internal 500, unavailable 503 (not ready, or the vault cannot be opened); a code is never renamed */
+  code: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "payload_too_large" | "unavailable" | "internal";
   res: null;
-};
+});
 
 export interface RuleInput {
   name: string;
@@ -180,6 +186,8 @@ export interface Rule {
 
 export interface RuleList {
   rules: Rule[];
+  /** pass as `cursor` for the next page; null when this page is the last (always null without `limit`) */
+  next_cursor: string | null;
 }
 
 export interface RuleHistory {
@@ -198,6 +206,8 @@ export interface RuleHistory {
       after: unknown;
     } };
   }[];
+  /** pass as `cursor` for the next page; null when this page is the last (always null without `limit`) */
+  next_cursor: string | null;
 }
 
 export interface ContextInput {
@@ -238,6 +248,8 @@ export interface Context {
 
 export interface ContextList {
   contexts: Context[];
+  /** pass as `cursor` for the next page; null when this page is the last (always null without `limit`) */
+  next_cursor: string | null;
 }
 
 export interface PromptInput {
@@ -288,6 +300,8 @@ export interface Prompt {
 
 export interface PromptList {
   prompts: Prompt[];
+  /** pass as `cursor` for the next page; null when this page is the last (always null without `limit`) */
+  next_cursor: string | null;
 }
 
 export interface SecretInput {
@@ -316,6 +330,8 @@ export interface Secret {
 
 export interface SecretList {
   secrets: Secret[];
+  /** pass as `cursor` for the next page; null when this page is the last (always null without `limit`) */
+  next_cursor: string | null;
 }
 
 export interface ApiKeyInput {
@@ -344,8 +360,19 @@ export interface ApiKeyCreated {
   key: string;
 }
 
+export interface Whoami {
+  /** the key id (`env-admin` for RULEVAULT_ADMIN_KEY): the actor of its writes */
+  id: string;
+  name: string;
+  scopes: ("evaluate" | "secrets:read" | "explain" | "admin")[];
+  /** non-empty: the key reads only secrets carrying one of these tags */
+  secret_tags: string[];
+}
+
 export interface ApiKeyList {
   api_keys: ApiKey[];
+  /** pass as `cursor` for the next page; null when this page is the last (always null without `limit`) */
+  next_cursor: string | null;
 }
 
 export interface AuditPage {
@@ -364,6 +391,8 @@ export interface AuditPage {
   next: Position | null;
   /** present when a filtered scan stopped early: continue from `next` */
   scan_limit_reached?: true;
+  /** the opaque form of `next`, taken by `cursor`, as on every list */
+  next_cursor: string | null;
 }
 
 export interface Digest {
@@ -464,6 +493,98 @@ export interface RuleExplanation {
       input: string | number | boolean | null;
       result: boolean;
       reason: "holds" | "field absent" | "not a number" | "not a boolean" | "comparison false" | "invalid condition";
+    })[];
+  })[];
+}
+
+export interface DryRunRequest {
+  entity_type: "context" | "prompt" | "evaluation";
+  /** at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited */
+  fields: { [name: string]: string | number | boolean };
+  include_entity_data?: boolean;
+  entity_inputs?: {
+    variables?: Record<string, unknown>;
+    version?: string;
+    shouldCompile?: boolean;
+  };
+  /** draft rules: each a rule create body (validated as one; a 400 names `rules[<index>]` and the member), with an optional `id` naming a live rule to put the draft in its place; without `id` the draft answers as `draft-<index>` */
+  rules?: ({
+    id?: string;
+    name: string;
+    description?: string;
+    status?: "ACTIVE" | "INACTIVE";
+    group_operator?: "AND" | "OR";
+    condition_groups: ({
+      condition_operator?: "AND" | "OR";
+      conditions: ({
+        field: string;
+        operator: "equals" | "not_equals" | "contains" | "not_contains" | "starts_with" | "ends_with" | "regex" | "in" | "not_in" | "gt" | "gte" | "lt" | "lte" | "between";
+        /** a number or boolean is stored as its JSON text */
+        value: string | number | boolean;
+        data_type?: "string" | "number" | "boolean";
+      })[];
+    })[];
+    /** a context or prompt named must exist; a PATCH checks only the links it adds and drops links to ones deleted since */
+    entities?: ({
+      entity_type: "context" | "prompt" | "evaluation";
+      entity_id: string;
+    })[];
+  })[];
+}
+
+export interface DryRunResponse {
+  matchingRuleIds: string[];
+  entities: ({
+    rule_id: string;
+    entity_type: "context" | "prompt" | "evaluation";
+    entity_id: string;
+  })[];
+  /** keyed `<entity_type>:<entity_id>`; `{}` for evaluations; null for a prompt version that does not exist */
+  entity_data?: { [name: string]: ContextRecord | PromptRecord | null };
+  /** the live log position the drafts were evaluated beside */
+  position: Position | null;
+  /** the drafts in request order, with the rule id each answered as */
+  drafts: {
+    index: number;
+    rule_id: string;
+    /** true when it took a live rule's place */
+    replaces: boolean;
+  }[];
+  explain: DryRunExplanation[];
+  /** rules asked about but left out to keep the explanations within 1048576 bytes, sorted; name them in rule_ids to have them explained */
+  explain_omitted_rule_ids: string[];
+}
+
+export interface DryRunExplanation {
+  rule_id: string;
+  name: string;
+  status: "ACTIVE" | "INACTIVE";
+  revision: Position | null;
+  position: Position | null;
+  matched: boolean;
+  /** why it did not match, in one line; null when it matched */
+  reason: string | null;
+  group_operator: "AND" | "OR";
+  /** a draft of the request, not a live rule */
+  draft: boolean;
+  groups: ({
+    index: number;
+    condition_operator: "AND" | "OR";
+    result: boolean;
+    /** its result decided the verdict of the conditions (see README, Dry-run) */
+    decisive: boolean;
+    conditions: ({
+      index: number;
+      field: string;
+      operator: "equals" | "not_equals" | "contains" | "not_contains" | "starts_with" | "ends_with" | "regex" | "in" | "not_in" | "gt" | "gte" | "lt" | "lte" | "between";
+      value: string;
+      data_type: "string" | "number" | "boolean";
+      /** the value the condition saw; null when absent */
+      input: string | number | boolean | null;
+      result: boolean;
+      reason: "holds" | "field absent" | "not a number" | "not a boolean" | "comparison false" | "invalid condition";
+      /** its result decided the verdict of the conditions (see README, Dry-run) */
+      decisive: boolean;
     })[];
   })[];
 }

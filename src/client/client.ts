@@ -7,10 +7,10 @@
  */
 import type {
   ApiKey, ApiKeyCreated, ApiKeyInput, Context, ContextInput, ContextPatch, EvaluateRequest, EvaluateResponse,
-  GetSecretsAnswer, Prompt, PromptInput, PromptPatch, PromptVersionInput, Rule, RuleInput, RulePatch, Secret, SecretInput, SecretPatch,
+  Prompt, PromptInput, PromptPatch, PromptVersionInput, Rule, RuleInput, RulePatch, Secret, SecretInput, SecretPatch,
 } from './api-types';
 import { cacheKey, PromptCache, type CacheEntry } from './prompt-cache';
-import { describeCause, errorText, send, type ConnectionOptions, type Failure, type Outcome, type Request } from './transport';
+import { describeCause, errorCode, errorText, send, type ErrorCode, type ConnectionOptions, type Failure, type Outcome, type Request } from './transport';
 
 export interface ClientOptions extends ConnectionOptions {
   /** How long a getPrompt answer is fresh, in ms (default 60 s); a call's `ttlMs` overrides it. */
@@ -31,7 +31,8 @@ export interface GetSecretsRequest {
   readonly shouldSetEnv?: boolean;
 }
 
-export type GetSecretsResult = GetSecretsAnswer;
+/** get-secrets' answer; `code` is the service's error code (absent when the client itself failed: unreachable, timeout). */
+export type GetSecretsResult = { err: null; res: Record<string, string> } | { err: string; code?: ErrorCode; res: null };
 export type EvaluateResult = ({ err: null } & EvaluateResponse) | { err: string };
 
 /**
@@ -137,7 +138,7 @@ export class RuleVaultClient {
     const outcome = await send(this.connection, { method: 'POST', path: '/api/vault/get-secrets', body });
     if (!outcome.ok) return { err: outcome.failure.message, res: null };
     const err = errorText(outcome.json);
-    if (err !== undefined) return { err, res: null };
+    if (err !== undefined) return { err, code: errorCode(outcome.json), res: null };
     const res = (outcome.json as { res?: unknown }).res;
     if (typeof res !== 'object' || res === null) return { err: UNEXPECTED, res: null };
     const secrets = res as Record<string, string>;

@@ -6,6 +6,10 @@
  * the prompt cache answers stale or with the fallback for; anything else is
  * the service's verdict and is passed on as is.
  */
+import type { Error as ErrorBody } from './api-types';
+
+/** The stable code the service answers beside `err` (README: Error codes); absent on failures of the client's own. */
+export type ErrorCode = ErrorBody['code'];
 
 export interface ConnectionOptions {
   /** Base URL of the service, e.g. http://127.0.0.1:3000 or https://host/rulevault/; default RULEVAULT_URL. */
@@ -106,6 +110,13 @@ export function joinUrl(base: string, path: string): string | undefined {
 }
 
 /** The `err` member of an error body, when there is one. */
+/** The service's machine-readable error code, when its answer carries one. */
+export function errorCode(json: unknown): ErrorCode | undefined {
+  if (typeof json !== 'object' || json === null) return undefined;
+  const code = (json as { code?: unknown }).code;
+  return typeof code === 'string' ? (code as ErrorCode) : undefined;
+}
+
 export function errorText(json: unknown): string | undefined {
   if (typeof json !== 'object' || json === null) return undefined;
   const err = (json as { err?: unknown }).err;

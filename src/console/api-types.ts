@@ -9,7 +9,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the live API keys (never the keys themselves) */
+        /** List the live API keys (never the keys themselves): filtered, and paged with limit and cursor */
         get: operations["listApiKeys"];
         put?: never;
         /** Create an API key; the key itself is shown only in this answer */
@@ -98,7 +98,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the contexts */
+        /** List the contexts, by id: filtered, and paged with limit and cursor */
         get: operations["listContexts"];
         put?: never;
         /** Create a context */
@@ -141,7 +141,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the prompts */
+        /** List the prompts, by id: filtered, and paged with limit and cursor */
         get: operations["listPrompts"];
         put?: never;
         /** Create a prompt */
@@ -194,6 +194,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/rule-engine/dry-run": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Evaluate over the live rules with draft rules added or in place of live ones, each rule explained; writes nothing (scope admin) */
+        post: operations["dryRun"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/rule-engine/evaluate": {
         parameters: {
             query?: never;
@@ -238,7 +255,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the rules */
+        /** List the rules, by id: filtered, and paged with limit and cursor */
         get: operations["listRules"];
         put?: never;
         /** Create a rule */
@@ -315,7 +332,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** List the secrets */
+        /** List the secrets, by id: filtered, and paged with limit and cursor */
         get: operations["listSecrets"];
         put?: never;
         /** Create a secret; the answer never holds the value */
@@ -497,6 +514,8 @@ export interface components {
         };
         ApiKeyList: {
             api_keys: components["schemas"]["ApiKey"][];
+            /** @description pass as `cursor` for the next page; null when this page is the last (always null without `limit`) */
+            next_cursor: string | null;
         };
         AuditEvaluateRequest: {
             /** @description a log position (a whole number or its decimal string) or an ISO 8601 time with a zone */
@@ -557,6 +576,8 @@ export interface components {
             }[];
             /** @description pass as `after` for the next page; null at the end */
             next: components["schemas"]["Position"] | null;
+            /** @description the opaque form of `next`, taken by `cursor`, as on every list */
+            next_cursor: string | null;
             /**
              * @description present when a filtered scan stopped early: continue from `next`
              * @constant
@@ -591,6 +612,8 @@ export interface components {
         };
         ContextList: {
             contexts: components["schemas"]["Context"][];
+            /** @description pass as `cursor` for the next page; null when this page is the last (always null without `limit`) */
+            next_cursor: string | null;
         };
         ContextPatch: {
             content?: string;
@@ -629,12 +652,128 @@ export interface components {
             /** @description SHA-256 of the canonical read models (positions excluded) */
             sha256: string;
         };
+        DryRunExplanation: {
+            /** @description a draft of the request, not a live rule */
+            draft: boolean;
+            /** @enum {string} */
+            group_operator: "AND" | "OR";
+            groups: {
+                /** @enum {string} */
+                condition_operator: "AND" | "OR";
+                conditions: {
+                    /** @enum {string} */
+                    data_type: "string" | "number" | "boolean";
+                    /** @description its result decided the verdict of the conditions (see README, Dry-run) */
+                    decisive: boolean;
+                    field: string;
+                    index: number;
+                    /** @description the value the condition saw; null when absent */
+                    input: string | number | boolean | null;
+                    /** @enum {string} */
+                    operator: "equals" | "not_equals" | "contains" | "not_contains" | "starts_with" | "ends_with" | "regex" | "in" | "not_in" | "gt" | "gte" | "lt" | "lte" | "between";
+                    /** @enum {string} */
+                    reason: "holds" | "field absent" | "not a number" | "not a boolean" | "comparison false" | "invalid condition";
+                    result: boolean;
+                    value: string;
+                }[];
+                /** @description its result decided the verdict of the conditions (see README, Dry-run) */
+                decisive: boolean;
+                index: number;
+                result: boolean;
+            }[];
+            matched: boolean;
+            name: string;
+            position: components["schemas"]["Position"] | null;
+            /** @description why it did not match, in one line; null when it matched */
+            reason: string | null;
+            revision: components["schemas"]["Position"] | null;
+            rule_id: string;
+            /** @enum {string} */
+            status: "ACTIVE" | "INACTIVE";
+        };
+        DryRunRequest: {
+            entity_inputs?: {
+                shouldCompile?: boolean;
+                variables?: Record<string, never>;
+                version?: string;
+            } & {
+                [key: string]: unknown;
+            };
+            /** @enum {string} */
+            entity_type: "context" | "prompt" | "evaluation";
+            /** @description at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited */
+            fields: {
+                [key: string]: string | number | boolean;
+            };
+            include_entity_data?: boolean;
+            /** @description draft rules: each a rule create body (validated as one; a 400 names `rules[<index>]` and the member), with an optional `id` naming a live rule to put the draft in its place; without `id` the draft answers as `draft-<index>` */
+            rules?: {
+                condition_groups: {
+                    /** @enum {string} */
+                    condition_operator?: "AND" | "OR";
+                    conditions: {
+                        /** @enum {string} */
+                        data_type?: "string" | "number" | "boolean";
+                        field: string;
+                        /** @enum {string} */
+                        operator: "equals" | "not_equals" | "contains" | "not_contains" | "starts_with" | "ends_with" | "regex" | "in" | "not_in" | "gt" | "gte" | "lt" | "lte" | "between";
+                        /** @description a number or boolean is stored as its JSON text */
+                        value: string | number | boolean;
+                    }[];
+                }[];
+                description?: string;
+                /** @description a context or prompt named must exist; a PATCH checks only the links it adds and drops links to ones deleted since */
+                entities?: {
+                    entity_id: string;
+                    /** @enum {string} */
+                    entity_type: "context" | "prompt" | "evaluation";
+                }[];
+                /** @enum {string} */
+                group_operator?: "AND" | "OR";
+                id?: string;
+                name: string;
+                /** @enum {string} */
+                status?: "ACTIVE" | "INACTIVE";
+            }[];
+        } & {
+            [key: string]: unknown;
+        };
+        DryRunResponse: {
+            /** @description the drafts in request order, with the rule id each answered as */
+            drafts: {
+                index: number;
+                /** @description true when it took a live rule's place */
+                replaces: boolean;
+                rule_id: string;
+            }[];
+            entities: {
+                entity_id: string;
+                /** @enum {string} */
+                entity_type: "context" | "prompt" | "evaluation";
+                rule_id: string;
+            }[];
+            /** @description keyed `<entity_type>:<entity_id>`; `{}` for evaluations; null for a prompt version that does not exist */
+            entity_data?: {
+                [key: string]: components["schemas"]["ContextRecord"] | components["schemas"]["PromptRecord"] | null;
+            };
+            explain: components["schemas"]["DryRunExplanation"][];
+            /** @description rules asked about but left out to keep the explanations within 1048576 bytes, sorted; name them in rule_ids to have them explained */
+            explain_omitted_rule_ids: string[];
+            matchingRuleIds: string[];
+            /** @description the live log position the drafts were evaluated beside */
+            position: components["schemas"]["Position"] | null;
+        };
         EntityLink: {
             entity_id: string;
             /** @enum {string} */
             entity_type: "context" | "prompt" | "evaluation";
         };
         Error: {
+            /**
+             * @description bad_request 400, unauthorized 401, forbidden 403, not_found 404, conflict 409, payload_too_large 413, internal 500, unavailable 503 (not ready, or the vault cannot be opened); a code is never renamed
+             * @enum {string}
+             */
+            code: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "payload_too_large" | "unavailable" | "internal";
             err: string;
         };
         EvaluateRequest: {
@@ -709,6 +848,11 @@ export interface components {
                 [key: string]: string;
             };
         } | {
+            /**
+             * @description bad_request 400, unauthorized 401, forbidden 403, not_found 404, conflict 409, payload_too_large 413, internal 500, unavailable 503 (not ready, or the vault cannot be opened); a code is never renamed
+             * @enum {string}
+             */
+            code: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "payload_too_large" | "unavailable" | "internal";
             err: string;
             res: null;
         };
@@ -723,6 +867,11 @@ export interface components {
             status: "ok";
         };
         NotReady: {
+            /**
+             * @description bad_request 400, unauthorized 401, forbidden 403, not_found 404, conflict 409, payload_too_large 413, internal 500, unavailable 503 (not ready, or the vault cannot be opened); a code is never renamed
+             * @enum {string}
+             */
+            code: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "payload_too_large" | "unavailable" | "internal";
             err: string;
             position: components["schemas"]["Position"] | null;
         };
@@ -762,6 +911,8 @@ export interface components {
             version?: string;
         };
         PromptList: {
+            /** @description pass as `cursor` for the next page; null when this page is the last (always null without `limit`) */
+            next_cursor: string | null;
             prompts: components["schemas"]["Prompt"][];
         };
         PromptPatch: {
@@ -879,6 +1030,8 @@ export interface components {
                 revision: components["schemas"]["Position"];
                 type: string;
             }[];
+            /** @description pass as `cursor` for the next page; null when this page is the last (always null without `limit`) */
+            next_cursor: string | null;
         };
         RuleInput: {
             condition_groups: {
@@ -908,6 +1061,8 @@ export interface components {
             status?: "ACTIVE" | "INACTIVE";
         };
         RuleList: {
+            /** @description pass as `cursor` for the next page; null when this page is the last (always null without `limit`) */
+            next_cursor: string | null;
             rules: components["schemas"]["Rule"][];
         };
         RulePatch: {
@@ -954,6 +1109,8 @@ export interface components {
             value: string;
         };
         SecretList: {
+            /** @description pass as `cursor` for the next page; null when this page is the last (always null without `limit`) */
+            next_cursor: string | null;
             secrets: components["schemas"]["Secret"][];
         };
         SecretPatch: {
@@ -982,7 +1139,16 @@ export type $defs = Record<string, never>;
 export interface operations {
     listApiKeys: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the `next_cursor` of the previous page, unchanged (opaque; a cursor of another list is a 400) */
+                cursor?: string;
+                /** @description items per page, 1 to 1000; absent: every remaining item (one page) */
+                limit?: string;
+                /** @description a case-insensitive substring of the name or id */
+                q?: string;
+                /** @description only keys holding this scope */
+                scope?: "evaluate" | "secrets:read" | "explain" | "admin";
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -1306,6 +1472,8 @@ export interface operations {
                 actor?: string;
                 /** @description the `next` of the previous page */
                 after?: components["schemas"]["Position"];
+                /** @description the `next_cursor` of the previous page (instead of `after`) */
+                cursor?: string;
                 /** @description ISO 8601 time with a zone, inclusive, on metadata.at */
                 from?: string;
                 /** @description events per page, 1 to 1000 (default 100) */
@@ -1372,14 +1540,25 @@ export interface operations {
     };
     listContexts: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the `next_cursor` of the previous page, unchanged (opaque; a cursor of another list is a 400) */
+                cursor?: string;
+                /** @description items per page, 1 to 1000; absent: every remaining item (one page) */
+                limit?: string;
+                /** @description a case-insensitive substring of the name, description or id */
+                q?: string;
+                /** @description `active` or `inactive` (any letter case) */
+                status?: string;
+                /** @description only those carrying this tag */
+                tag?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description every live context, by id */
+            /** @description the live contexts that pass the filters, by id (one page with limit) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -1742,14 +1921,25 @@ export interface operations {
     };
     listPrompts: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the `next_cursor` of the previous page, unchanged (opaque; a cursor of another list is a 400) */
+                cursor?: string;
+                /** @description items per page, 1 to 1000; absent: every remaining item (one page) */
+                limit?: string;
+                /** @description a case-insensitive substring of the name or id */
+                q?: string;
+                /** @description `active` or `inactive` (any letter case) */
+                status?: string;
+                /** @description only those carrying this tag */
+                tag?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description every live prompt, by id */
+            /** @description the live prompts that pass the filters, by id (one page with limit) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2207,6 +2397,75 @@ export interface operations {
             };
         };
     };
+    dryRun: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DryRunRequest"];
+            };
+        };
+        responses: {
+            /** @description evaluate's answer over live rules and drafts, with explanations */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DryRunResponse"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     evaluate: {
         parameters: {
             query?: never;
@@ -2347,14 +2606,31 @@ export interface operations {
     };
     listRules: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the `next_cursor` of the previous page, unchanged (opaque; a cursor of another list is a 400) */
+                cursor?: string;
+                /** @description only rules linking this entity id */
+                entity_id?: string;
+                /** @description only rules linking an entity of this type (with entity_id: that entity) */
+                entity_type?: "context" | "prompt" | "evaluation";
+                /** @description only rules with a condition on this field (with operator: one condition has both) */
+                field?: string;
+                /** @description items per page, 1 to 1000; absent: every remaining item (one page) */
+                limit?: string;
+                /** @description only rules with a condition using this operator */
+                operator?: "equals" | "not_equals" | "contains" | "not_contains" | "starts_with" | "ends_with" | "regex" | "in" | "not_in" | "gt" | "gte" | "lt" | "lte" | "between";
+                /** @description a case-insensitive substring of the name, description or id */
+                q?: string;
+                /** @description `active` or `inactive` (any letter case) */
+                status?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description every live rule, by id */
+            /** @description the live rules that pass the filters, by id (one page with limit) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2717,7 +2993,12 @@ export interface operations {
     };
     ruleHistory: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the `next_cursor` of the previous page, unchanged (opaque; a cursor of another list is a 400) */
+                cursor?: string;
+                /** @description items per page, 1 to 1000; absent: every remaining item (one page) */
+                limit?: string;
+            };
             header?: never;
             path: {
                 /** @description the rule id */
@@ -2727,7 +3008,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the history, oldest first */
+            /** @description the history, oldest first (one page with limit) */
             200: {
                 headers: {
                     [name: string]: unknown;
@@ -2818,14 +3099,23 @@ export interface operations {
     };
     listSecrets: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the `next_cursor` of the previous page, unchanged (opaque; a cursor of another list is a 400) */
+                cursor?: string;
+                /** @description items per page, 1 to 1000; absent: every remaining item (one page) */
+                limit?: string;
+                /** @description a case-insensitive substring of the key or id */
+                q?: string;
+                /** @description only those carrying this tag */
+                tag?: string;
+            };
             header?: never;
             path?: never;
             cookie?: never;
         };
         requestBody?: never;
         responses: {
-            /** @description every live secret, by id */
+            /** @description the live secrets that pass the filters, by id (one page with limit) */
             200: {
                 headers: {
                     [name: string]: unknown;
