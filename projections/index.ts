@@ -11,7 +11,7 @@ import { decodeEvent } from '../src/events';
 import type { RecordedEvent } from '../src/store/port';
 import { evolveApiKeys, initialApiKeys, type ApiKeysState } from './api-keys';
 import { evolveContexts, type ContextsState } from './contexts';
-import { evolvePrompts, type PromptsState } from './prompts';
+import { evolvePrompts, initialPrompts, type PromptsState } from './prompts';
 import { evolveRules, type RulesState } from './rules';
 import { evolveVault, initialVault, type VaultState } from './secrets';
 
@@ -39,7 +39,7 @@ export function initialState(): CatalogState {
     position: undefined,
     rules: new Map(),
     contexts: new Map(),
-    prompts: new Map(),
+    prompts: initialPrompts(),
     vault: initialVault(),
     apiKeys: initialApiKeys(),
   };
@@ -65,6 +65,8 @@ export function evolve(state: CatalogState, recorded: RecordedEvent): CatalogSta
     case 'PromptCreated':
     case 'PromptVersionAdded':
     case 'PromptUpdated':
+    case 'PromptLabelMoved':
+    case 'PromptLabelRemoved':
     case 'PromptDeleted':
       evolvePrompts(state.prompts, event);
       return state;

@@ -1,50 +1,137 @@
 /**
- * Fold of the `prompt-<id>` streams. Each version's template is wrapped here
- * and parsed nothing: it is parsed on first use and compiled on first render,
- * once, so replaying or restoring many prompts costs no template work.
+ * Fold of the `prompt-<id>` streams. Each version's template (each message's,
+ * for a chat version) is wrapped here and parsed nothing: it is parsed on
+ * first use and compiled on first render, once, so replaying or restoring
+ * many prompts costs no template work.
+ *
+ * The state keeps an index of names. Names are unique since labels came in,
+ * but a log written before may hold two prompts of one name: the index then
+ * names the oldest live one (creation order, which a snapshot and a copy
+ * keep), and falls back to the next when it is renamed or deleted.
  */
-import type { PromptEvent, StoredEvent } from '../src/events';
+import type { PromptEvent, PromptMessage, PromptVersionBody, StoredEvent } from '../src/events';
 import { compareVersions } from '../src/prompts/semver';
-import { compilePromptTemplate } from '../src/prompts/template';
+import { compilePromptTemplate, type PromptTemplate } from '../src/prompts/template';
 import { created, touched } from './provenance';
 import type { PromptRecord, PromptVersion } from './records';
 
-export type PromptsState = Map<string, PromptRecord>;
+export interface PromptsState extends Map<string, PromptRecord> {
+  /** The id of the prompt holding each name (exact, case-sensitive). */
+  readonly idsByName: Map<string, string>;
+}
+
+export function initialPrompts(records: Iterable<[string, PromptRecord]> = []): PromptsState {
+  const state = Object.assign(new Map(records), { idsByName: new Map<string, string>() });
+  for (const prompt of state.values()) if (!state.idsByName.has(prompt.name)) state.idsByName.set(prompt.name, prompt.id);
+  return state;
+}
 
 export function evolvePrompts(state: PromptsState, event: StoredEvent<PromptEvent>): PromptsState {
   switch (event.type) {
     case 'PromptCreated': {
-      const { id, name, tags, meta_properties, status, version, template } = event.data;
-      const versions = [promptVersion(version, template, event)];
-      state.set(id, { id, name, tags, meta_properties, status, versions, ...created(event) });
+      const { id, name, tags, meta_properties, status, version, template, messages, config } = event.data;
+      const versions = [promptVersion(version, { template, messages, config }, event)];
+      state.set(id, { id, name, tags, meta_properties, status, versions, labels: {}, ...created(event) });
+      if (!state.idsByName.has(name)) state.idsByName.set(name, id);
       return state;
     }
     case 'PromptVersionAdded': {
       const previous = state.get(event.data.id);
       if (previous === undefined) return state;
-      const versions = [...previous.versions, promptVersion(event.data.version, event.data.template, event)];
+      const versions = [...previous.versions, promptVersion(event.data.version, event.data, event)];
       versions.sort((a, b) => compareVersions(a.version, b.version));
       state.set(previous.id, { ...previous, versions, ...touched(previous, event) });
       return state;
     }
     case 'PromptUpdated': {
       const previous = state.get(event.data.id);
-      if (previous !== undefined) state.set(previous.id, { ...previous, ...event.data.changes, ...touched(previous, event) });
+      if (previous === undefined) return state;
+      state.set(previous.id, { ...previous, ...event.data.changes, ...touched(previous, event) });
+      if (event.data.changes.name !== undefined && event.data.changes.name !== previous.name) {
+        indexName(state, previous.name);
+        indexName(state, event.data.changes.name);
+      }
       return state;
     }
-    case 'PromptDeleted':
-      state.delete(event.data.id);
+    case 'PromptLabelMoved': {
+      const previous = state.get(event.data.id);
+      if (previous === undefined) return state;
+      const labels = { ...previous.labels, [event.data.label]: event.data.version };
+      state.set(previous.id, { ...previous, labels, ...touched(previous, event) });
       return state;
+    }
+    case 'PromptLabelRemoved': {
+      const previous = state.get(event.data.id);
+      if (previous === undefined) return state;
+      const { [event.data.label]: _removed, ...labels } = previous.labels;
+      state.set(previous.id, { ...previous, labels, ...touched(previous, event) });
+      return state;
+    }
+    case 'PromptDeleted': {
+      const previous = state.get(event.data.id);
+      state.delete(event.data.id);
+      if (previous !== undefined) indexName(state, previous.name);
+      return state;
+    }
   }
 }
 
-function promptVersion(version: string, template: string, event: StoredEvent): PromptVersion {
-  const compiled = compilePromptTemplate(template);
+/** Points the index at the oldest prompt holding `name` (rare: a rename or a delete), or drops it. */
+function indexName(state: PromptsState, name: string): void {
+  for (const prompt of state.values()) {
+    if (prompt.name === name) {
+      state.idsByName.set(name, prompt.id);
+      return;
+    }
+  }
+  state.idsByName.delete(name);
+}
+
+/** The prompt a reference names: an id, else a name. */
+export function findPrompt(state: PromptsState, ref: string): PromptRecord | undefined {
+  const byId = state.get(ref);
+  if (byId !== undefined) return byId;
+  const id = state.idsByName.get(ref);
+  return id === undefined ? undefined : state.get(id);
+}
+
+/** Which version a caller asks for: a number, a label, or (neither) the latest. */
+export type VersionSelector = { readonly version?: string; readonly label?: string };
+
+/** The version a selector names, or undefined (an unknown version, a label not set). */
+export function selectVersion(prompt: PromptRecord, selector: VersionSelector): PromptVersion | undefined {
+  const latest = prompt.versions[prompt.versions.length - 1];
+  if (selector.label !== undefined && selector.label !== LATEST) {
+    const version = prompt.labels[selector.label];
+    return version === undefined ? undefined : prompt.versions.find((v) => v.version === version);
+  }
+  if (selector.version !== undefined) return prompt.versions.find((v) => v.version === selector.version);
+  return latest;
+}
+
+/** The label that names the newest version by itself. */
+export const LATEST = 'latest';
+
+/** A version as the read model holds it, its templates wrapped (see the top of this file). */
+export function promptVersion(
+  version: string, body: PromptVersionBody, event: { readonly metadata: { readonly actor: string; readonly at: string } },
+): PromptVersion {
   return {
     version,
-    template,
-    compiled: compiled.ok ? compiled.template : undefined,
+    template: body.template,
+    compiled: wrap(body.template),
+    ...(body.messages !== undefined ? { messages: body.messages.map(wrapMessage) } : {}),
+    ...(body.config !== undefined ? { config: body.config } : {}),
     created_by: event.metadata.actor,
     created_at: event.metadata.at,
   };
+}
+
+function wrapMessage(message: PromptMessage) {
+  return { role: message.role, content: message.content, compiled: wrap(message.content) };
+}
+
+function wrap(source: string): PromptTemplate | undefined {
+  const compiled = compilePromptTemplate(source);
+  return compiled.ok ? compiled.template : undefined;
 }

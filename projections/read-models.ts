@@ -6,12 +6,12 @@
  * registry instead of each listing the state's shape; its type demands one
  * entry per model, so a new read model cannot be left out of any of them.
  */
-import { compilePromptTemplate } from '../src/prompts/template';
 import type { ApiKeysState } from './api-keys';
 import type { ContextsState } from './contexts';
 import type { CatalogState, ReadModels } from './index';
-import type { PromptsState } from './prompts';
-import type { ApiKeyRecord, ContextRecord, PromptRecord, RuleRecord, SecretRecord } from './records';
+import { initialPrompts, promptVersion, type PromptsState } from './prompts';
+import type { PromptMessage } from '../src/events';
+import type { ApiKeyRecord, ContextRecord, PromptRecord, PromptVersion, RuleRecord, SecretRecord } from './records';
 import type { RulesState } from './rules';
 import type { VaultState } from './secrets';
 
@@ -50,7 +50,10 @@ const provenance = (r: { created_by: string; created_at: string; updated_at: str
   created_by: r.created_by, created_at: r.created_at, updated_at: r.updated_at, revision: r.revision,
 });
 
-type SnapshotPrompt = Stringified<Omit<PromptRecord, 'versions'>> & { versions: Omit<PromptRecord['versions'][number], 'compiled'>[] };
+type SnapshotPrompt = Stringified<Omit<PromptRecord, 'versions' | 'labels'>> & {
+  labels?: PromptRecord['labels'];
+  versions: (Omit<PromptVersion, 'compiled' | 'messages'> & { messages?: PromptMessage[] })[];
+};
 
 /**
  * In state order; snapshot bodies and digest counts list members in this
@@ -94,32 +97,39 @@ const READ_MODELS: { readonly [K in keyof ReadModels]: ReadModelKind<ReadModels[
     }),
   },
   prompts: {
-    copy: (prompts: PromptsState) => new Map(prompts),
+    copy: (prompts: PromptsState) => initialPrompts(prompts),
     toSnapshot: (prompts) => ({
       prompts: [...prompts.values()].map((prompt) => ({
         ...withStrings(prompt),
-        versions: prompt.versions.map(({ compiled: _compiled, ...version }) => version),
+        versions: prompt.versions.map(({ compiled: _compiled, messages, ...version }) => ({
+          ...version,
+          ...(messages !== undefined ? { messages: messages.map(({ role, content }) => ({ role, content })) } : {}),
+        })),
       })),
     }),
     fromSnapshot(body) {
-      const prompts: PromptsState = new Map();
+      const records: [string, PromptRecord][] = [];
       for (const prompt of body.prompts as SnapshotPrompt[]) {
-        const versions = prompt.versions.map((version) => {
-          const compiled = compilePromptTemplate(version.template);
-          return { ...version, compiled: compiled.ok ? compiled.template : undefined };
-        });
-        prompts.set(prompt.id, { ...(withBigints(prompt) as Omit<PromptRecord, 'versions'>), versions });
+        // A snapshot written before labels has none.
+        const versions = prompt.versions.map((version) => promptVersion(version.version, version, { metadata: { actor: version.created_by, at: version.created_at } }));
+        records.push([prompt.id, { ...(withBigints(prompt) as Omit<PromptRecord, 'versions'>), labels: prompt.labels ?? {}, versions }]);
       }
-      return prompts;
+      return initialPrompts(records);
     },
     digest(prompts) {
       let versions = 0;
       for (const prompt of prompts.values()) versions += prompt.versions.length;
       return {
         name: 'prompts',
+        // Members added later (labels, a version's messages and config) only when present: a log without them digests as before.
         value: byId(prompts.values()).map((p) => ({
           id: p.id, name: p.name, tags: p.tags, meta_properties: p.meta_properties, status: p.status, ...provenance(p),
-          versions: p.versions.map((v) => ({ version: v.version, template: v.template, created_by: v.created_by, created_at: v.created_at })),
+          ...(Object.keys(p.labels).length > 0 ? { labels: p.labels } : {}),
+          versions: p.versions.map((v) => ({
+            version: v.version, template: v.template, created_by: v.created_by, created_at: v.created_at,
+            ...(v.messages !== undefined ? { messages: v.messages.map(({ role, content }) => ({ role, content })) } : {}),
+            ...(v.config !== undefined ? { config: v.config } : {}),
+          })),
         })),
         counts: { prompts: prompts.size, prompt_versions: versions },
       };

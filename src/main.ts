@@ -14,6 +14,7 @@ import { KEYRING_STREAM } from './events';
 import { createApp } from './http/app';
 import type { HttpDeps } from './http/deps';
 import { createFastPath } from './http/fast-path';
+import { collapseLeadingSlashes } from './http/leading-slashes';
 import { createLogger, type Logger } from './log';
 import { createMetrics } from './metrics';
 import { createReadModel, type ReadModel } from './read-model';
@@ -200,8 +201,9 @@ function listen(app: ReturnType<typeof createApp>, fastPath: ReturnType<typeof c
     const server = createServer({
       // Node enforces headersTimeout and requestTimeout on this timer (default 30 s): without it a 1 s limit bites up to 30 s late.
       connectionsCheckingInterval: Math.max(50, Math.floor(Math.min(config.headersTimeoutMs, config.requestTimeoutMs) / 4)),
-    }, fastPath === undefined ? app : (req, res) => {
-      if (!fastPath(req, res)) app(req, res);
+    }, (req, res) => {
+      collapseLeadingSlashes(req);
+      if (fastPath === undefined || !fastPath(req, res)) app(req, res);
     });
     server.listen(config.port, config.host);
     server.once('listening', () => resolve(server));

@@ -45,7 +45,7 @@ export const streams = {
 const KNOWN_TYPES: ReadonlySet<string> = new Set<DomainEventType>([
   'RuleCreated', 'RuleUpdated', 'RuleDeleted',
   'ContextCreated', 'ContextUpdated', 'ContextDeleted',
-  'PromptCreated', 'PromptVersionAdded', 'PromptUpdated', 'PromptDeleted',
+  'PromptCreated', 'PromptVersionAdded', 'PromptUpdated', 'PromptLabelMoved', 'PromptLabelRemoved', 'PromptDeleted',
   'SecretCreated', 'SecretUpdated', 'SecretRewrapped', 'SecretDeleted',
   'MasterKeyEnrolled', 'MasterKeyRotated',
   'ApiKeyCreated', 'ApiKeyRevoked',

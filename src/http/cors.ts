@@ -27,7 +27,7 @@ export interface CorsSurface {
 export const PUBLIC_SURFACE: CorsSurface = { methods: ['POST', 'OPTIONS'], headers: ['Content-Type', 'Authorization'] };
 /** The admin API also takes If-Match and X-Request-Id. */
 export const ADMIN_SURFACE: CorsSurface = {
-  methods: ['GET', 'POST', 'PATCH', 'DELETE', 'OPTIONS'],
+  methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'],
   headers: ['Content-Type', 'Authorization', 'If-Match', 'X-Request-Id'],
 };
 

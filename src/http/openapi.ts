@@ -70,7 +70,7 @@ export interface OperationObject {
   readonly responses: { readonly [status: string]: ResponseObject };
 }
 
-export type HttpMethod = 'get' | 'post' | 'patch' | 'delete';
+export type HttpMethod = 'get' | 'post' | 'put' | 'patch' | 'delete';
 export type PathItem = { readonly [M in HttpMethod]?: OperationObject };
 
 export interface OpenApiDocument {
@@ -159,6 +159,21 @@ const OPERATOR: SchemaObject = {
 };
 const SCOPE: SchemaObject = { type: 'string', enum: ['evaluate', 'secrets:read', 'explain', 'admin'] };
 const META: SchemaObject = { type: 'object', description: 'any JSON object; a `__proto__` key stays plain data' };
+const VERSION: SchemaObject = { type: 'string', pattern: '^\\d+\\.\\d+\\.\\d+$' };
+const LABEL: SchemaObject = { type: 'string', pattern: '^[a-z][a-z0-9._-]{0,63}$' };
+const MESSAGES: SchemaObject = { type: 'array', items: record({ role: str, content: str }) };
+/** A prompt as written or rendered: a template, or a chat's messages. */
+const PROMPT_TEXT: SchemaObject = { anyOf: [str, MESSAGES] };
+const PROMPT_TYPE: SchemaObject = { type: 'string', enum: ['text', 'chat'] };
+const CONFIG: SchemaObject = { type: ['object', 'null'], description: 'the version\'s config (model, temperature, tools, ...) as given; null when none' };
+const PROMPT_INPUT: SchemaObject = {
+  anyOf: [
+    { type: 'string', description: 'a Handlebars template' },
+    { type: 'array', minItems: 1, maxItems: 100, items: adminInput({ role: { type: 'string', maxLength: 64 }, content: { type: 'string', description: 'a Handlebars template' } }, ['role', 'content']) },
+  ],
+  description: 'a template (a text prompt), or an ordered list of messages, each content a template (a chat prompt)',
+};
+const CONFIG_INPUT: SchemaObject = { type: 'object', description: 'any JSON object (model, temperature, tools, ...) of at most 16 KiB, stored and returned as given' };
 
 const provenance = {
   created_by: ref('Actor'),
@@ -234,7 +249,9 @@ const evaluateMembers = {
   entity_inputs: input({
     variables: { type: 'object' },
     version: { type: 'string', pattern: '^\\d+\\.\\d+\\.\\d+$' },
+    label: { ...LABEL, description: 'the version a label names (`latest`, `production`, a custom one); not with version' },
     shouldCompile: { type: 'boolean' },
+    strict: { type: 'boolean', description: 'true: a render with variables missing is refused (compiled_prompt null, error naming them)' },
   }),
 } satisfies { [name: string]: SchemaObject };
 
@@ -368,17 +385,19 @@ const schemas: { [name: string]: SchemaObject } = {
     id: str,
     name: str,
     version: str,
-    prompt: str,
+    type: PROMPT_TYPE,
+    prompt: PROMPT_TEXT,
     compiled_prompt: {
-      type: ['string', 'null'],
-      description: 'the rendered template (the raw one with shouldCompile false); null when rendering failed or passed a limit, see error',
+      anyOf: [str, MESSAGES, { type: 'null' }],
+      description: 'the rendered template, or the chat with each content rendered (the raw one with shouldCompile false); null when rendering failed, passed a limit or was refused (strict), see error',
     },
     error: {
       type: 'string',
-      description: 'present only when compiled_prompt is null: why, naming the limit passed (RULEVAULT_RENDER_MAX_STEPS, RULEVAULT_RENDER_MAX_BYTES, RULEVAULT_RESPONSE_MAX_RENDER_BYTES)',
+      description: 'present only when compiled_prompt is null: why, naming the limit passed (RULEVAULT_RENDER_MAX_STEPS, RULEVAULT_RENDER_MAX_BYTES, RULEVAULT_RESPONSE_MAX_RENDER_BYTES) or the variables missing (strict)',
     },
     variables: strings,
     missing_variables: strings,
+    config: CONFIG,
     tags: strings,
     meta_properties: META,
     status: STATUS,
@@ -388,6 +407,39 @@ const schemas: { [name: string]: SchemaObject } = {
   }, ['error']),
 
   GetSecretsRequest: input({ key: str, tags: strings }),
+  GetCompiledRequest: input({
+    name: str,
+    id: str,
+    promptId: { type: 'string', description: 'the same as id (OpenLIT\'s Python SDK sends this name)' },
+    version: { type: 'string', description: 'MAJOR.MINOR.PATCH, or a label (production, ...); default the latest' },
+    label: LABEL,
+    variables: { type: 'object' },
+    shouldCompile: { type: 'boolean', description: 'default false, as OpenLIT\'s' },
+    compile: { type: 'boolean', description: 'older OpenLIT SDKs\' name of shouldCompile' },
+    strict: { type: 'boolean', description: 'true: a render with variables missing is refused with err naming them' },
+  }),
+  GetCompiledAnswer: {
+    oneOf: [
+      record({
+        err: { type: 'null' },
+        res: record({
+          promptId: str,
+          versionId: { type: 'string', pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-5[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$', description: 'a name-based UUID of the prompt id and version' },
+          name: str,
+          version: VERSION,
+          tags: strings,
+          metaProperties: META,
+          prompt: PROMPT_TEXT,
+          compiledPrompt: PROMPT_TEXT,
+          type: PROMPT_TYPE,
+          config: CONFIG,
+          variables: strings,
+          missingVariables: strings,
+        }),
+      }),
+      record({ err: str, res: { type: 'null' } }),
+    ],
+  },
   GetSecretsAnswer: {
     oneOf: [
       record({ err: { type: 'null' }, res: { type: 'object', additionalProperties: str, description: 'secret key to plaintext value' } }),
@@ -439,25 +491,31 @@ const schemas: { [name: string]: SchemaObject } = {
   ContextList: record({ contexts: { type: 'array', items: ref('Context') }, next_cursor: nextCursor }),
 
   PromptInput: adminInput({
-    name: { type: 'string', maxLength: 256 },
-    prompt: { type: 'string', description: 'a Handlebars template' },
-    version: { type: 'string', pattern: '^\\d+\\.\\d+\\.\\d+$' },
+    name: { type: 'string', maxLength: 256, description: 'unique (exact, case-sensitive); 409 when taken' },
+    prompt: PROMPT_INPUT,
+    version: VERSION,
+    config: CONFIG_INPUT,
     tags: tagsInput,
     meta_properties: META,
     status: STATUS,
   }, ['name', 'prompt']),
-  PromptVersionInput: adminInput({ prompt: str, version: { type: 'string', pattern: '^\\d+\\.\\d+\\.\\d+$' } }, ['prompt']),
+  PromptVersionInput: adminInput({ prompt: PROMPT_INPUT, version: VERSION, config: CONFIG_INPUT }, ['prompt']),
+  PromptLabelMove: adminInput({ version: VERSION }, ['version']),
+  PromptHistory: record({ events: { type: 'array', items: record(eventMembers) } }),
   PromptPatch: adminInput({ name: { type: 'string', maxLength: 256 }, tags: tagsInput, meta_properties: META, status: STATUS }),
   Prompt: record({
     id: str,
     name: str,
     version: str,
-    prompt: str,
+    type: PROMPT_TYPE,
+    prompt: PROMPT_TEXT,
     variables: strings,
+    config: CONFIG,
+    labels: { type: 'object', additionalProperties: VERSION, description: 'each label (latest included) to the version it names' },
     tags: strings,
     meta_properties: META,
     status: STATUS,
-    versions: { type: 'array', items: record({ version: str, created_by: ref('Actor'), created_at: ref('Timestamp') }) },
+    versions: { type: 'array', items: record({ version: str, labels: strings, created_by: ref('Actor'), created_at: ref('Timestamp') }) },
     ...provenance,
   }),
   PromptList: record({ prompts: { type: 'array', items: ref('Prompt') }, next_cursor: nextCursor }),
@@ -624,6 +682,8 @@ const contexts = resource({ base: '/api/contexts', what: 'context', tag: 'contex
 const prompts = resource({ base: '/api/prompts', what: 'prompt', tag: 'prompts', name: 'Prompt', plural: 'Prompts', list: 'PromptList', listParameters: LIST_PARAMETERS.prompts, deleteNote: LINKED_DELETE });
 const secrets = resource({ base: '/api/vault/secrets', what: 'secret', tag: 'vault', name: 'Secret', plural: 'Secrets', list: 'SecretList', listParameters: LIST_PARAMETERS.secrets });
 const promptById = prompts['/api/prompts/{id}']!;
+const promptRef: ParameterObject = { name: 'id', in: 'path', required: true, description: 'the prompt id, or its name', schema: str };
+const labelParameter: ParameterObject = { name: 'label', in: 'path', required: true, description: 'production or a custom label', schema: LABEL };
 const secretById = secrets['/api/vault/secrets/{id}']!;
 
 const paths: { [path: string]: PathItem } = {
@@ -719,6 +779,20 @@ const paths: { [path: string]: PathItem } = {
     },
   },
 
+  '/api/prompt/get-compiled': {
+    post: {
+      operationId: 'getCompiledPrompt',
+      summary: 'OpenLIT\'s prompt route: a prompt by name or id, at a version or label, optionally rendered (scope evaluate)',
+      description: 'For OpenLIT\'s SDKs, unchanged. Always 200 past the CORS check, failures included (a missing key, an unknown prompt, a bad body, not ready): the caller checks `err`. Other members (`source`, `metaProperties`) are ignored.',
+      tags: ['public'],
+      requestBody: body(ref('GetCompiledRequest')),
+      responses: {
+        200: answer('`{err: null, res}` or `{err, res: null}`', ref('GetCompiledAnswer')),
+        403: answer('the browser Origin is not allowed (the request is not executed)', ref('Error')),
+      },
+    },
+  },
+
   ...rules,
   '/api/rule-engine/rules/{id}/history': {
     get: {
@@ -731,23 +805,58 @@ const paths: { [path: string]: PathItem } = {
   },
   ...contexts,
   ...prompts,
+  '/api/prompts': {
+    ...prompts['/api/prompts'],
+    post: {
+      ...prompts['/api/prompts']!.post!,
+      summary: 'Create a prompt (a template or a chat, and a config) at its first version; names are unique (409 when taken)',
+      responses: { ...prompts['/api/prompts']!.post!.responses, ...errors(409) },
+    },
+  },
   '/api/prompts/{id}': {
     ...promptById,
     get: {
       ...promptById.get!,
-      summary: 'Read a prompt at its latest version, or at `?version=`',
-      parameters: [idParameter('prompt'), { name: 'version', in: 'query', schema: { type: 'string', pattern: '^\\d+\\.\\d+\\.\\d+$' } }],
+      summary: 'Read a prompt (by id or name) at its latest version, at `?version=` or at `?label=`',
+      parameters: [promptRef, { name: 'version', in: 'query', schema: VERSION }, { name: 'label', in: 'query', schema: LABEL }],
     },
-    patch: { ...promptById.patch!, summary: 'Change a prompt\'s name, tags, meta_properties or status (a template changes by adding a version)' },
+    patch: { ...promptById.patch!, summary: 'Change a prompt\'s name (409 when taken), tags, meta_properties or status (a template changes by adding a version)' },
   },
   '/api/prompts/{id}/versions': {
     post: {
       operationId: 'addPromptVersion',
-      summary: 'Add a template version; it must be greater than the latest (default: next minor)',
+      summary: 'Add a version (a template or a chat, and a config); it must be greater than the latest (default: next minor)',
       tags: ['prompts'],
-      parameters: [idParameter('prompt'), ifMatch],
+      parameters: [promptRef, ifMatch],
       requestBody: body(ref('PromptVersionInput')),
       responses: { 201: versioned('the prompt at its new version', ref('Prompt')), ...errors(...ADMIN_WRITE_ERRORS, 404, 409) },
+    },
+  },
+  '/api/prompts/{id}/history': {
+    get: {
+      operationId: 'promptHistory',
+      summary: 'Every event of a prompt (versions, label moves, changes) with who, when and where in the log',
+      tags: ['prompts'],
+      parameters: [promptRef],
+      responses: { 200: answer('the history, oldest first', ref('PromptHistory')), ...errors(400, ...ADMIN_READ_ERRORS, 404) },
+    },
+  },
+  '/api/prompts/{id}/labels/{label}': {
+    put: {
+      operationId: 'movePromptLabel',
+      summary: 'Point `production` or a custom label at a version (promote, roll back); `latest` moves by itself',
+      description: 'Each move is a PromptLabelMoved event in the prompt\'s history. Moving a label to the version it names already writes nothing.',
+      tags: ['prompts'],
+      parameters: [promptRef, labelParameter, ifMatch],
+      requestBody: body(ref('PromptLabelMove')),
+      responses: { 200: versioned('the prompt at its latest version', ref('Prompt')), ...errors(...ADMIN_WRITE_ERRORS, 404, 409) },
+    },
+    delete: {
+      operationId: 'removePromptLabel',
+      summary: 'Remove a custom label (`latest` and `production` cannot be removed)',
+      tags: ['prompts'],
+      parameters: [promptRef, labelParameter, ifMatch],
+      responses: { 200: versioned('the prompt at its latest version', ref('Prompt')), ...errors(400, ...ADMIN_READ_ERRORS, 404, 409) },
     },
   },
   '/api/vault/secrets': {
@@ -868,10 +977,10 @@ export const openApiDocument: OpenApiDocument = {
   },
   security: [{ bearer: [] }],
   tags: [
-    { name: 'public', description: 'evaluate and get-secrets, called by applications' },
+    { name: 'public', description: 'evaluate, get-secrets and get-compiled (OpenLIT\'s prompt route), called by applications' },
     { name: 'rules', description: 'rules (scope admin)' },
     { name: 'contexts', description: 'contexts (scope admin)' },
-    { name: 'prompts', description: 'prompts and their versions (scope admin)' },
+    { name: 'prompts', description: 'prompts, their versions and labels (scope admin)' },
     { name: 'vault', description: 'secrets, managed without ever reading values (scope admin)' },
     { name: 'api-keys', description: 'API keys (scope admin)' },
     { name: 'audit', description: 'the event log (scope admin)' },

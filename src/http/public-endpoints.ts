@@ -1,11 +1,12 @@
 /**
- * The front door of the two public endpoints, evaluate (contract §1.1, scope
- * evaluate) and get-secrets (contract §1.2, scope secrets:read), written once.
+ * The front door of the public endpoints, evaluate (contract §1.1, scope
+ * evaluate), get-secrets (contract §1.2, scope secrets:read) and OpenLIT's
+ * prompt route get-compiled (scope evaluate), written once.
  * Both HTTP paths call it: the lean node:http path (fast-path.ts) and express
  * (routes/public.ts). A path only reads the body bytes in its own way; all a
  * client can see is decided here: which URLs are the endpoints, readiness,
  * the body limit, what the bytes mean, authorization, the answer, and errors
- * as `{err, code}` (get-secrets: always 200 `{err, res}`, `code` beside a failure's `err`).
+ * as `{err, code}` (get-secrets and get-compiled: always 200 `{err, res}`, `code` beside a failure's `err`).
  *
  * The answering functions are transport-free: headers and bytes in,
  * `{status, headers, body}` out. `servePublic` is the few lines that read a
@@ -14,6 +15,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { AppError } from '../errors';
 import { evaluate, parseEvaluateRequest } from '../service/evaluate';
+import { getCompiledPrompt, parseCompiledPromptRequest } from '../service/get-compiled';
 import { getSecrets, parseSecretsQuery } from '../service/get-secrets';
 import { authorizeHeader, type HttpDeps, type RequestLocals } from './deps';
 import { NOT_READY_MESSAGE, errorBody, toErrorAnswer } from './errors';
@@ -51,7 +53,18 @@ export const GET_SECRETS: PublicEndpoint = {
   },
 };
 
-export const PUBLIC_ENDPOINTS: readonly PublicEndpoint[] = [EVALUATE, GET_SECRETS];
+/** OpenLIT's prompt route, for its SDKs: answered like get-secrets, always 200 `{err, res}`. */
+export const GET_COMPILED: PublicEndpoint = {
+  path: '/api/prompt/get-compiled',
+  alwaysOk: true,
+  answer(deps, authorization, body, locals) {
+    authorizeHeader(deps, authorization, locals, 'evaluate');
+    const request = parseCompiledPromptRequest(body);
+    return { err: null, res: getCompiledPrompt(deps.readModel.state, request, deps.config.limits) };
+  },
+};
+
+export const PUBLIC_ENDPOINTS: readonly PublicEndpoint[] = [EVALUATE, GET_SECRETS, GET_COMPILED];
 
 /** The path of a request URL, without its query. */
 export function pathOf(url: string | undefined): string {
@@ -63,15 +76,16 @@ export function pathOf(url: string | undefined): string {
 /**
  * The public endpoint a request URL names, if any: its path exactly, or
  * with one trailing slash, in any letter case (the aliases express serves
- * every other route on); the query is ignored. Anything else (`//`, a
- * %-escaped letter, a longer path) is not the endpoint.
+ * every other route on); the query is ignored. Anything else (a
+ * %-escaped letter, a longer path, `//` inside) is not the endpoint. Leading
+ * slashes were collapsed before (leading-slashes.ts).
  */
 export function publicEndpointAt(url: string | undefined): PublicEndpoint | undefined {
   const path = pathOf(url);
-  if (path === EVALUATE.path) return EVALUATE;
-  if (path === GET_SECRETS.path) return GET_SECRETS;
+  for (const endpoint of PUBLIC_ENDPOINTS) if (path === endpoint.path) return endpoint;
   const bare = (path.endsWith('/') ? path.slice(0, -1) : path).toLowerCase();
-  return bare === EVALUATE.path ? EVALUATE : bare === GET_SECRETS.path ? GET_SECRETS : undefined;
+  for (const endpoint of PUBLIC_ENDPOINTS) if (bare === endpoint.path) return endpoint;
+  return undefined;
 }
 
 export interface PublicAnswer {
@@ -129,7 +143,7 @@ function answered(endpoint: PublicEndpoint, status: number, value: unknown, extr
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(body),
   };
-  // get-secrets answers carry plaintext: no cache may keep them.
+  // get-secrets answers carry plaintext, get-compiled's depend on the key: no cache may keep them.
   if (endpoint.alwaysOk) headers['cache-control'] = 'no-store';
   return { status, headers: extra === undefined ? headers : { ...headers, ...extra }, body };
 }

@@ -3,9 +3,10 @@ import {
   decideCreateContext, decideDeleteContext, decideUpdateContext, parseContextCreate, parseContextPatch,
 } from '../domain/contexts';
 import {
-  decideAddPromptVersion, decideCreatePrompt, decideDeletePrompt, decideUpdatePrompt,
-  parsePromptCreate, parsePromptPatch, parsePromptVersion,
+  decideAddPromptVersion, decideCreatePrompt, decideDeletePrompt, decideMoveLabel, decideRemoveLabel, decideUpdatePrompt,
+  parseLabelMove, parsePromptCreate, parsePromptPatch, parsePromptVersion, readLabel,
 } from '../domain/prompts';
+import { findPrompt } from '../../projections/prompts';
 import {
   decideCreateRule, decideDeleteRule, decideUnlinkEntity, decideUpdateRule, parseRuleCreate, parseRulePatch, type RuleContext,
 } from '../domain/rules';
@@ -50,6 +51,8 @@ export function createCatalogCommands({ bus, readModel, runtime, maxRegexLength,
     const record = state.prompts.get(id)!;
     return promptAdminView(record, record.versions[record.versions.length - 1]!, templateLimits);
   };
+  /** A prompt route's `:id` names a prompt by id or by name; unknown, it stays as given (the decider answers 404). */
+  const promptId = (ref: string) => findPrompt(state.prompts, ref)?.id ?? ref;
 
   return {
     async createRule(body: unknown, actor: Actor) {
@@ -104,10 +107,11 @@ export function createCatalogCommands({ bus, readModel, runtime, maxRegexLength,
       const input = parsePromptCreate(body, templateLimits);
       const id = runtime.newId();
       await bus.withRetry(undefined, () =>
-        bus.append(streams.prompt(id), 'no_stream', decideCreatePrompt(id, input), actor));
+        bus.append(streams.prompt(id), 'no_stream', decideCreatePrompt(id, input, state.prompts.idsByName.get(input.name)), actor));
       return prompt(id);
     },
-    async addPromptVersion(id: string, body: unknown, actor: Actor, ifMatch?: IfMatch) {
+    async addPromptVersion(ref: string, body: unknown, actor: Actor, ifMatch?: IfMatch) {
+      const id = promptId(ref);
       const input = parsePromptVersion(body, templateLimits);
       await bus.withRetry(ifMatch, () => {
         const current = state.prompts.get(id);
@@ -116,16 +120,40 @@ export function createCatalogCommands({ bus, readModel, runtime, maxRegexLength,
       });
       return prompt(id);
     },
-    async updatePrompt(id: string, body: unknown, ifMatch: IfMatch | undefined, actor: Actor) {
+    async updatePrompt(ref: string, body: unknown, ifMatch: IfMatch | undefined, actor: Actor) {
+      const id = promptId(ref);
       const patch = parsePromptPatch(body);
       await bus.withRetry(ifMatch, () => {
         const current = state.prompts.get(id);
-        const events = decideUpdatePrompt(id, current, patch, ifMatch);
+        const holder = patch.name === undefined ? undefined : state.prompts.idsByName.get(patch.name);
+        const events = decideUpdatePrompt(id, current, patch, ifMatch, holder);
         return appendDecided(bus, streams.prompt(id), current!.revision, events, actor);
       });
       return prompt(id);
     },
-    async deletePrompt(id: string, actor: Actor, ifMatch?: IfMatch) {
+    /** Promotes or rolls back: points `production` or a custom label at a version (one PromptLabelMoved). */
+    async movePromptLabel(ref: string, labelParam: string, body: unknown, actor: Actor, ifMatch?: IfMatch) {
+      const id = promptId(ref);
+      const label = readLabel(labelParam, 'label');
+      const move = parseLabelMove(body);
+      await bus.withRetry(ifMatch, () => {
+        const current = state.prompts.get(id);
+        const events = decideMoveLabel(id, current, label, move, ifMatch);
+        return appendDecided(bus, streams.prompt(id), current!.revision, events, actor);
+      });
+      return prompt(id);
+    },
+    async removePromptLabel(ref: string, labelParam: string, actor: Actor, ifMatch?: IfMatch) {
+      const id = promptId(ref);
+      const label = readLabel(labelParam, 'label');
+      await bus.withRetry(ifMatch, () => {
+        const current = state.prompts.get(id);
+        return bus.append(streams.prompt(id), current?.revision ?? 'any', decideRemoveLabel(id, current, label, ifMatch), actor);
+      });
+      return prompt(id);
+    },
+    async deletePrompt(ref: string, actor: Actor, ifMatch?: IfMatch) {
+      const id = promptId(ref);
       await bus.withRetry(ifMatch, async () => {
         const current = state.prompts.get(id);
         const events = decideDeletePrompt(id, current, ifMatch);

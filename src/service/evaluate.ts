@@ -7,9 +7,12 @@ import type { Limits } from '../config';
 import { badRequest } from '../errors';
 import { ENTITY_TYPES, type EntityType } from '../events';
 import type { Engine, FieldValue, Fields } from '../engine';
+import { selectVersion } from '../../projections/prompts';
 import { parseVersion } from '../prompts/semver';
-import { missingVariables, type OutputBound, type RenderLimits } from '../prompts/template';
+import type { RenderLimits } from '../prompts/template';
 import { isPlainObject } from '../domain/input';
+import { readLabel } from '../domain/prompts';
+import { renderVersion, type OutputBudget } from './prompt-render';
 import { contextView } from './views';
 
 export interface EvaluateRequest {
@@ -18,7 +21,11 @@ export interface EvaluateRequest {
   readonly includeEntityData: boolean;
   readonly variables: Readonly<Record<string, unknown>>;
   readonly version: string | undefined;
+  /** A label naming the version (`latest`, `production`, a custom one); never given with `version`. */
+  readonly label: string | undefined;
   readonly shouldCompile: boolean;
+  /** Refuse a render with variables missing (the record says which) instead of rendering them empty. */
+  readonly strict: boolean;
 }
 
 export interface EvaluateResponse {
@@ -54,15 +61,21 @@ export function parseEvaluateRequest(body: unknown, limits: FieldLimits): Evalua
   if (version !== undefined && (typeof version !== 'string' || parseVersion(version) === undefined)) {
     throw badRequest('entity_inputs.version must be a version string like 1.2.0');
   }
+  const label = inputs.label === undefined ? undefined : readLabel(inputs.label, 'entity_inputs.label');
+  if (version !== undefined && label !== undefined) throw badRequest('entity_inputs takes version or label, not both');
   const shouldCompile = inputs.shouldCompile === undefined ? true : inputs.shouldCompile;
   if (typeof shouldCompile !== 'boolean') throw badRequest('entity_inputs.shouldCompile must be a boolean');
+  const strict = inputs.strict === undefined ? false : inputs.strict;
+  if (typeof strict !== 'boolean') throw badRequest('entity_inputs.strict must be a boolean');
   return {
     entityType: body.entity_type as EntityType,
     fields: readFields(body.fields, limits),
     includeEntityData,
     variables,
     version,
+    label,
     shouldCompile,
+    strict,
   };
 }
 
@@ -134,7 +147,11 @@ function isLive(state: CatalogState, type: EntityType, id: string): boolean {
 function entityData(state: CatalogState, request: EvaluateRequest, entities: EvaluateResponse['entities'], limits: PromptLimits) {
   const data: { [key: string]: unknown } = {};
   if (request.entityType === 'evaluation') return data;
-  const output: RenderedOutput = { left: limits.responseMaxRenderBytes };
+  const total = limits.responseMaxRenderBytes;
+  const output: OutputBudget = {
+    left: total,
+    reason: `the prompts rendered for this answer would pass ${total} bytes; the limit is RULEVAULT_RESPONSE_MAX_RENDER_BYTES=${total}`,
+  };
   for (const { entity_id: id } of entities) {
     const key = `${request.entityType}:${id}`;
     if (key in data) continue;
@@ -145,40 +162,27 @@ function entityData(state: CatalogState, request: EvaluateRequest, entities: Eva
   return data;
 }
 
-/** Rendered bytes still allowed in this answer (RULEVAULT_RESPONSE_MAX_RENDER_BYTES), spent in entity order. */
-interface RenderedOutput {
-  left: number;
-}
-
 /**
- * The contract §1.3 prompt record, or null when the requested version does not
- * exist. A render that fails or passes a limit leaves `compiled_prompt` null
- * and says why in `error`; the rest of the answer stands.
+ * The contract §1.3 prompt record, or null when the requested version (or
+ * label) does not exist. A render that fails, passes a limit or is refused
+ * (strict) leaves `compiled_prompt` null and says why in `error`; the rest of
+ * the answer stands.
  */
-function promptRecord(prompt: PromptRecord, request: EvaluateRequest, limits: PromptLimits, output: RenderedOutput) {
-  const version = request.version === undefined
-    ? prompt.versions[prompt.versions.length - 1]
-    : prompt.versions.find((v) => v.version === request.version);
+function promptRecord(prompt: PromptRecord, request: EvaluateRequest, limits: PromptLimits, output: OutputBudget) {
+  const version = selectVersion(prompt, request);
   if (version === undefined) return null;
-  const template = version.compiled;
-  const total = limits.responseMaxRenderBytes;
-  const bound: OutputBound = {
-    bytes: output.left,
-    reason: `the prompts rendered for this answer would pass ${total} bytes; the limit is RULEVAULT_RESPONSE_MAX_RENDER_BYTES=${total}`,
-  };
-  const rendered = request.shouldCompile ? template?.render(request.variables, limits, bound) : undefined;
-  if (rendered !== undefined && rendered.error === undefined) output.left -= Buffer.byteLength(rendered.text, 'utf8');
-  const variables = template?.variables(limits) ?? [];
-  const failed = rendered?.error !== undefined;
+  const rendered = renderVersion(version, request, limits, output);
   return {
     id: prompt.id,
     name: prompt.name,
     version: version.version,
-    prompt: version.template,
-    compiled_prompt: failed ? null : rendered?.text ?? version.template,
-    ...(failed ? { error: rendered.error } : {}),
-    variables,
-    missing_variables: rendered?.missing ?? missingVariables(variables, request.variables),
+    type: rendered.type,
+    prompt: rendered.prompt,
+    compiled_prompt: rendered.compiled,
+    ...(rendered.error !== undefined ? { error: rendered.error } : {}),
+    variables: rendered.variables,
+    missing_variables: rendered.missing,
+    config: version.config ?? null,
     tags: prompt.tags,
     meta_properties: prompt.meta_properties,
     status: prompt.status,

@@ -5,6 +5,8 @@ import type { RuleRecord } from '../../projections';
 import { badRequest, notFound } from '../errors';
 import { decodeEvent, streams, type RuleBody } from '../events';
 import { parseVersion } from '../prompts/semver';
+import { findPrompt, selectVersion } from '../../projections/prompts';
+import { readLabel } from '../domain/prompts';
 import type { TemplateLimits } from '../prompts/template';
 import type { ReadModel } from '../read-model';
 import type { EventStore, Json } from '../store/port';
@@ -80,13 +82,25 @@ export function createQueries(store: EventStore, readModel: ReadModel, templateL
         next_cursor: page.next_cursor,
       };
     },
-    getPrompt(id: string, version: string | undefined) {
-      const prompt = state.prompts.get(id);
-      if (prompt === undefined) throw notFound('prompt', id);
+    /** A prompt by id or name, at a version, a label, or (neither) the latest. */
+    getPrompt(ref: string, version: string | undefined, label?: string) {
+      const prompt = findPrompt(state.prompts, ref);
+      if (prompt === undefined) throw notFound('prompt', ref);
       if (version !== undefined && parseVersion(version) === undefined) throw badRequest('version must be MAJOR.MINOR.PATCH');
-      const selected = version === undefined ? prompt.versions[prompt.versions.length - 1] : prompt.versions.find((v) => v.version === version);
-      if (selected === undefined) throw notFound(`version ${version} of prompt`, id);
+      if (label !== undefined) readLabel(label, 'label');
+      if (version !== undefined && label !== undefined) throw badRequest('give version or label, not both');
+      const selected = selectVersion(prompt, { version, label });
+      if (selected === undefined) {
+        throw label === undefined ? notFound(`version ${version} of prompt`, prompt.id) : notFound(`label ${label} of prompt`, prompt.id);
+      }
       return promptAdminView(prompt, selected, templateLimits);
+    },
+    /** Every event of the prompt's stream (versions, label moves, changes) with who, when and where. */
+    async promptHistory(ref: string) {
+      const id = findPrompt(state.prompts, ref)?.id ?? ref;
+      const events = await store.readStream(streams.prompt(id));
+      if (events.length === 0) throw notFound('prompt', ref);
+      return { events: events.map(eventView) };
     },
 
     listSecrets(query: ListQuery = {}) {

@@ -7,6 +7,7 @@ import type {
 } from '../../projections';
 import type { TemplateLimits } from '../prompts/template';
 import { toJsonPosition } from '../store/port';
+import { rawPrompt, versionType, versionVariables } from './prompt-render';
 
 function provenance(record: Provenance) {
   return {
@@ -51,19 +52,31 @@ export function contextAdminView(context: ContextRecord) {
   return { ...contextView(context), ...provenance(context) };
 }
 
+/** A prompt at one version; `labels` maps every label, `latest` included, to the version it names. */
 export function promptAdminView(prompt: PromptRecord, version: PromptVersion, limits: TemplateLimits) {
+  const labels = promptLabels(prompt);
+  const labelsOf = (v: string) => Object.keys(labels).filter((label) => labels[label] === v).sort();
   return {
     id: prompt.id,
     name: prompt.name,
     version: version.version,
-    prompt: version.template,
-    variables: version.compiled?.variables(limits) ?? [],
+    type: versionType(version),
+    prompt: rawPrompt(version),
+    variables: versionVariables(version, limits),
+    config: version.config ?? null,
+    labels,
     tags: prompt.tags,
     meta_properties: prompt.meta_properties,
     status: prompt.status,
-    versions: prompt.versions.map((v) => ({ version: v.version, created_by: v.created_by, created_at: v.created_at })),
+    versions: prompt.versions.map((v) => ({ version: v.version, labels: labelsOf(v.version), created_by: v.created_by, created_at: v.created_at })),
     ...provenance(prompt),
   };
+}
+
+/** The prompt's labels with `latest` (the newest version), sorted by name. */
+export function promptLabels(prompt: PromptRecord): { [label: string]: string } {
+  const all: { [label: string]: string } = { ...prompt.labels, latest: prompt.versions[prompt.versions.length - 1]!.version };
+  return Object.fromEntries(Object.keys(all).sort().map((label) => [label, all[label]!]));
 }
 
 export function secretView(secret: SecretRecord) {

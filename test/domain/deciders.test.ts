@@ -58,7 +58,7 @@ t.test('prompts', async (t) => {
   const input = parsePromptCreate({ name: 'p', prompt: 'Hi {{x}}' }, DEFAULTS.limits);
   t.equal(input.version, '1.0.0');
   t.match(decideCreatePrompt('p1', input), [{ type: 'PromptCreated', data: { id: 'p1', version: '1.0.0', template: 'Hi {{x}}' } }]);
-  const prompt = { id: 'p1', name: 'p', tags: [], meta_properties: {}, status: 'ACTIVE', ...provenance, versions: [{ version: '1.9.0', template: 'x', compiled: undefined, created_by: 'k', created_at: 'now' }] } as PromptRecord;
+  const prompt = { id: 'p1', name: 'p', tags: [], meta_properties: {}, status: 'ACTIVE', ...provenance, labels: {}, versions: [{ version: '1.9.0', template: 'x', compiled: undefined, created_by: 'k', created_at: 'now' }] } as PromptRecord;
   t.match(decideAddPromptVersion('p1', prompt, { template: 'y', version: undefined }, undefined), [{ data: { version: '1.10.0' } }]);
   rejects(t, () => decideAddPromptVersion('p1', prompt, { template: 'y', version: '1.9.0' }, undefined), 'conflict', /greater than the latest version 1\.9\.0/);
 });

@@ -87,7 +87,7 @@ forCells(t, 'admin-writes', (t, cell) => {
     const prompt = await created('/api/prompts', { name: 'q', prompt: 'x' });
     const misspelt = await admin.get(`/api/prompts/${prompt.id}?verison=1.0.0`);
     t.equal(misspelt.status, 400);
-    t.equal(misspelt.json.err, 'unknown query parameter "verison"; allowed: version');
+    t.equal(misspelt.json.err, 'unknown query parameter "verison"; allowed: version, label');
     t.equal((await admin.get(`/api/prompts/${prompt.id}?version=1.0.0`)).status, 200, 'the right one works');
     for (const [method, path] of [
       // status is a filter of the rule list since issue 17 item 6; a misspelt one is still refused.
@@ -128,7 +128,7 @@ forCells(t, 'admin-writes', (t, cell) => {
     const contextPath = `/api/contexts/${context.id}`;
     const same = await admin.patch(contextPath, { name: 'c', content: 'x', tags: [], meta_properties: {} });
     t.equal(same.json.revision, '0');
-    const prompt = await created('/api/prompts', { name: 'p', prompt: 'x', tags: ['a'] });
+    const prompt = await created('/api/prompts', { name: 'p-noop', prompt: 'x', tags: ['a'] });
     t.equal((await admin.patch(`/api/prompts/${prompt.id}`, { tags: ['a'], status: 'ACTIVE' })).json.revision, '0');
     const secret = await created('/api/vault/secrets', { key: 'NOOP_TEST', value: 'v', tags: ['t'] });
     const secretPatch = await admin.patch(`/api/vault/secrets/${secret.id}`, {});

@@ -142,12 +142,13 @@ function corpus(): Case[] {
     }
     add({ name: at('no key'), path, body });
     // Paths: the aliases served, and what is not the endpoint.
-    for (const alias of [`${path}/`, path.toUpperCase(), `${path.toUpperCase()}/`, path.replace('api', 'Api'), `${path}?x=1`, `${path}/?x=1`]) {
+    // `//api/...`: leading slashes collapse (a base URL ending in `/`), on every route.
+    for (const alias of [`${path}/`, path.toUpperCase(), `${path.toUpperCase()}/`, path.replace('api', 'Api'), `${path}?x=1`, `${path}/?x=1`, `/${path}`]) {
       add({ name: `alias ${alias}`, path: alias, key, body });
       add({ name: `alias ${alias} without a key`, path: alias, body });
       add({ name: `alias ${alias} bad body`, path: alias, key, body: '   ' });
     }
-    for (const other of [`${path}//`, `${path}/x`, `/${path}`, path.replace('api/', 'api//'), `${path.slice(0, -1)}%${path.charCodeAt(path.length - 1).toString(16)}`]) {
+    for (const other of [`${path}//`, `${path}/x`, path.replace('api/', 'api//'), `${path.slice(0, -1)}%${path.charCodeAt(path.length - 1).toString(16)}`]) {
       add({ name: `not the endpoint ${other}`, path: other, key, body });
     }
     // Methods.

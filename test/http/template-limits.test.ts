@@ -36,8 +36,11 @@ function evaluatePrompts(on: Client, suite: string, variables: unknown) {
   });
 }
 
+// Prompt names are unique: each prompt of this file gets its own.
+let prompts = 0;
+
 async function createPrompt(on: Client, prompt: string): Promise<string> {
-  const answer = await on.post('/api/prompts', { name: 'p', prompt });
+  const answer = await on.post('/api/prompts', { name: `p${++prompts}`, prompt });
   if (answer.status !== 201) throw new Error(`prompt not created: ${answer.text}`);
   return answer.json.id as string;
 }

@@ -13,7 +13,7 @@ import { buildApp } from './build-app';
 import { listRoutes, toOpenApiPath } from './express-routes';
 import { createSchemaCheck } from './schema-check';
 
-const METHODS: readonly HttpMethod[] = ['get', 'post', 'patch', 'delete'];
+const METHODS: readonly HttpMethod[] = ['get', 'post', 'put', 'patch', 'delete'];
 const ALLOWED_ORIGIN = 'https://app.example.com';
 
 function documentedRoutes(): string[] {
@@ -168,6 +168,32 @@ t.test('real answers match the documented schemas', async (t) => {
   await hit('patch', '/api/prompts/{id}', 400, { ...admin, params: { id: prompt.json.id }, body: { prompt: 'no' } });
   const sparePrompt = await hit('post', '/api/prompts', 201, { ...admin, body: { name: 'spare', prompt: 'x' } });
   await hit('delete', '/api/prompts/{id}', 204, { ...admin, params: { id: sparePrompt.json.id } });
+  await hit('post', '/api/prompts', 409, { ...admin, body: { name: 'greet', prompt: 'taken' } });
+
+  // Chat prompts with a config, labels, history, and OpenLIT's route.
+  const chat = await hit('post', '/api/prompts', 201, {
+    ...admin, body: { name: 'chat', prompt: [{ role: 'system', content: 'You help {{user}}.' }, { role: 'user', content: '{{question}}' }], config: { model: 'gpt-4o', temperature: 0.2 } },
+  });
+  await hit('get', '/api/prompts/{id}', 200, { ...admin, params: { id: 'chat' }, query: '?label=latest' });
+  await hit('get', '/api/prompts/{id}', 404, { ...admin, params: { id: 'chat' }, query: '?label=production' });
+  await hit('put', '/api/prompts/{id}/labels/{label}', 200, { ...admin, params: { id: chat.json.id, label: 'production' }, body: { version: '1.0.0' } });
+  await hit('put', '/api/prompts/{id}/labels/{label}', 200, { ...admin, params: { id: 'chat', label: 'staging' }, body: { version: '1.0.0' } });
+  await hit('put', '/api/prompts/{id}/labels/{label}', 400, { ...admin, params: { id: 'chat', label: 'latest' }, body: { version: '1.0.0' } });
+  await hit('put', '/api/prompts/{id}/labels/{label}', 404, { ...admin, params: { id: 'nope', label: 'production' }, body: { version: '1.0.0' } });
+  await hit('put', '/api/prompts/{id}/labels/{label}', 409, { ...admin, params: { id: 'chat', label: 'staging' }, body: { version: '1.0.0' }, headers: { 'if-match': '0' } });
+  await hit('delete', '/api/prompts/{id}/labels/{label}', 200, { ...admin, params: { id: 'chat', label: 'staging' } });
+  await hit('delete', '/api/prompts/{id}/labels/{label}', 404, { ...admin, params: { id: 'chat', label: 'staging' } });
+  await hit('delete', '/api/prompts/{id}/labels/{label}', 400, { ...admin, params: { id: 'chat', label: 'production' } });
+  await hit('get', '/api/prompts/{id}/history', 200, { ...admin, params: { id: 'chat' } });
+  await hit('get', '/api/prompts/{id}/history', 404, { ...admin, params: { id: 'nope' } });
+  const compiledChat = await hit('post', '/api/prompt/get-compiled', 200, {
+    key: evaluateKey, body: { name: 'chat', version: 'production', variables: { user: 'Ada', question: 'Why?' }, shouldCompile: true, source: 'ts-sdk' },
+  });
+  t.same(compiledChat.json.res.compiledPrompt, [{ role: 'system', content: 'You help Ada.' }, { role: 'user', content: 'Why?' }]);
+  await hit('post', '/api/prompt/get-compiled', 200, { key: evaluateKey, body: { name: 'greet' } });
+  await hit('post', '/api/prompt/get-compiled', 200, { key: evaluateKey, body: { name: 'nope' } });
+  await hit('post', '/api/prompt/get-compiled', 200, { body: { name: 'greet' } });
+  await hit('post', '/api/prompt/get-compiled', 403, { key: evaluateKey, body: { name: 'greet' }, headers: { origin: 'null' } });
 
   // Rules.
   const ruleBody = {

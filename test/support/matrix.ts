@@ -40,6 +40,8 @@ export const MATRIX = {
   evaluate: [SQLITE_LEAN, SQLITE_EXPRESS, ESDB_LEAN],
   'get-secrets': [SQLITE_LEAN, SQLITE_EXPRESS, ESDB_LEAN],
   observability: [SQLITE_LEAN, SQLITE_EXPRESS, ESDB_LEAN],
+  'openlit-prompts': [SQLITE_LEAN, SQLITE_EXPRESS, ESDB_LEAN],
+  'prompt-labels': [SQLITE_LEAN, ESDB_LEAN],
   restart: [SQLITE_LEAN, ESDB_LEAN],
   'rules-admin': [SQLITE_LEAN, ESDB_LEAN],
 } as const satisfies Record<string, readonly Cell[]>;

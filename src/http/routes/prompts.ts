@@ -1,4 +1,4 @@
-/** Admin API for prompts and their versions (scope admin). */
+/** Admin API for prompts, their versions and labels (scope admin). `:id` is a prompt's id or its name. */
 import { Router } from 'express';
 import { adminRequest, sendVersioned } from '../admin-request';
 import { param, type HttpDeps } from '../deps';
@@ -22,8 +22,20 @@ export function promptsRouter(deps: HttpDeps): Router {
     res.json(queries.listPrompts(query));
   });
   router.get(`${base}/:id`, (req, res) => {
-    const { query } = adminRequest(deps, req, res, ['version']);
-    sendVersioned(res, 200, queries.getPrompt(param(req, 'id'), query.version));
+    const { query } = adminRequest(deps, req, res, ['version', 'label']);
+    sendVersioned(res, 200, queries.getPrompt(param(req, 'id'), query.version, query.label));
+  });
+  router.get(`${base}/:id/history`, async (req, res) => {
+    adminRequest(deps, req, res);
+    res.json(await queries.promptHistory(param(req, 'id')));
+  });
+  router.put(`${base}/:id/labels/:label`, async (req, res) => {
+    const { actor, ifMatch } = adminRequest(deps, req, res);
+    sendVersioned(res, 200, await catalog.movePromptLabel(param(req, 'id'), param(req, 'label'), req.body, actor, ifMatch));
+  });
+  router.delete(`${base}/:id/labels/:label`, async (req, res) => {
+    const { actor, ifMatch } = adminRequest(deps, req, res);
+    sendVersioned(res, 200, await catalog.removePromptLabel(param(req, 'id'), param(req, 'label'), actor, ifMatch));
   });
   router.patch(`${base}/:id`, async (req, res) => {
     const { actor, ifMatch } = adminRequest(deps, req, res);
