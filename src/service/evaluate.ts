@@ -21,6 +21,9 @@ export interface EvaluateRequest {
   readonly shouldCompile: boolean;
 }
 
+/** What evaluate reads of the catalog: the server's whole state, or a client's copy of the stream's view (evaluation-view.ts). */
+export type EvaluationState = Pick<CatalogState, 'rules' | 'contexts' | 'prompts'>;
+
 export interface EvaluateResponse {
   matchingRuleIds: string[];
   entities: { rule_id: string; entity_type: EntityType; entity_id: string }[];
@@ -89,7 +92,7 @@ function readFields(value: unknown, limits: FieldLimits): Fields {
   return value as { [field: string]: FieldValue };
 }
 
-export function evaluate(state: CatalogState, engine: Engine, request: EvaluateRequest, limits: PromptLimits): EvaluateResponse {
+export function evaluate(state: EvaluationState, engine: Engine, request: EvaluateRequest, limits: PromptLimits): EvaluateResponse {
   const matchingRuleIds = engine.evaluate(request.fields);
   const entities: EvaluateResponse['entities'] = [];
   for (const ruleId of matchingRuleIds) {
@@ -124,13 +127,13 @@ function linkedIds(rule: RuleRecord | undefined, type: EntityType): readonly str
 }
 
 /** Deleted or INACTIVE contexts and prompts drop out of answers; evaluation ids are opaque. */
-function isLive(state: CatalogState, type: EntityType, id: string): boolean {
+function isLive(state: EvaluationState, type: EntityType, id: string): boolean {
   if (type === 'evaluation') return true;
   const record: ContextRecord | PromptRecord | undefined = type === 'context' ? state.contexts.get(id) : state.prompts.get(id);
   return record !== undefined && record.status === 'ACTIVE';
 }
 
-function entityData(state: CatalogState, request: EvaluateRequest, entities: EvaluateResponse['entities'], limits: PromptLimits) {
+function entityData(state: EvaluationState, request: EvaluateRequest, entities: EvaluateResponse['entities'], limits: PromptLimits) {
   const data: { [key: string]: unknown } = {};
   if (request.entityType === 'evaluation') return data;
   const output: RenderedOutput = { left: limits.responseMaxRenderBytes };
