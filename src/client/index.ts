@@ -88,3 +88,4 @@ async function post(options: ClientOptions, path: string, body: unknown): Promis
     return { failure: `RuleVault answered ${response.status} without a JSON body` };
   }
 }
+export { createLocalEvaluator, type LocalEvaluateRequest, type LocalEvaluateResult, type LocalEvaluator, type LocalEvaluatorOptions } from './local';
