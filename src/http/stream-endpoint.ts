@@ -61,14 +61,14 @@ export function serveStream(deps: HttpDeps, req: IncomingMessage, res: ServerRes
     connection: 'close',
   });
   const sink: StreamSink = {
-    write: (text) => {
-      res.write(text);
+    write: (chunk) => {
+      res.write(chunk);
     },
     get buffered() {
       return res.writableLength;
     },
-    end: (text) => {
-      res.end(text);
+    end: (chunk) => {
+      res.end(chunk);
     },
   };
   const unsubscribe = deps.changeFeed.subscribe(after, sink);

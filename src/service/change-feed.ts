@@ -14,11 +14,12 @@ import type { RecordedEvent } from '../store/port';
 import { createEvaluationView, type EvaluationView } from './evaluation-view';
 
 export interface StreamSink {
-  write(text: string): void;
+  /** Frames are Buffers built once and shared: a write keeps a reference, never a copy (1,000 subscribers, one snapshot in memory). */
+  write(chunk: Buffer): void;
   /** Bytes written and not yet taken by the peer: the response's write back-pressure. */
   readonly buffered: number;
   /** Writes a last frame and ends the stream. */
-  end(text: string): void;
+  end(chunk: Buffer): void;
 }
 
 export interface ChangeFeed {
@@ -38,7 +39,8 @@ export interface ChangeFeed {
 
 /** SSE reconnection delay a browser's EventSource uses (the frame `retry:`). */
 const RETRY_MS = 1000;
-const HEARTBEAT = ': heartbeat\n\n';
+const HEARTBEAT = Buffer.from(': heartbeat\n\n');
+const RETRY = Buffer.from(`retry: ${RETRY_MS}\n\n`);
 
 export const CUTOFF_MESSAGE = 'this subscriber fell too far behind (RULEVAULT_STREAM_MAX_BUFFER_BYTES): reconnect with Last-Event-ID to resume';
 export const SHUTDOWN_MESSAGE = 'the node is shutting down: reconnect (to it or another node) with Last-Event-ID to resume';
@@ -51,7 +53,7 @@ interface Subscriber {
 
 interface Published {
   readonly position: bigint;
-  readonly frame: string;
+  readonly frame: Buffer;
 }
 
 export function createChangeFeed(readModel: ReadModel, settings: StreamSettings, limits: Limits): ChangeFeed {
@@ -60,7 +62,7 @@ export function createChangeFeed(readModel: ReadModel, settings: StreamSettings,
   let base = -1n;
   let window: Published[] = [];
   let first = 0;
-  let snapshotCache: { readonly position: bigint | undefined; readonly frame: string } | undefined;
+  let snapshotCache: { readonly position: bigint | undefined; readonly frame: Buffer } | undefined;
   const subscribers = new Set<Subscriber>();
   let heartbeat: NodeJS.Timeout | undefined;
   let closed = false;
@@ -72,9 +74,8 @@ export function createChangeFeed(readModel: ReadModel, settings: StreamSettings,
   function publish(current: EvaluationView, event: RecordedEvent): void {
     const frame = eventFrame('change', event.position, JSON.stringify(current.apply(readModel.state, event)));
     remember({ position: event.position, frame });
-    const bytes = Buffer.byteLength(frame);
     for (const subscriber of subscribers) {
-      if (subscriber.sink.buffered + bytes > subscriber.allowance) {
+      if (subscriber.sink.buffered + frame.length > subscriber.allowance) {
         subscribers.delete(subscriber);
         subscriber.sink.end(messageFrame('cutoff', CUTOFF_MESSAGE));
       } else {
@@ -109,7 +110,7 @@ export function createChangeFeed(readModel: ReadModel, settings: StreamSettings,
     return view;
   }
 
-  function snapshotFrame(current: EvaluationView): string {
+  function snapshotFrame(current: EvaluationView): Buffer {
     const position = readModel.position;
     // One snapshot text per position, shared by every subscriber that starts there (a reconnect storm builds it once).
     if (snapshotCache === undefined || snapshotCache.position !== position) {
@@ -119,12 +120,12 @@ export function createChangeFeed(readModel: ReadModel, settings: StreamSettings,
   }
 
   /** The frames that bring a subscriber at `after` up to now, or undefined when some are gone. */
-  function replay(after: bigint): string | undefined {
+  function replay(after: bigint): Buffer[] | undefined {
     const position = readModel.position ?? -1n;
     if (after < base || after > position) return undefined;
-    let text = '';
-    for (let i = first; i < window.length; i++) if (window[i]!.position > after) text += window[i]!.frame;
-    return text;
+    const frames: Buffer[] = [];
+    for (let i = first; i < window.length; i++) if (window[i]!.position > after) frames.push(window[i]!.frame);
+    return frames;
   }
 
   function startHeartbeat(): void {
@@ -143,9 +144,13 @@ export function createChangeFeed(readModel: ReadModel, settings: StreamSettings,
     subscribe(after, sink) {
       const current = started();
       const resumed = after === undefined ? undefined : replay(after);
-      const opening = `retry: ${RETRY_MS}\n\n${resumed ?? snapshotFrame(current)}`;
-      const subscriber: Subscriber = { sink, allowance: settings.maxBufferBytes + Buffer.byteLength(opening) };
-      sink.write(opening);
+      const opening = [RETRY, ...(resumed ?? [snapshotFrame(current)])];
+      let bytes = 0;
+      for (const chunk of opening) {
+        sink.write(chunk);
+        bytes += chunk.length;
+      }
+      const subscriber: Subscriber = { sink, allowance: settings.maxBufferBytes + bytes };
       subscribers.add(subscriber);
       startHeartbeat();
       return () => {
@@ -169,11 +174,11 @@ export function createChangeFeed(readModel: ReadModel, settings: StreamSettings,
   };
 }
 
-function eventFrame(event: string, position: bigint | undefined, data: string): string {
+function eventFrame(event: string, position: bigint | undefined, data: string): Buffer {
   // JSON.stringify escapes line breaks, so the data is one `data:` line.
-  return `${position === undefined ? '' : `id: ${position}\n`}event: ${event}\ndata: ${data}\n\n`;
+  return Buffer.from(`${position === undefined ? '' : `id: ${position}\n`}event: ${event}\ndata: ${data}\n\n`);
 }
 
-function messageFrame(event: string, message: string): string {
-  return `event: ${event}\ndata: ${JSON.stringify({ err: message })}\n\n`;
+function messageFrame(event: string, message: string): Buffer {
+  return Buffer.from(`event: ${event}\ndata: ${JSON.stringify({ err: message })}\n\n`);
 }
