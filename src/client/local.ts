@@ -161,15 +161,8 @@ export function createLocalEvaluator(options: LocalEvaluatorOptions = {}): Local
     connected = true;
     lastError = undefined;
     heard();
-    const parser = createSseParser(onEvent, heard);
-    const reader = response.body.getReader();
-    const decoder = new TextDecoder();
     try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        parser.push(decoder.decode(value, { stream: true }));
-      }
+      await readSse(response.body, createSseParser(onEvent, heard));
     } finally {
       connected = false;
     }
@@ -278,6 +271,17 @@ function errorOf(text: string): string {
 
 function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref?.());
+}
+
+/** Feeds a response body to an SSE parser until the body ends. */
+export async function readSse(body: ReadableStream<Uint8Array>, parser: { push(chunk: string): void }): Promise<void> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    parser.push(decoder.decode(value, { stream: true }));
+  }
 }
 
 export interface SseEvent {

@@ -1,5 +1,5 @@
 /** A change-stream subscriber for black-box tests: every event and heartbeat it got, in order, and a way to wait for the next one. */
-import { createSseParser, type SseEvent } from '../../src/client/local';
+import { createSseParser, readSse, type SseEvent } from '../../src/client/local';
 
 export interface StreamReader {
   readonly status: number;
@@ -41,14 +41,8 @@ export async function openStream(base: string, key: string | undefined, headers:
       finished = true;
       return;
     }
-    const reader = response.body.getReader();
-    const decoder = new TextDecoder();
     try {
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) break;
-        parser.push(decoder.decode(value, { stream: true }));
-      }
+      await readSse(response.body, parser);
     } catch {
       // aborted by close()
     } finally {
