@@ -127,6 +127,12 @@ export function promptVersion(
   };
 }
 
+/** A version as sent without its compiled templates (the change stream), compiled again (lazily, like the fold's). */
+export function recompiledVersion(version: Omit<PromptVersion, 'compiled' | 'messages'> & { readonly messages?: readonly PromptMessage[] }): PromptVersion {
+  const { messages, ...rest } = version;
+  return { ...rest, compiled: wrap(version.template), ...(messages !== undefined ? { messages: messages.map(wrapMessage) } : {}) };
+}
+
 function wrapMessage(message: PromptMessage) {
   return { role: message.role, content: message.content, compiled: wrap(message.content) };
 }

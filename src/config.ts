@@ -69,8 +69,19 @@ export interface Config {
   readonly auditCheckpoints: number;
   /** Bearer token that may read /metrics besides admin keys; undefined: admin keys only. */
   readonly metricsTokenHash: string | undefined;
+  /** The change stream (src/service/change-feed.ts, README "GET /api/rule-engine/stream"). */
+  readonly stream: StreamSettings;
   /** Tests only: the erasure step at which the process kills itself (src/crash-points.ts). */
   readonly testCrashAt: CrashPoint | undefined;
+}
+
+export interface StreamSettings {
+  /** Milliseconds between heartbeat comment lines on every open stream. */
+  readonly heartbeatMs: number;
+  /** Unsent bytes a subscriber may have queued (past its first snapshot) before it is cut off. */
+  readonly maxBufferBytes: number;
+  /** Changes kept for resuming from Last-Event-ID; an older position gets a fresh snapshot. */
+  readonly replayEvents: number;
 }
 
 export const DEFAULTS = {
@@ -97,6 +108,11 @@ export const DEFAULTS = {
   requestTimeoutMs: 30_000,
   snapshotIntervalMs: 5 * 60_000,
   auditCheckpoints: 512,
+  stream: {
+    heartbeatMs: 15_000,
+    maxBufferBytes: 4 * 1024 * 1024, // bytes
+    replayEvents: 10_000,
+  },
 } as const;
 
 export class ConfigError extends Error {
@@ -174,6 +190,11 @@ function readConfig(env: Env): Omit<Config, 'unknownVariables'> {
     snapshotIntervalMs: integer(env, 'RULEVAULT_SNAPSHOT_INTERVAL_MS', DEFAULTS.snapshotIntervalMs, 0, 7 * 24 * 3_600_000),
     metricsTokenHash: optionalSecretHash(env, 'RULEVAULT_METRICS_TOKEN'),
     auditCheckpoints: integer(env, 'RULEVAULT_AUDIT_CHECKPOINTS', DEFAULTS.auditCheckpoints, 2, 65_536),
+    stream: Object.freeze({
+      heartbeatMs: integer(env, 'RULEVAULT_STREAM_HEARTBEAT_MS', DEFAULTS.stream.heartbeatMs, 10, 3_600_000),
+      maxBufferBytes: integer(env, 'RULEVAULT_STREAM_MAX_BUFFER_BYTES', DEFAULTS.stream.maxBufferBytes, 1024, 1024 * 1024 * 1024),
+      replayEvents: integer(env, 'RULEVAULT_STREAM_REPLAY_EVENTS', DEFAULTS.stream.replayEvents, 0, 10_000_000),
+    }),
     testCrashAt: crashPointSetting(env),
   };
 }

@@ -20,6 +20,7 @@ import { createMetrics } from './metrics';
 import { createReadModel, type ReadModel } from './read-model';
 import { createApiKeyCommands } from './service/api-key-commands';
 import { createCatalogCommands } from './service/catalog-commands';
+import { createChangeFeed } from './service/change-feed';
 import { createCommandBus, type Runtime } from './service/command-bus';
 import { createQueries } from './service/queries';
 import { createVaultCommands } from './service/vault-commands';
@@ -73,6 +74,7 @@ export function createServices({ config, store, sealer, readModel, logger, runti
     queries: createQueries(store, readModel, config.limits),
     metrics: createMetrics(readModel, store),
     vaultProblem: createVaultHealth(readModel, sealer, logger),
+    changeFeed: createChangeFeed(readModel, config.stream, config.limits),
     audit: createAuditService({ store, readModel, limits: config.limits, timeTravel: { maxCheckpoints: config.auditCheckpoints } }),
   };
 }
@@ -162,7 +164,10 @@ export async function startNode(config: Config, options: NodeOptions = {}): Prom
   let stopping: Promise<void> | undefined;
   function stop(): Promise<void> {
     stopping ??= (async () => {
-      await closeServer(server, config.shutdownGraceMs);
+      const closing = closeServer(server, config.shutdownGraceMs);
+      // Streams never finish by themselves: end them (with a message saying so) once the server stops accepting.
+      httpDeps.changeFeed.close();
+      await closing;
       snapshots.stop();
       await snapshots.save('shutdown');
       await subscription?.close();

@@ -21,6 +21,12 @@ export interface ReadModel {
   markCaughtUp(): void;
   /** Resolves once the event at `position` (or a later one) has been applied. */
   waitFor(position: bigint): Promise<void>;
+  /**
+   * Calls `listener` after each event is applied, before any `waitFor` of it
+   * resolves: a write's command answers only after its listeners ran (the
+   * change stream publishes from here). Returns the unsubscribe function.
+   */
+  onApplied(listener: (event: RecordedEvent) => void): () => void;
 }
 
 interface Waiter {
@@ -33,6 +39,7 @@ export function createReadModel(initial: CatalogState = initialState()): ReadMod
   const state = initial;
   const compiled = createEngine();
   let waiters: Waiter[] = [];
+  let listeners: ((event: RecordedEvent) => void)[] = [];
   let caughtUp = false;
   // Until caught up, rule changes are only noted and each rule is compiled
   // once, on first use of the engine: a replay of 1M events where rules
@@ -72,6 +79,7 @@ export function createReadModel(initial: CatalogState = initialState()): ReadMod
         if (caughtUp) sync(id);
         else pending.add(id);
       }
+      for (const listener of listeners) listener(event);
       if (waiters.length > 0) {
         const ready = waiters.filter((w) => applied(w.position));
         waiters = waiters.filter((w) => !applied(w.position));
@@ -85,6 +93,12 @@ export function createReadModel(initial: CatalogState = initialState()): ReadMod
     waitFor(position) {
       if (applied(position)) return Promise.resolve();
       return new Promise((resolve) => waiters.push({ position, resolve }));
+    },
+    onApplied(listener) {
+      listeners = [...listeners, listener];
+      return () => {
+        listeners = listeners.filter((l) => l !== listener);
+      };
     },
   };
 }

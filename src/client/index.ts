@@ -31,3 +31,4 @@ export async function evaluate(options: EvaluateOptions): Promise<EvaluateResult
   const { url, apiKey, timeoutMs, ...request } = options;
   return new RuleVaultClient({ url, apiKey, timeoutMs }).evaluate(request);
 }
+export { createLocalEvaluator, type LocalEvaluateRequest, type LocalEvaluateResult, type LocalEvaluator, type LocalEvaluatorOptions } from './local';

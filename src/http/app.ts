@@ -10,6 +10,8 @@ import { NOT_READY_MESSAGE, errorBody, toErrorAnswer } from './errors';
 import { publicEndpointAt } from './public-endpoints';
 import { declaresTooLarge, payloadTooLarge } from './request-body';
 import { recordRequest } from './request-log';
+import { serveStream, STREAM_PATH } from './stream-endpoint';
+import { writePosition } from './write-position';
 import { auditRouter } from './routes/audit';
 import { consoleRouter } from './routes/console';
 import { metricsRouter } from './routes/metrics';
@@ -55,6 +57,10 @@ export function createApp(deps: HttpDeps): express.Express {
 
   // The public endpoints answer everything past the origin policy themselves, readiness included (public-endpoints.ts).
   app.use(publicFrontDoor(deps));
+  // The change stream answers readiness and errors itself too (stream-endpoint.ts).
+  app.get(STREAM_PATH, (req, res) => {
+    serveStream(deps, req, res, res.locals as RequestLocals);
+  });
 
   // Until the log is replayed, answers would be built from a partial rule set: refuse them.
   app.use('/api', (_req, _res, next) => {
@@ -73,6 +79,8 @@ export function createApp(deps: HttpDeps): express.Express {
 
   // JSON whatever the Content-Type says (contract §1): clients send text/plain or none.
   app.use(express.json({ type: () => true, limit: config.limits.maxBodyBytes, strict: false }));
+
+  app.use('/api', writePosition(deps));
 
   if (config.benchRoutes) {
     // The benchmark's baseline: everything this app does for a request except the work (bench/scenarios/http-*.ts).

@@ -9,6 +9,7 @@ import type { Metrics } from '../metrics';
 import type { ReadModel } from '../read-model';
 import type { ApiKeyCommands } from '../service/api-key-commands';
 import type { CatalogCommands } from '../service/catalog-commands';
+import type { ChangeFeed } from '../service/change-feed';
 import type { Actor } from '../service/command-bus';
 import type { Queries } from '../service/queries';
 import type { VaultCommands } from '../service/vault-commands';
@@ -26,6 +27,8 @@ export interface HttpDeps {
   readonly logger: Logger;
   readonly metrics: Metrics;
   readonly audit: AuditService;
+  /** The change stream's publisher (GET /api/rule-engine/stream). */
+  readonly changeFeed: ChangeFeed;
   /** Why this process can no longer open its vault (a rotation it does not hold the key of), or undefined. */
   readonly vaultProblem: VaultProblem;
 }

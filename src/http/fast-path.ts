@@ -1,5 +1,5 @@
 /**
- * The lean path: the two public endpoints answered on node:http directly, in
+ * The lean path: the two public endpoints (and the change stream) answered on node:http directly, in
  * front of express, because express's per-request machinery (router, response
  * helpers, middleware chain) cost more than the evaluation itself (bench:
  * http-evaluate). It reads the body itself and hands it to the same front
@@ -9,20 +9,29 @@
  * including a compressed body (express inflates it), goes to express.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { PUBLIC_SURFACE, createOriginPolicy } from './cors';
+import { ADMIN_SURFACE, PUBLIC_SURFACE, createOriginPolicy } from './cors';
 import type { HttpDeps, RequestLocals } from './deps';
 import { publicEndpointAt, servePublic } from './public-endpoints';
 import { readBodyBytes } from './request-body';
 import { recordRequest } from './request-log';
+import { isStreamUrl, serveStream } from './stream-endpoint';
 
 /** Returns a handler that answers the request and returns true, or returns false to leave it to express. */
 export function createFastPath(deps: HttpDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
   const policy = createOriginPolicy(deps.config.corsOrigins, PUBLIC_SURFACE);
+  // The policy express gives every /api route that is not a public endpoint (app.ts), the stream included.
+  const streamPolicy = createOriginPolicy(deps.config.corsOrigins, ADMIN_SURFACE);
   const limit = deps.config.limits.maxBodyBytes;
 
   return (req, res) => {
-    if (req.method !== 'POST' || isCompressed(req)) return false;
     const url = req.url ?? '';
+    if (req.method === 'GET' && isStreamUrl(url)) {
+      const locals: RequestLocals = {};
+      recordRequest(deps, req, res, locals);
+      streamPolicy(req, res, () => serveStream(deps, req, res, locals));
+      return true;
+    }
+    if (req.method !== 'POST' || isCompressed(req)) return false;
     const endpoint = publicEndpointAt(url);
     if (endpoint === undefined) return false;
 

@@ -778,6 +778,19 @@ const paths: { [path: string]: PathItem } = {
       },
     },
   },
+  '/api/rule-engine/stream': {
+    get: {
+      operationId: 'changeStream',
+      summary: 'Server-Sent Events: the active rules and the active entities they link, then every change, each with its log position as id (scope evaluate)',
+      description: 'Events `snapshot`, `change`, `cutoff`, `shutdown`; heartbeats are comment lines. Resume with `Last-Event-ID` (README, Change stream).',
+      tags: ['public'],
+      parameters: [{ name: 'Last-Event-ID', in: 'header', required: false, description: 'the position to resume after', schema: { type: 'string', pattern: '^[0-9]+$' } }],
+      responses: {
+        200: { description: 'the event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } },
+        ...errors(400, 401, 403, 503),
+      },
+    },
+  },
 
   '/api/prompt/get-compiled': {
     post: {

@@ -8,6 +8,7 @@ import { performance } from 'node:perf_hooks';
 import type { HttpDeps, RequestLocals } from './deps';
 import { publicEndpointAt } from './public-endpoints';
 import { requestIdFor } from './request-id';
+import { isStreamUrl, STREAM_PATH } from './stream-endpoint';
 
 /** What express adds to a request that the label reads. */
 type RoutedRequest = IncomingMessage & { readonly route?: { readonly path?: unknown }; readonly originalUrl?: string };
@@ -46,5 +47,6 @@ export function recordRequest(deps: Pick<HttpDeps, 'logger' | 'metrics'>, req: R
 function routeLabel(req: RoutedRequest): string {
   const pattern = req.route?.path;
   if (typeof pattern === 'string') return pattern;
-  return publicEndpointAt(req.originalUrl ?? req.url)?.path ?? 'unmatched';
+  const url = req.originalUrl ?? req.url;
+  return publicEndpointAt(url)?.path ?? (isStreamUrl(url) ? STREAM_PATH : 'unmatched');
 }

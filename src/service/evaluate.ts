@@ -28,6 +28,9 @@ export interface EvaluateRequest {
   readonly strict: boolean;
 }
 
+/** What evaluate reads of the catalog: the server's whole state, or a client's copy of the stream's view (evaluation-view.ts). */
+export type EvaluationState = Pick<CatalogState, 'rules' | 'contexts' | 'prompts'>;
+
 export interface EvaluateResponse {
   matchingRuleIds: string[];
   entities: { rule_id: string; entity_type: EntityType; entity_id: string }[];
@@ -103,7 +106,7 @@ function readFields(value: unknown, limits: FieldLimits): Fields {
 }
 
 /** `engine`: what answers which rules match (the live engine, a scan engine, or dry-run's overlay). */
-export function evaluate(state: CatalogState, engine: Pick<Engine, 'evaluate'>, request: EvaluateRequest, limits: PromptLimits): EvaluateResponse {
+export function evaluate(state: EvaluationState, engine: Pick<Engine, 'evaluate'>, request: EvaluateRequest, limits: PromptLimits): EvaluateResponse {
   const matchingRuleIds = engine.evaluate(request.fields);
   const entities: EvaluateResponse['entities'] = [];
   for (const ruleId of matchingRuleIds) {
@@ -138,13 +141,13 @@ function linkedIds(rule: RuleRecord | undefined, type: EntityType): readonly str
 }
 
 /** Deleted or INACTIVE contexts and prompts drop out of answers; evaluation ids are opaque. */
-function isLive(state: CatalogState, type: EntityType, id: string): boolean {
+function isLive(state: EvaluationState, type: EntityType, id: string): boolean {
   if (type === 'evaluation') return true;
   const record: ContextRecord | PromptRecord | undefined = type === 'context' ? state.contexts.get(id) : state.prompts.get(id);
   return record !== undefined && record.status === 'ACTIVE';
 }
 
-function entityData(state: CatalogState, request: EvaluateRequest, entities: EvaluateResponse['entities'], limits: PromptLimits) {
+function entityData(state: EvaluationState, request: EvaluateRequest, entities: EvaluateResponse['entities'], limits: PromptLimits) {
   const data: { [key: string]: unknown } = {};
   if (request.entityType === 'evaluation') return data;
   const total = limits.responseMaxRenderBytes;

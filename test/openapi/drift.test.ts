@@ -253,6 +253,10 @@ t.test('real answers match the documented schemas', async (t) => {
   await hit('post', '/api/rule-engine/evaluate', 400, { key: evaluateKey, raw: '{"entity_type":' });
   await hit('post', '/api/rule-engine/evaluate', 401, { body: { entity_type: 'context', fields } });
   await hit('post', '/api/rule-engine/evaluate', 403, { ...admin, body: { entity_type: 'context', fields } });
+  // The stream's 200 never ends by itself (test/http/stream.test.ts reads it); its refusals are plain JSON.
+  await hit('get', '/api/rule-engine/stream', 401);
+  await hit('get', '/api/rule-engine/stream', 403, admin);
+  await hit('get', '/api/rule-engine/stream', 400, { key: evaluateKey, headers: { 'last-event-id': 'x' } });
   await hit('post', '/api/rule-engine/evaluate', 403, { key: evaluateKey, body: { entity_type: 'context', fields }, headers: { origin: 'https://evil.example' } });
   await hit('post', '/api/rule-engine/evaluate', 413, { key: evaluateKey, ...huge });
 

@@ -44,6 +44,7 @@ export const MATRIX = {
   'prompt-labels': [SQLITE_LEAN, ESDB_LEAN],
   restart: [SQLITE_LEAN, ESDB_LEAN],
   'rules-admin': [SQLITE_LEAN, ESDB_LEAN],
+  stream: [SQLITE_LEAN, SQLITE_EXPRESS, ESDB_LEAN],
 } as const satisfies Record<string, readonly Cell[]>;
 
 export type Suite = keyof typeof MATRIX;

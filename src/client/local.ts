@@ -1,0 +1,350 @@
+/**
+ * Local evaluation (README "Client library", "Local evaluation"): a client
+ * that follows the change stream (GET /api/rule-engine/stream) and answers
+ * evaluate in-process, with the server's own compiled engine and the server's
+ * own evaluate function over the stream's view (src/service/evaluation-view.ts),
+ * so an answer is the HTTP answer once the client holds the same position.
+ *
+ * No server-only imports: fetch, a small SSE reader, the engine (re2js) and
+ * the prompt templates (handlebars). When the service is unreachable it keeps
+ * answering from the last rule set and reconnects with Last-Event-ID;
+ * `staleness` says how long it has heard nothing.
+ */
+import type { Limits } from '../config';
+import { createEngine, type Engine } from '../engine';
+import { evaluate, parseEvaluateRequest, type EvaluateResponse, type EvaluationState } from '../service/evaluate';
+import { applyStreamChange, restoreEvaluationState, type StreamChange, type StreamSnapshot } from '../service/evaluation-view';
+
+export interface LocalEvaluatorOptions {
+  /** Base URL of the service (a path prefix is kept); default RULEVAULT_URL. */
+  readonly url?: string;
+  /** An API key with the `evaluate` scope; default RULEVAULT_API_KEY. */
+  readonly apiKey?: string;
+  /** First reconnect delay in ms, doubled per failure up to `maxReconnectMs` (default 250). */
+  readonly reconnectMs?: number;
+  /** Longest reconnect delay in ms (default 5,000). */
+  readonly maxReconnectMs?: number;
+  /**
+   * With no event or heartbeat for this many ms the connection is taken as dead
+   * and opened again (default 45,000: three of the server's default heartbeats).
+   */
+  readonly idleTimeoutMs?: number;
+}
+
+/** The body of POST /api/rule-engine/evaluate. */
+export interface LocalEvaluateRequest {
+  readonly entity_type: 'context' | 'prompt' | 'evaluation';
+  readonly fields: Readonly<Record<string, string | number | boolean>>;
+  readonly include_entity_data?: boolean;
+  readonly entity_inputs?: Readonly<Record<string, unknown>>;
+}
+
+/** The HTTP answer: 200's body with `err: null`, or the 400's `{err}` (status 400), or 503 before the first rule set. */
+export type LocalEvaluateResult = ({ readonly err: null } & EvaluateResponse) | { readonly err: string; readonly status: number };
+
+export interface LocalEvaluator {
+  /** Answers from the rule set held now; never waits and never throws. */
+  evaluate(request: LocalEvaluateRequest): LocalEvaluateResult;
+  /** The log position of the rule set held (the last event applied), or undefined before the first. */
+  readonly position: bigint | undefined;
+  /** Milliseconds since the stream last said anything (an event or a heartbeat). */
+  readonly staleness: number;
+  /** True while the stream is open. */
+  readonly connected: boolean;
+  /** Why the last connection failed or ended, with its cause; undefined while all is well. */
+  readonly lastError: Error | undefined;
+  /** Resolves once the first rule set is held. */
+  ready(timeoutMs?: number): Promise<void>;
+  /**
+   * Resolves once the rule set holds `position` (e.g. an admin write's
+   * RuleVault-Position header): read-your-writes. Rejects after `timeoutMs`
+   * (default 10 s), saying how stale the client is.
+   */
+  waitFor(position: bigint | string, timeoutMs?: number): Promise<void>;
+  /** Stops following the stream; evaluate keeps answering from the last rule set. */
+  close(): void;
+}
+
+export const STREAM_PATH = 'api/rule-engine/stream';
+
+interface Held {
+  readonly state: EvaluationState;
+  readonly engine: Engine;
+  readonly limits: Limits;
+}
+
+interface Waiter {
+  readonly position: bigint;
+  readonly resolve: () => void;
+}
+
+export function createLocalEvaluator(options: LocalEvaluatorOptions = {}): LocalEvaluator {
+  const env = typeof process === 'undefined' ? {} : process.env;
+  const base = options.url ?? env.RULEVAULT_URL;
+  const apiKey = options.apiKey ?? env.RULEVAULT_API_KEY;
+  const reconnectMs = options.reconnectMs ?? 250;
+  const maxReconnectMs = options.maxReconnectMs ?? 5_000;
+  const idleTimeoutMs = options.idleTimeoutMs ?? 45_000;
+
+  let held: Held | undefined;
+  let position: bigint | undefined;
+  let heardAt = Date.now();
+  let connected = false;
+  let lastError: Error | undefined;
+  let closed = false;
+  let current: AbortController | undefined;
+  let waiters: Waiter[] = [];
+
+  function heard(): void {
+    heardAt = Date.now();
+  }
+
+  function advance(to: bigint): void {
+    position = to;
+    if (waiters.length === 0) return;
+    const ready = waiters.filter((w) => w.position <= to);
+    waiters = waiters.filter((w) => w.position > to);
+    for (const waiter of ready) waiter.resolve();
+  }
+
+  function onSnapshot(snapshot: StreamSnapshot): void {
+    const state = restoreEvaluationState(snapshot);
+    const engine = createEngine();
+    for (const rule of state.rules.values()) engine.upsert(rule);
+    // One assignment: an evaluate never sees half a rule set.
+    held = { state, engine, limits: snapshot.limits };
+    if (snapshot.position !== null) advance(BigInt(snapshot.position));
+  }
+
+  function onChange(change: StreamChange): void {
+    if (held === undefined) return;
+    for (const id of applyStreamChange(held.state, change)) {
+      const rule = held.state.rules.get(id);
+      if (rule === undefined) held.engine.remove(id);
+      else held.engine.upsert(rule);
+    }
+    advance(BigInt(change.position));
+  }
+
+  function onEvent(event: SseEvent): void {
+    heard();
+    switch (event.event) {
+      case 'snapshot':
+        onSnapshot(JSON.parse(event.data) as StreamSnapshot);
+        return;
+      case 'change':
+        onChange(JSON.parse(event.data) as StreamChange);
+        return;
+      case 'cutoff':
+      case 'shutdown':
+        lastError = new Error(`RuleVault ended the stream: ${(JSON.parse(event.data) as { err: string }).err}`);
+        return;
+    }
+  }
+
+  /** One connection, until it ends or fails. */
+  async function follow(signal: AbortSignal): Promise<void> {
+    if (base === undefined || base === '') throw new Error('no RuleVault URL: pass url or set RULEVAULT_URL');
+    if (apiKey === undefined || apiKey === '') throw new Error('no API key: pass apiKey or set RULEVAULT_API_KEY');
+    const headers: Record<string, string> = { Authorization: `Bearer ${apiKey}`, Accept: 'text/event-stream' };
+    if (position !== undefined && held !== undefined) headers['Last-Event-ID'] = position.toString();
+    let response: Response;
+    try {
+      response = await fetch(streamUrl(base), { headers, signal });
+    } catch (error) {
+      throw new Error(`RuleVault is unreachable at ${base}: ${describe(error)}`, { cause: error });
+    }
+    if (response.status !== 200 || response.body === null) {
+      const text = await response.text().catch(() => '');
+      throw new Error(`RuleVault refused the stream (${response.status}): ${errorOf(text)}`);
+    }
+    connected = true;
+    lastError = undefined;
+    heard();
+    try {
+      await readSse(response.body, createSseParser(onEvent, heard));
+    } finally {
+      connected = false;
+    }
+  }
+
+  async function run(): Promise<void> {
+    let delay = reconnectMs;
+    while (!closed) {
+      const controller = new AbortController();
+      current = controller;
+      const watchdog = setInterval(() => {
+        if (Date.now() - heardAt > idleTimeoutMs) controller.abort(new Error(`no event or heartbeat for ${idleTimeoutMs} ms`));
+      }, Math.min(idleTimeoutMs, 1_000));
+      watchdog.unref?.();
+      const openedAt = position;
+      try {
+        await follow(controller.signal);
+        lastError ??= new Error('RuleVault closed the stream');
+      } catch (error) {
+        if (closed) break;
+        const reason = controller.signal.aborted ? controller.signal.reason : error;
+        lastError = reason instanceof Error ? reason : new Error(String(reason));
+      } finally {
+        clearInterval(watchdog);
+      }
+      // A connection that got somewhere resets the backoff.
+      delay = position !== openedAt ? reconnectMs : Math.min(delay * 2, maxReconnectMs);
+      if (!closed) await sleep(delay);
+    }
+  }
+
+  void run();
+
+  return {
+    evaluate(request) {
+      if (held === undefined) return { err: `no rule set yet from ${base ?? 'RuleVault'}${lastError ? `: ${lastError.message}` : ''}`, status: 503 };
+      try {
+        const parsed = parseEvaluateRequest(request, held.limits);
+        return { err: null, ...evaluate(held.state, held.engine, parsed, held.limits) };
+      } catch (error) {
+        const status = typeof (error as { status?: unknown }).status === 'number' ? (error as { status: number }).status : 500;
+        return { err: error instanceof Error ? error.message : String(error), status };
+      }
+    },
+    get position() {
+      return position;
+    },
+    get staleness() {
+      return Date.now() - heardAt;
+    },
+    get connected() {
+      return connected;
+    },
+    get lastError() {
+      return lastError;
+    },
+    ready(timeoutMs = 10_000) {
+      return held !== undefined ? Promise.resolve() : this.waitFor(0n, timeoutMs);
+    },
+    waitFor(target, timeoutMs = 10_000) {
+      const wanted = BigInt(target);
+      if (held !== undefined && position !== undefined && position >= wanted) return Promise.resolve();
+      return new Promise((resolve, reject) => {
+        const timer = setTimeout(() => {
+          waiters = waiters.filter((w) => w !== waiter);
+          const at = position === undefined ? 'no rule set yet' : `at position ${position}`;
+          reject(new Error(`position ${wanted} not reached within ${timeoutMs} ms (${at}, stale for ${Date.now() - heardAt} ms${lastError ? `; ${lastError.message}` : ''})`));
+        }, timeoutMs);
+        const waiter: Waiter = {
+          position: wanted,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+        };
+        waiters.push(waiter);
+      });
+    },
+    close() {
+      closed = true;
+      current?.abort(new Error('closed'));
+    },
+  };
+}
+
+/** The stream's URL under `base`, keeping a path prefix (`https://host/rulevault/`). */
+function streamUrl(base: string): URL {
+  return new URL(STREAM_PATH, base.endsWith('/') ? base : `${base}/`);
+}
+
+function describe(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const cause = error.cause instanceof Error ? `: ${error.cause.message}` : '';
+  return `${error.message}${cause}`;
+}
+
+function errorOf(text: string): string {
+  try {
+    const body = JSON.parse(text) as { err?: unknown };
+    if (typeof body.err === 'string') return body.err;
+  } catch {
+    // not JSON: the text itself says more than nothing
+  }
+  return text.slice(0, 200) || 'no body';
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms).unref?.());
+}
+
+/** Feeds a response body to an SSE parser until the body ends. */
+export async function readSse(body: ReadableStream<Uint8Array>, parser: { push(chunk: string): void }): Promise<void> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) return;
+    parser.push(decoder.decode(value, { stream: true }));
+  }
+}
+
+export interface SseEvent {
+  readonly event: string;
+  readonly data: string;
+  readonly id: string | undefined;
+}
+
+/**
+ * Server-Sent Events, as the HTML standard parses them: lines end in LF, CR
+ * or CRLF; `:` starts a comment (our heartbeat); `field: value`; a blank line
+ * dispatches the event. Only what this stream uses: event, data, id.
+ */
+export function createSseParser(onEvent: (event: SseEvent) => void, onComment: () => void): { push(chunk: string): void } {
+  let buffer = '';
+  /** Where the search for the next line end resumes: a long data line is scanned once, not once per chunk. */
+  let scanned = 0;
+  let event = '';
+  let data: string[] = [];
+  let id: string | undefined;
+  function line(text: string): void {
+    if (text === '') {
+      if (data.length > 0) onEvent({ event: event || 'message', data: data.join('\n'), id });
+      event = '';
+      data = [];
+      id = undefined;
+      return;
+    }
+    if (text.startsWith(':')) {
+      onComment();
+      return;
+    }
+    const colon = text.indexOf(':');
+    const field = colon === -1 ? text : text.slice(0, colon);
+    let value = colon === -1 ? '' : text.slice(colon + 1);
+    if (value.startsWith(' ')) value = value.slice(1);
+    if (field === 'event') event = value;
+    else if (field === 'data') data.push(value);
+    else if (field === 'id') id = value;
+  }
+  return {
+    push(chunk) {
+      buffer += chunk;
+      let start = 0;
+      for (;;) {
+        const from = Math.max(start, scanned);
+        const lf = buffer.indexOf('\n', from);
+        const cr = buffer.indexOf('\r', from);
+        const end = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
+        if (end === -1) {
+          scanned = buffer.length;
+          break;
+        }
+        // A CR at the end of the chunk may be half of a CRLF: wait for the next chunk.
+        if (end === cr && cr === buffer.length - 1) {
+          scanned = cr;
+          break;
+        }
+        line(buffer.slice(start, end));
+        start = end + (buffer[end] === '\r' && buffer[end + 1] === '\n' ? 2 : 1);
+      }
+      buffer = buffer.slice(start);
+      scanned = Math.max(0, scanned - start);
+    },
+  };
+}

@@ -1,0 +1,76 @@
+/**
+ * GET /api/rule-engine/stream (README "GET /api/rule-engine/stream"): the
+ * change stream as Server-Sent Events, on node:http objects so both HTTP
+ * paths serve it the same way (fast-path.ts and app.ts call `serveStream`).
+ * The publisher is src/service/change-feed.ts; this file checks the caller
+ * and turns the response into a sink.
+ *
+ * Scope `evaluate`: the stream carries exactly what decides evaluate answers
+ * (src/service/evaluation-view.ts), which an evaluate caller can already
+ * learn record by record through evaluate with include_entity_data.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { AppError, badRequest } from '../errors';
+import type { StreamSink } from '../service/change-feed';
+import { authorizeHeader, type HttpDeps, type RequestLocals } from './deps';
+import { NOT_READY_MESSAGE, toErrorAnswer } from './errors';
+import { pathOf } from './public-endpoints';
+
+export const STREAM_PATH = '/api/rule-engine/stream';
+
+/** True when a request URL names the stream: its path exactly, or with one trailing slash, in any letter case (as express routes). */
+export function isStreamUrl(url: string | undefined): boolean {
+  const path = pathOf(url);
+  if (path === STREAM_PATH) return true;
+  return (path.endsWith('/') ? path.slice(0, -1) : path).toLowerCase() === STREAM_PATH;
+}
+
+const POSITION = /^\d{1,20}$/;
+
+/** The position a subscriber resumes after: its Last-Event-ID, or undefined for a fresh snapshot. */
+export function parseLastEventId(header: string | string[] | undefined): bigint | undefined {
+  const value = Array.isArray(header) ? header[0] : header;
+  if (value === undefined || value.trim() === '') return undefined;
+  if (!POSITION.test(value.trim())) {
+    throw badRequest('Last-Event-ID must be a log position: the id of an event this stream sent (digits only)');
+  }
+  return BigInt(value.trim());
+}
+
+/** Answers a GET of the stream: an error as `{err}` JSON, or 200 and the events until either side closes. */
+export function serveStream(deps: HttpDeps, req: IncomingMessage, res: ServerResponse, locals: RequestLocals): void {
+  let after: bigint | undefined;
+  try {
+    if (!deps.readModel.caughtUp) throw new AppError('unavailable', NOT_READY_MESSAGE);
+    if (deps.changeFeed.closed) throw new AppError('unavailable', 'the node is shutting down');
+    authorizeHeader(deps, req.headers.authorization, locals, 'evaluate');
+    after = parseLastEventId(req.headers['last-event-id']);
+  } catch (error) {
+    const answer = toErrorAnswer(error, deps.config.limits.maxBodyBytes);
+    const body = JSON.stringify({ err: answer.message });
+    res.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+    return;
+  }
+  res.writeHead(200, {
+    'content-type': 'text/event-stream; charset=utf-8',
+    'cache-control': 'no-store',
+    // Proxies that buffer responses (nginx) would hold events back.
+    'x-accel-buffering': 'no',
+    // A stream ends only when it must (cut off, shutdown): its connection goes with it, so a shutdown need not wait on it.
+    connection: 'close',
+  });
+  const sink: StreamSink = {
+    write: (chunk) => {
+      res.write(chunk);
+    },
+    get buffered() {
+      return res.writableLength;
+    },
+    end: (chunk) => {
+      res.end(chunk);
+    },
+  };
+  const unsubscribe = deps.changeFeed.subscribe(after, sink);
+  res.once('close', unsubscribe);
+}

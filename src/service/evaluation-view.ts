@@ -1,0 +1,204 @@
+/**
+ * What the change stream shows (README "GET /api/rule-engine/stream"): the
+ * part of the read model that decides evaluate answers, and nothing more.
+ * That is the ACTIVE rules, and the ACTIVE contexts and prompts that at least
+ * one of them links: exactly what a caller with the `evaluate` scope can see
+ * through evaluate with include_entity_data. Inactive rules, unlinked
+ * entities, secrets and API keys never leave.
+ *
+ * Both ends live here, so they cannot drift: the server side keeps the view
+ * and turns each applied event into a change (the records that entered or
+ * changed, the ids that left); the client side folds a snapshot and changes
+ * into the state `evaluate` (evaluate.ts) answers from. Pure: no I/O.
+ */
+import type { ContextRecord, PromptRecord, PromptVersion, RuleRecord } from '../../projections';
+import { initialPrompts, recompiledVersion } from '../../projections/prompts';
+import type { Limits } from '../config';
+import type { RecordedEvent } from '../store/port';
+import type { EvaluationState } from './evaluate';
+
+/** A record on the wire: bigints as decimal strings, prompt versions without their compiled template. */
+export type WireRecord = { readonly id: string; readonly [member: string]: unknown };
+
+export interface ViewRecords {
+  readonly rules?: readonly WireRecord[];
+  readonly contexts?: readonly WireRecord[];
+  readonly prompts?: readonly WireRecord[];
+}
+
+export interface ViewRemovals {
+  readonly rules?: readonly string[];
+  readonly contexts?: readonly string[];
+  readonly prompts?: readonly string[];
+}
+
+/** The `snapshot` event's data: the whole view at `position`, and the limits evaluate applies. */
+export interface StreamSnapshot {
+  readonly position: string | null;
+  readonly limits: Limits;
+  readonly rules: readonly WireRecord[];
+  readonly contexts: readonly WireRecord[];
+  readonly prompts: readonly WireRecord[];
+}
+
+/** The `change` event's data: one applied event; `upsert` and `remove` are absent when it changed nothing visible. */
+export interface StreamChange {
+  readonly position: string;
+  readonly upsert?: ViewRecords;
+  readonly remove?: ViewRemovals;
+}
+
+type EntityKind = 'contexts' | 'prompts';
+type Visible = RuleRecord | ContextRecord | PromptRecord;
+type ViewState = Pick<EvaluationState, 'rules' | 'contexts' | 'prompts'>;
+
+/** The server's side: the records subscribers hold, by reference, and how many active rules link each entity. */
+export interface EvaluationView {
+  snapshot(position: bigint | undefined, limits: Limits): StreamSnapshot;
+  /** Brings the view up to `state` after `event` was folded into it; the change subscribers must apply. */
+  apply(state: ViewState, event: RecordedEvent): StreamChange;
+}
+
+const KIND_OF_LINK = { context: 'contexts', prompt: 'prompts' } as const;
+
+export function createEvaluationView(state: ViewState): EvaluationView {
+  const rules = new Map<string, RuleRecord>();
+  const entities = { contexts: new Map<string, ContextRecord>(), prompts: new Map<string, PromptRecord>() };
+  const linkCounts = { contexts: new Map<string, number>(), prompts: new Map<string, number>() };
+
+  function link(rule: RuleRecord | undefined, by: 1 | -1, touched: Set<string>): void {
+    for (const { entity_type: type, entity_id: id } of rule?.entities ?? []) {
+      if (type !== 'context' && type !== 'prompt') continue;
+      const kind = KIND_OF_LINK[type];
+      const count = (linkCounts[kind].get(id) ?? 0) + by;
+      if (count === 0) linkCounts[kind].delete(id);
+      else linkCounts[kind].set(id, count);
+      touched.add(`${kind}:${id}`);
+    }
+  }
+  function visibleEntity(kind: EntityKind, id: string): ContextRecord | PromptRecord | undefined {
+    const record = state[kind].get(id);
+    return record !== undefined && record.status === 'ACTIVE' && linkCounts[kind].has(id) ? record : undefined;
+  }
+
+  // The view at the moment it is created.
+  const initial = new Set<string>();
+  for (const rule of state.rules.values()) {
+    if (rule.status !== 'ACTIVE') continue;
+    rules.set(rule.id, rule);
+    link(rule, 1, initial);
+  }
+  for (const key of initial) {
+    const [kind, id] = splitKey(key);
+    const record = visibleEntity(kind, id);
+    if (record !== undefined) (entities[kind] as Map<string, Visible>).set(id, record);
+  }
+
+  return {
+    snapshot(position, limits) {
+      return {
+        position: position?.toString() ?? null,
+        limits,
+        rules: [...rules.values()].map(toWire),
+        contexts: [...entities.contexts.values()].map(toWire),
+        prompts: [...entities.prompts.values()].map(toWire),
+      };
+    },
+    apply(current, event) {
+      const upsert = { rules: [] as WireRecord[], contexts: [] as WireRecord[], prompts: [] as WireRecord[] };
+      const remove = { rules: [] as string[], contexts: [] as string[], prompts: [] as string[] };
+      const touched = new Set<string>();
+      const id = typeof event.data.id === 'string' ? event.data.id : undefined;
+      if (id !== undefined && event.type.startsWith('Rule')) {
+        const before = rules.get(id);
+        const found = current.rules.get(id);
+        const after = found?.status === 'ACTIVE' ? found : undefined;
+        if (before !== after) {
+          link(before, -1, touched);
+          link(after, 1, touched);
+          if (after !== undefined) {
+            rules.set(id, after);
+            upsert.rules.push(toWire(after));
+          } else if (before !== undefined) {
+            rules.delete(id);
+            remove.rules.push(id);
+          }
+        }
+      } else if (id !== undefined && event.type.startsWith('Context')) {
+        touched.add(`contexts:${id}`);
+      } else if (id !== undefined && event.type.startsWith('Prompt')) {
+        touched.add(`prompts:${id}`);
+      }
+      for (const key of touched) {
+        const [kind, entityId] = splitKey(key);
+        const held = entities[kind] as Map<string, Visible>;
+        const before = held.get(entityId);
+        const after = visibleEntity(kind, entityId);
+        if (before === after) continue;
+        if (after !== undefined) {
+          held.set(entityId, after);
+          upsert[kind].push(toWire(after));
+        } else {
+          held.delete(entityId);
+          remove[kind].push(entityId);
+        }
+      }
+      return { position: event.position.toString(), ...nonEmpty('upsert', upsert), ...nonEmpty('remove', remove) };
+    },
+  };
+}
+
+function splitKey(key: string): [EntityKind, string] {
+  const colon = key.indexOf(':');
+  return [key.slice(0, colon) as EntityKind, key.slice(colon + 1)];
+}
+
+function nonEmpty<K extends string, V extends Record<string, readonly unknown[]>>(name: K, lists: V): { [P in K]?: Partial<V> } {
+  const kept: Partial<V> = {};
+  for (const [member, list] of Object.entries(lists) as [keyof V, V[keyof V]][]) if (list.length > 0) kept[member] = list;
+  return (Object.keys(kept).length > 0 ? { [name]: kept } : {}) as { [P in K]?: Partial<V> };
+}
+
+/** A record as JSON: bigints as strings; a prompt's versions without their compiled template (the client compiles its own). */
+function toWire(record: Visible): WireRecord {
+  const plain: Record<string, unknown> = {};
+  for (const [member, value] of Object.entries(record)) {
+    plain[member] = typeof value === 'bigint' ? value.toString()
+      : member === 'versions' ? (value as PromptVersion[]).map(({ compiled: _compiled, messages, ...version }) =>
+        (messages === undefined ? version : { ...version, messages: messages.map(({ role, content }) => ({ role, content })) }))
+      : value;
+  }
+  return plain as WireRecord;
+}
+
+/** The client's side: the state evaluate answers from, rebuilt from a snapshot and kept by changes. */
+export function restoreEvaluationState(snapshot: StreamSnapshot): EvaluationState {
+  const state: EvaluationState = { rules: new Map(), contexts: new Map(), prompts: initialPrompts() };
+  applyRecords(state, snapshot);
+  return state;
+}
+
+/** Folds a change into a state restored by `restoreEvaluationState`; returns the ids of the rules it touched. */
+export function applyStreamChange(state: EvaluationState, change: StreamChange): string[] {
+  const removed = change.remove ?? {};
+  for (const id of removed.rules ?? []) state.rules.delete(id);
+  for (const id of removed.contexts ?? []) state.contexts.delete(id);
+  for (const id of removed.prompts ?? []) {
+    const name = state.prompts.get(id)?.name;
+    state.prompts.delete(id);
+    if (name !== undefined && state.prompts.idsByName.get(name) === id) state.prompts.idsByName.delete(name);
+  }
+  applyRecords(state, change.upsert ?? {});
+  return [...(removed.rules ?? []), ...(change.upsert?.rules ?? []).map((rule) => rule.id)];
+}
+
+function applyRecords(state: EvaluationState, records: ViewRecords): void {
+  for (const rule of records.rules ?? []) state.rules.set(rule.id, rule as unknown as RuleRecord);
+  for (const context of records.contexts ?? []) state.contexts.set(context.id, context as unknown as ContextRecord);
+  for (const prompt of records.prompts ?? []) {
+    const versions = (prompt.versions as Parameters<typeof recompiledVersion>[0][]).map(recompiledVersion);
+    const record = { ...prompt, versions } as unknown as PromptRecord;
+    state.prompts.set(prompt.id, record);
+    if (!state.prompts.idsByName.has(record.name)) state.prompts.idsByName.set(record.name, record.id);
+  }
+}

@@ -1,0 +1,184 @@
+/**
+ * Black-box: local evaluation in the client (issue 16 item 4, README "Local
+ * evaluation"). A differential test: the same seeded requests through the
+ * client (in-process, from the change stream) and through the real service
+ * over HTTP, with seeded rule, context and prompt changes in between, must
+ * answer identically once the client holds the change's position (the
+ * RuleVault-Position header of the admin write). Then: the client keeps
+ * answering while the service is down, says how stale it is, and resumes.
+ */
+import t from 'tap';
+import { checkConditionGroups } from '../../src/engine';
+import { createLocalEvaluator, type LocalEvaluateRequest, type LocalEvaluator } from '../../src/client/local';
+import { randomFields, randomRule, pick, seededRandom, type Random } from '../engine/random-rules';
+import { client, type Answer, type Client } from '../support/http';
+import { removeDir, startTestNode, tempDir, testEnv } from '../support/node';
+import { perSeed, replayHint, testSeeds } from '../support/seeds';
+import { withNode } from '../support/with-node';
+
+async function evaluateKey(admin: Client): Promise<string> {
+  const answer = await admin.post('/api/api-keys', { name: 'local evaluation', scopes: ['evaluate'] });
+  return answer.json.key;
+}
+
+/** The HTTP answer in the client's shape. */
+function asLocal(answer: Answer): unknown {
+  return answer.status === 200 ? { err: null, ...answer.json } : { err: answer.json.err, status: answer.status };
+}
+
+t.test('differential: the client answers as the service does, once it holds the change', async (t) => {
+  const live = withNode(t);
+  const admin = live.admin;
+  let local: LocalEvaluator;
+  let evaluator: Client;
+  t.before(async () => {
+    const key = await evaluateKey(admin);
+    evaluator = live.clientFor(key);
+    local = createLocalEvaluator({ url: live.url, apiKey: key, reconnectMs: 50 });
+    await local.ready();
+  });
+  t.teardown(() => local.close());
+
+  const contexts: string[] = [];
+  const prompts: string[] = [];
+  const rules: string[] = [];
+  let compared = 0;
+  let matched = 0;
+  let linked = 0;
+
+  const links = (random: Random) => {
+    const out: { entity_type: string; entity_id: string }[] = [];
+    if (contexts.length > 0 && random() < 0.7) out.push({ entity_type: 'context', entity_id: pick(random, contexts) });
+    if (prompts.length > 0 && random() < 0.6) out.push({ entity_type: 'prompt', entity_id: pick(random, prompts) });
+    if (random() < 0.3) out.push({ entity_type: 'evaluation', entity_id: `evaluation-${Math.floor(random() * 3)}` });
+    return out;
+  };
+
+  /** A seeded rule the service accepts (the engine's own write-time check), short enough to match often. */
+  function validRule(random: Random) {
+    for (;;) {
+      const rule = randomRule(random, 'unused');
+      const groups = rule.condition_groups.slice(0, 1 + Math.floor(random() * 2))
+        .map((group) => ({ ...group, conditions: group.conditions.slice(0, 2) }));
+      if (checkConditionGroups(groups).length === 0) return { ...rule, condition_groups: groups };
+    }
+  }
+
+  /** One seeded admin write; its RuleVault-Position, or undefined when the service refused it (a random rule may be invalid). */
+  async function change(random: Random, step: number): Promise<string | undefined> {
+    const kind = pick(random, ['rule', 'rule', 'rule', 'patch-rule', 'delete-rule', 'context', 'patch-context', 'prompt', 'prompt-version', 'patch-prompt']);
+    let answer: Answer;
+    switch (kind) {
+      case 'rule':
+      case 'patch-rule': {
+        const { status, group_operator, condition_groups } = validRule(random);
+        const body = { name: `rule ${step}`, status, group_operator, condition_groups, entities: links(random) };
+        if (kind === 'patch-rule' && rules.length > 0) {
+          answer = await admin.patch(`/api/rule-engine/rules/${pick(random, rules)}`, random() < 0.5 ? body : { status: random() < 0.5 ? 'ACTIVE' : 'INACTIVE' });
+        } else {
+          answer = await admin.post('/api/rule-engine/rules', body);
+          if (answer.status === 201) rules.push(answer.json.id);
+        }
+        break;
+      }
+      case 'delete-rule': {
+        if (rules.length === 0) return undefined;
+        const id = rules.splice(Math.floor(random() * rules.length), 1)[0];
+        answer = await admin.delete(`/api/rule-engine/rules/${id}`);
+        break;
+      }
+      case 'context':
+        answer = await admin.post('/api/contexts', { name: `context ${step}`, content: `content ${step}`, tags: ['t'], meta_properties: { step: String(step) } });
+        if (answer.status === 201) contexts.push(answer.json.id);
+        break;
+      case 'patch-context':
+        if (contexts.length === 0) return undefined;
+        answer = await admin.patch(`/api/contexts/${pick(random, contexts)}`, random() < 0.5 ? { status: random() < 0.5 ? 'ACTIVE' : 'INACTIVE' } : { content: `changed at ${step}` });
+        break;
+      case 'prompt':
+        answer = await admin.post('/api/prompts', { name: `prompt ${step}`, prompt: 'Hello {{name}}{{#if vip}}, welcome back{{/if}} ({{step}})' });
+        if (answer.status === 201) prompts.push(answer.json.id);
+        break;
+      case 'prompt-version':
+        if (prompts.length === 0) return undefined;
+        answer = await admin.post(`/api/prompts/${pick(random, prompts)}/versions`, { prompt: `Version at ${step} for {{name}}` });
+        break;
+      default:
+        if (prompts.length === 0) return undefined;
+        answer = await admin.patch(`/api/prompts/${pick(random, prompts)}`, { status: random() < 0.5 ? 'ACTIVE' : 'INACTIVE' });
+    }
+    return answer.status < 300 ? answer.headers.get('rulevault-position') ?? undefined : undefined;
+  }
+
+  function request(random: Random): LocalEvaluateRequest | Record<string, unknown> {
+    if (random() < 0.05) return { entity_type: 'dataset', fields: {} };
+    if (random() < 0.05) return { entity_type: 'context', fields: { bad: [1] } };
+    const inputs: Record<string, unknown> = {};
+    if (random() < 0.5) inputs.variables = random() < 0.5 ? { name: 'Ada', vip: true, step: 7 } : { name: 'Bob' };
+    if (random() < 0.3) inputs.version = pick(random, ['1.0.0', '1.1.0', '1.2.0', '9.9.9']);
+    if (random() < 0.3) inputs.shouldCompile = random() < 0.5;
+    return {
+      entity_type: pick(random, ['context', 'prompt', 'evaluation'] as const),
+      fields: randomFields(random),
+      include_entity_data: random() < 0.6,
+      ...(Object.keys(inputs).length > 0 ? { entity_inputs: inputs } : {}),
+    };
+  }
+
+  t.test('seeded changes and requests', async (t) => {
+    for (const seed of testSeeds()) {
+      const random = seededRandom(seed);
+      for (let step = 0; step < perSeed(90); step++) {
+        const position = await change(random, step);
+        if (position !== undefined) await local.waitFor(position);
+        for (let k = 0; k < 4; k++) {
+          const body = request(random);
+          const remote = asLocal(await evaluator.post('/api/rule-engine/evaluate', body));
+          const answer = local.evaluate(body as LocalEvaluateRequest);
+          compared++;
+          if ('entities' in answer && answer.entities.length > 0) linked++;
+          if (JSON.stringify(answer) === JSON.stringify(remote)) matched++;
+          else t.same(answer, remote, `${replayHint(seed)}, step ${step}: ${JSON.stringify(body)}`);
+        }
+      }
+    }
+    t.equal(matched, compared, `all ${compared} answers identical`);
+    t.ok(rules.length > 10 && contexts.length > 3 && prompts.length > 3, `the scenario built a rule set worth comparing (${rules.length} rules, ${contexts.length} contexts, ${prompts.length} prompts)`);
+    t.ok(linked > compared / 10, `answers with linked entities: ${linked} of ${compared}`);
+  });
+});
+
+t.test('the service goes away: the client keeps answering, says how stale it is, and resumes', async (t) => {
+  const env = testEnv(tempDir(), { RULEVAULT_STREAM_HEARTBEAT_MS: '50' });
+  t.teardown(() => removeDir(env.RULEVAULT_DATA_DIR!));
+  let node = await startTestNode(env);
+  const admin = client(() => node.url, node.adminKey);
+  const key = await evaluateKey(admin);
+  const ctx = await admin.post('/api/contexts', { name: 'c', content: 'kept' });
+  const rule = await admin.post('/api/rule-engine/rules', {
+    name: 'r', condition_groups: [{ conditions: [{ field: 'tier', operator: 'equals', value: 'gold' }] }], entities: [{ entity_type: 'context', entity_id: ctx.json.id }],
+  });
+  const local = createLocalEvaluator({ url: node.url, apiKey: key, reconnectMs: 20, maxReconnectMs: 100 });
+  t.teardown(() => local.close());
+  await local.waitFor(rule.headers.get('rulevault-position')!);
+  const body = { entity_type: 'context', fields: { tier: 'gold' }, include_entity_data: true } as const;
+  const before = local.evaluate(body);
+  t.same(before, asLocal(await client(node.url, key).post('/api/rule-engine/evaluate', body)));
+
+  const port = new URL(node.url).port;
+  await node.stop();
+  while (local.connected || local.lastError === undefined || !/unreachable/.test(local.lastError.message)) await new Promise((r) => setTimeout(r, 20));
+  t.match(local.lastError!.message, new RegExp(`RuleVault is unreachable at ${node.url}: fetch failed.*ECONNREFUSED`), 'the failure carries its cause');
+  t.same(local.evaluate(body), before, 'answers from the last rule set');
+  const stale = local.staleness;
+  await new Promise((r) => setTimeout(r, 30));
+  t.ok(local.staleness >= stale, 'staleness keeps counting while nothing is heard');
+
+  // The service comes back on the same address: the client resumes from its position and sees what changed.
+  node = await startTestNode({ ...env, PORT: port });
+  const removed = await admin.delete(`/api/rule-engine/rules/${rule.json.id}`);
+  await local.waitFor(removed.headers.get('rulevault-position')!);
+  t.ok(local.connected);
+  t.same(local.evaluate(body), { err: null, matchingRuleIds: [], entities: [], entity_data: {} });
+  await node.stop();
+});

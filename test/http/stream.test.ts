@@ -1,0 +1,205 @@
+/**
+ * Black-box: GET /api/rule-engine/stream (issue 16 item 3, README "GET
+ * /api/rule-engine/stream"): the snapshot shows exactly what decides evaluate,
+ * every write follows with its log position as the event id, a resume from
+ * Last-Event-ID has no gap and no duplicate, heartbeats, a slow consumer is cut
+ * off and resumes, shutdown ends streams; and admin writes carry
+ * RuleVault-Position.
+ */
+import { connect } from 'node:net';
+import t from 'tap';
+import type { SseEvent } from '../../src/client/local';
+import { createSseParser } from '../../src/client/local';
+import { client, createRule, type Client } from '../support/http';
+import { cellEnv, forCells } from '../support/matrix';
+import { removeDir, startTestNode, tempDir, testEnv } from '../support/node';
+import { openStream } from '../support/sse';
+import { withNode } from '../support/with-node';
+
+const equals = (field: string, value: string) => ({ field, operator: 'equals', value });
+const isChange = (id: string) => (event: SseEvent) => event.event === 'change' && event.id === id;
+const data = (event: SseEvent) => JSON.parse(event.data);
+
+async function keyWith(admin: Client, scopes: string[]): Promise<string> {
+  const answer = await admin.post('/api/api-keys', { name: `stream ${scopes.join(' ')}`, scopes });
+  return answer.json.key;
+}
+
+forCells(t, 'stream', (t, cell) => {
+  const live = withNode(t, {
+    cell,
+    env: { RULEVAULT_STREAM_HEARTBEAT_MS: '50', RULEVAULT_STREAM_REPLAY_EVENTS: '4', RULEVAULT_STREAM_MAX_BUFFER_BYTES: '1024' },
+  });
+  const admin = live.admin;
+  let key: string;
+  t.before(async () => {
+    key = await keyWith(admin, ['evaluate']);
+  });
+
+  t.test('scope evaluate; a bad Last-Event-ID is a 400 naming the header', async (t) => {
+    const none = await openStream(live.url, undefined);
+    t.equal(none.status, 401);
+    t.match(JSON.parse(none.text).err, /no API key/i);
+    const secretsOnly = await openStream(live.url, await keyWith(admin, ['secrets:read']));
+    t.equal(secretsOnly.status, 403);
+    const bad = await openStream(live.url, key, { 'last-event-id': 'yesterday' });
+    t.equal(bad.status, 400);
+    t.match(JSON.parse(bad.text).err, /Last-Event-ID must be a log position/);
+  });
+
+  t.test('the snapshot holds the active rules and the active entities they link, nothing else', async (t) => {
+    const linked = (await admin.post('/api/contexts', { name: 'linked', content: 'shown' })).json.id;
+    const unlinked = (await admin.post('/api/contexts', { name: 'unlinked', content: 'not shown' })).json.id;
+    const inactive = (await admin.post('/api/contexts', { name: 'inactive', content: 'not shown', status: 'INACTIVE' })).json.id;
+    const hidden = (await admin.post('/api/contexts', { name: 'only under an inactive rule', content: 'not shown' })).json.id;
+    const active = await createRule(admin, {
+      condition_groups: [{ conditions: [equals('tier', 'gold')] }],
+      entities: [{ entity_type: 'context', entity_id: linked }, { entity_type: 'context', entity_id: inactive }],
+    });
+    const off = await createRule(admin, {
+      status: 'INACTIVE', condition_groups: [{ conditions: [equals('tier', 'gold')] }], entities: [{ entity_type: 'context', entity_id: hidden }],
+    });
+    await admin.post('/api/vault/secrets', { key: 'STREAM_SECRET', value: 'never on the stream' });
+    const ready = await admin.get('/readyz');
+
+    const stream = await openStream(live.url, key);
+    t.equal(stream.status, 200);
+    t.match(stream.headers.get('content-type'), /^text\/event-stream/);
+    const snapshot = await stream.next((e) => e.event === 'snapshot');
+    stream.close();
+    const body = data(snapshot);
+    t.equal(snapshot.id, ready.json.position, 'the snapshot\'s id is the log position it shows');
+    t.equal(body.position, ready.json.position);
+    const ruleIds = body.rules.map((r: { id: string }) => r.id);
+    t.ok(ruleIds.includes(active));
+    t.notOk(ruleIds.includes(off), 'an inactive rule is not shown');
+    const contextIds = body.contexts.map((c: { id: string }) => c.id);
+    t.ok(contextIds.includes(linked));
+    for (const id of [unlinked, inactive, hidden]) t.notOk(contextIds.includes(id), 'unlinked or inactive entities are not shown');
+    t.notOk(snapshot.data.includes('never on the stream'), 'no secret');
+    t.notOk(snapshot.data.includes('STREAM_SECRET'), 'no secret key');
+    t.equal(body.limits.maxFields, 256, 'the limits evaluate applies');
+  });
+
+  t.test('every write follows with its position as the id; admin writes carry RuleVault-Position', async (t) => {
+    const stream = await openStream(live.url, key);
+    await stream.next((e) => e.event === 'snapshot');
+    const created = await admin.post('/api/rule-engine/rules', { name: 'streamed', condition_groups: [{ conditions: [equals('a', '1')] }] });
+    t.equal(created.status, 201);
+    const position = created.headers.get('rulevault-position');
+    t.equal(position, created.json.position, 'the header is the write\'s position');
+    const change = await stream.next(isChange(position!));
+    t.same(data(change).upsert.rules.map((r: { id: string }) => r.id), [created.json.id]);
+
+    const deleted = await admin.delete(`/api/rule-engine/rules/${created.json.id}`);
+    t.equal(deleted.status, 204);
+    const after = deleted.headers.get('rulevault-position')!;
+    t.ok(BigInt(after) > BigInt(position!), 'a 204 carries the position too');
+    const removal = await stream.next(isChange(after));
+    t.same(data(removal).remove.rules, [created.json.id]);
+
+    // A write nothing on the stream depends on still moves the position (waitFor must see it).
+    const secret = await admin.post('/api/vault/secrets', { key: 'STREAM_SECRET_2', value: 'still not shown' });
+    const idle = await stream.next(isChange(secret.headers.get('rulevault-position')!));
+    t.same(data(idle), { position: secret.json.position });
+    const ids = stream.events.filter((e) => e.event === 'change').map((e) => e.id);
+    t.same(ids, [position, after, secret.json.position], 'one event per write, in log order');
+    stream.close();
+  });
+
+  t.test('resumes from Last-Event-ID without a gap or a duplicate; an older position gets a snapshot', async (t) => {
+    const first = await openStream(live.url, key);
+    const snapshot = await first.next((e) => e.event === 'snapshot');
+    first.close();
+    const made: string[] = [];
+    for (const n of [1, 2, 3]) {
+      const answer = await admin.post('/api/rule-engine/rules', { name: `resume ${n}`, condition_groups: [{ conditions: [equals('n', String(n))] }] });
+      made.push(answer.json.position);
+    }
+    const resumed = await openStream(live.url, key, { 'last-event-id': snapshot.id! });
+    await resumed.next(isChange(made[2]!));
+    t.same(resumed.events.map((e) => `${e.event}#${e.id}`), made.map((p) => `change#${p}`), 'exactly the missed changes, no snapshot');
+    resumed.close();
+
+    const current = await openStream(live.url, key, { 'last-event-id': made[2]! });
+    const next = await admin.post('/api/rule-engine/rules', { name: 'resume 4', condition_groups: [{ conditions: [equals('n', '4')] }] });
+    await current.next(isChange(next.json.position));
+    t.same(current.events.map((e) => e.id), [next.json.position], 'resuming at the head sends nothing twice');
+    current.close();
+
+    // The node keeps 4 changes (RULEVAULT_STREAM_REPLAY_EVENTS=4): five more writes put the first snapshot out of reach.
+    for (const n of [5, 6, 7, 8, 9]) await admin.post('/api/rule-engine/rules', { name: `resume ${n}`, condition_groups: [{ conditions: [equals('n', String(n))] }] });
+    const old = await openStream(live.url, key, { 'last-event-id': snapshot.id! });
+    const fresh = await old.next(() => true);
+    t.equal(fresh.event, 'snapshot', 'too old to replay: a fresh snapshot');
+    t.equal(fresh.id, (await admin.get('/readyz')).json.position);
+    old.close();
+    const future = await openStream(live.url, key, { 'last-event-id': '999999999999' });
+    t.equal((await future.next(() => true)).event, 'snapshot', 'a position this node has not reached: a snapshot');
+    future.close();
+  });
+
+  t.test('heartbeats are comment lines', async (t) => {
+    const stream = await openStream(live.url, key);
+    await stream.next((e) => e.event === 'snapshot');
+    await stream.nextHeartbeat();
+    await stream.nextHeartbeat();
+    t.ok(stream.heartbeats >= 2, 'heartbeats keep coming (RULEVAULT_STREAM_HEARTBEAT_MS=50 here)');
+    stream.close();
+  });
+
+  t.test('a slow consumer is cut off with a message after a bounded buffer, and resumes', async (t) => {
+    const context = (await admin.post('/api/contexts', { name: 'big', content: 'x' })).json.id;
+    await createRule(admin, { name: 'links big', condition_groups: [{ conditions: [equals('big', 'yes')] }], entities: [{ entity_type: 'context', entity_id: context }] });
+    const { hostname: host, port } = new URL(live.url);
+    // A raw socket that stops reading: what the server writes piles up in the kernel, then in the response.
+    const socket = connect(Number(port), host);
+    await new Promise((resolve) => socket.once('connect', resolve));
+    socket.write(`GET /api/rule-engine/stream HTTP/1.1\r\nHost: ${host}:${port}\r\nAuthorization: Bearer ${key}\r\n\r\n`);
+    const received: Buffer[] = [];
+    socket.on('data', (chunk: Buffer) => received.push(chunk));
+    const closed = new Promise((resolve) => socket.once('close', resolve));
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    socket.pause();
+    let last = '';
+    for (let n = 0; n < 25; n++) {
+      const answer = await admin.patch(`/api/contexts/${context}`, { content: `${n}`.padEnd(500_000, '.') });
+      t.equal(answer.status, 200);
+      last = answer.json.position;
+    }
+    socket.resume();
+    await closed;
+    const events: SseEvent[] = [];
+    const text = Buffer.concat(received).toString('utf8');
+    const body = text.slice(text.indexOf('\r\n\r\n') + 4);
+    // Chunked transfer encoding: frames are whole within the chunks the parser sees once the sizes are dropped.
+    createSseParser((event) => events.push(event), () => undefined).push(body.replace(/\r\n[0-9a-f]+\r\n/g, ''));
+    const final = events[events.length - 1]!;
+    t.equal(final.event, 'cutoff', 'the last event says why');
+    t.match(JSON.parse(final.data).err, /fell too far behind.*Last-Event-ID/);
+    const got = events.filter((e) => e.event === 'change' || e.event === 'snapshot');
+    t.ok(got.length < 26, 'it was cut off before it got everything');
+
+    const resumed = await openStream(live.url, key, { 'last-event-id': got[got.length - 1]!.id! });
+    const head = await resumed.next((e) => e.id === last);
+    resumed.close();
+    const content = head.event === 'snapshot'
+      ? data(head).contexts.find((c: { id: string }) => c.id === context).content
+      : data(head).upsert.contexts[0].content;
+    t.equal(content, '24'.padEnd(500_000, '.'), 'the resumed stream reaches the last write');
+  });
+});
+
+t.test('graceful shutdown ends every stream with a message', async (t) => {
+  const env = testEnv(tempDir(), cellEnv({ store: 'sqlite', path: 'lean' }));
+  const node = await startTestNode(env);
+  t.teardown(() => removeDir(env.RULEVAULT_DATA_DIR!));
+  const stream = await openStream(node.url, await keyWith(client(node.url, node.adminKey), ['evaluate']));
+  t.equal(stream.status, 200);
+  await stream.next((e) => e.event === 'snapshot');
+  await node.stop();
+  await stream.ended;
+  const final = stream.events[stream.events.length - 1]!;
+  t.equal(final.event, 'shutdown');
+  t.match(JSON.parse(final.data).err, /shutting down/);
+});
