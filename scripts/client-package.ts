@@ -4,7 +4,7 @@
  *
  * - index.mjs (ESM) and index.cjs (CommonJS): esbuild bundles whatever
  *   src/client/index.ts imports. Third-party code in the bundle must be on
- *   BUNDLED_PACKAGES (re2js, for the engine that local evaluation runs), so
+ *   BUNDLED_PACKAGES (re2js for the engine, handlebars and its source-map for the prompts local evaluation renders), so
  *   the package has no dependencies at all and a server package (SQLite,
  *   gRPC, express, ...) cannot slip in by an import.
  * - types/: the declarations tsc emits for the same files. A bundled
@@ -27,7 +27,7 @@ const ENTRY = path.join(ROOT, 'src', 'client', 'index.ts');
 export const PACKAGE_NAME = '@rulevault/client';
 
 /** Third-party packages the client may bundle: pure JavaScript, no I/O. */
-const BUNDLED_PACKAGES: readonly string[] = ['re2js'];
+const BUNDLED_PACKAGES: readonly string[] = ['re2js', 'handlebars', 'source-map'];
 
 /**
  * Writes the package into `outDir` (emptied first); returns its package.json.
@@ -114,18 +114,21 @@ function emitDeclarations(typesDir: string, entry: string): void {
   const problems = [...ts.getPreEmitDiagnostics(program), ...emitted.diagnostics];
   if (problems.length > 0) throw new Error(ts.formatDiagnostics(problems, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => ROOT, getNewLine: () => '\n' }));
   const vendorDir = path.join(typesDir, 'vendor');
+  // Only the bundled packages the declarations name get their declarations carried.
+  const named = new Set<string>();
   for (const file of listFiles(typesDir)) {
     const text = readFileSync(file, 'utf8');
     const rewritten = text.replace(/((?:from\s+|import\(\s*|require\(\s*)['"])([^'"]+)(['"])/g, (whole, before: string, specifier: string, after: string) => {
       if (specifier.startsWith('.') || specifier.startsWith('node:')) return whole;
       if (!BUNDLED_PACKAGES.includes(specifier)) throw new Error(`${path.relative(typesDir, file)} imports ${specifier}; the client's types must stand alone`);
+      named.add(specifier);
       const relative = path.relative(path.dirname(file), path.join(vendorDir, specifier)).split(path.sep).join('/');
       return `${before}${relative.startsWith('.') ? relative : `./${relative}`}${after}`;
     });
     if (rewritten !== text) writeFileSync(file, rewritten);
   }
   mkdirSync(vendorDir, { recursive: true });
-  for (const name of BUNDLED_PACKAGES) writeFileSync(path.join(vendorDir, `${name}.d.ts`), readFileSync(bundledPackageFile(name, 'types'), 'utf8'));
+  for (const name of named) writeFileSync(path.join(vendorDir, `${name}.d.ts`), readFileSync(bundledPackageFile(name, 'types'), 'utf8'));
 }
 
 /** A file of a bundled package named by its package.json (`types`), or its LICENSE. */
@@ -137,7 +140,7 @@ function bundledPackageFile(name: string, member: 'types' | 'license'): string {
   const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as { types?: string; typings?: string };
   const types = manifest.types ?? manifest.typings;
   if (types === undefined) throw new Error(`${name} names no types file; the client cannot carry its declarations`);
-  return path.join(dir, types);
+  return path.join(dir, types.endsWith('.ts') ? types : `${types}.d.ts`);
 }
 
 function listFiles(dir: string): string[] {

@@ -10,7 +10,7 @@
  * answering from the last rule set and reconnects with Last-Event-ID;
  * `staleness` says how long it has heard nothing.
  */
-import type { Limits } from '../config';
+import type { Limits } from '../limits';
 import { createEngine, type Engine } from '../engine';
 import { evaluate, parseEvaluateRequest, type EvaluateResponse, type EvaluationState } from '../service/evaluate';
 import { applyStreamChange, restoreEvaluationState, type StreamChange, type StreamSnapshot } from '../service/evaluation-view';

@@ -3,7 +3,7 @@
  * and answering it from the read model. Never touches the store.
  */
 import type { CatalogState, ContextRecord, PromptRecord, RuleRecord } from '../../projections';
-import type { Limits } from '../config';
+import type { Limits } from '../limits';
 import { badRequest } from '../errors';
 import { ENTITY_TYPES, type EntityType } from '../events';
 import type { Engine, FieldValue, Fields } from '../engine';

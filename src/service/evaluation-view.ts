@@ -13,7 +13,7 @@
  */
 import type { ContextRecord, PromptRecord, PromptVersion, RuleRecord } from '../../projections';
 import { initialPrompts, recompiledVersion } from '../../projections/prompts';
-import type { Limits } from '../config';
+import type { Limits } from '../limits';
 import type { RecordedEvent } from '../store/port';
 import type { EvaluationState } from './evaluate';
 
