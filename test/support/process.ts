@@ -63,8 +63,8 @@ export function runScript(script: string, args: string[], env: Record<string, st
   });
 }
 
-/** The operator CLI (scripts/cli.ts). */
-export const runCli = (args: string[], env: Record<string, string>): Promise<ScriptRun> => runScript('scripts/cli.js', args, env);
+/** The `rulevault` CLI (scripts/rulevault.ts), compiled. */
+export const runCli = (args: string[], env: Record<string, string>): Promise<ScriptRun> => runScript('scripts/rulevault.js', args, env);
 
 /** A free loopback port (bound then released). */
 export async function freePort(): Promise<number> {
