@@ -4,7 +4,7 @@
  * That format has no escape sequences inside quotes (double quotes only turn
  * `\n` into a newline), so each value is quoted with a quote character it does
  * not contain, which keeps everything else literal: newlines, `$`, `#`,
- * backslashes, spaces at either end. Readers that expand `$VAR` (dotenv-expand,
+ * backslashes, spaces at either end. (A carriage return cannot be kept at all.) Readers that expand `$VAR` (dotenv-expand,
  * docker compose) leave single-quoted values alone, which is why single
  * quotes come first.
  */
@@ -15,6 +15,8 @@ export const ENV_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 /** Why a key cannot be written, or undefined when it can. Never mentions the value. */
 export function dotenvProblem(key: string, value: string): string | undefined {
   if (!ENV_NAME.test(key)) return `secret ${JSON.stringify(key)} is not a valid environment variable name (letters, digits and _, not starting with a digit)`;
+  // Node's reader drops carriage returns wherever they are, quoted or not.
+  if (value.includes('\r')) return `the value of ${key} contains a carriage return, which dotenv readers drop; use --format json`;
   if (quoteFor(value) === undefined) {
     return `the value of ${key} contains ', " and \` together, which the dotenv format cannot quote; use --format json`;
   }
