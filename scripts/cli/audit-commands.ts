@@ -33,7 +33,7 @@ const history: Command = {
     out.document(answer);
     for (const event of answer.events) {
       out.lines(`revision ${event.revision}  position ${event.position}  ${event.at}  ${event.actor}  ${event.type}`);
-      for (const [member, change] of Object.entries((event as { changes?: Record<string, unknown> }).changes ?? {})) {
+      for (const [member, change] of Object.entries(event.changes)) {
         out.lines(`  ${member}: ${JSON.stringify(change)}`);
       }
     }
@@ -78,8 +78,9 @@ const replay: Command = {
     const { state, events } = await onStore(config, replayLog);
     const digest = { ...digestState(state), events };
     out.document(digest);
-    out.lines(`sha256   ${digest.sha256}`, `position ${digest.position}`, `events   ${events}`,
-      ...Object.entries(digest.counts).map(([name, count]) => `${name.padEnd(8)} ${count}`));
+    const rows: [string, unknown][] = [['sha256', digest.sha256], ['position', digest.position], ['events', events], ...Object.entries(digest.counts)];
+    const width = Math.max(...rows.map(([name]) => name.length));
+    out.lines(...rows.map(([name, value]) => `${name.padEnd(width)}  ${String(value)}`));
   },
 };
 
