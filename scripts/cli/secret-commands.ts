@@ -221,14 +221,24 @@ const run: Command = {
   },
 };
 
-/** Runs the child with our stdio, passes signals on, and resolves with its exit code. */
+/**
+ * Runs the child with our stdio and resolves with its exit code. TERM and HUP
+ * (sent to this process by a supervisor) are passed on. Ctrl-C is not: the
+ * terminal sends it to the child too (same process group), and a second
+ * SIGINT means "force quit" to many programs; we only wait for the child.
+ */
 function runChild(command: string, args: readonly string[], env: NodeJS.ProcessEnv): Promise<number> {
   return new Promise((resolve, reject) => {
     const child = spawn(command, args, { stdio: 'inherit', env });
-    const signals = ['SIGINT', 'SIGTERM', 'SIGHUP'] as const;
+    const signals = ['SIGTERM', 'SIGHUP'] as const;
     const forward = (signal: NodeJS.Signals) => child.kill(signal);
+    const wait = () => undefined;
     for (const signal of signals) process.on(signal, forward);
-    const stop = () => signals.forEach((signal) => process.off(signal, forward));
+    process.on('SIGINT', wait);
+    const stop = () => {
+      signals.forEach((signal) => process.off(signal, forward));
+      process.off('SIGINT', wait);
+    };
     child.once('error', (error: NodeJS.ErrnoException) => {
       stop();
       reject(new CliError(`cannot run ${JSON.stringify(command)}: ${error.code ?? error.message}`, {}, error.code === 'ENOENT' ? 127 : 126));

@@ -1,4 +1,4 @@
-/** Black-box: `npm run audit -- <command>` (dist/scripts/audit.js) on a node's store. */
+/** Black-box: `rulevault audit <command>` (dist/scripts/rulevault.js) on a node's store. */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';

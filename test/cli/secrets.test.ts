@@ -3,9 +3,12 @@
  * against a real node over HTTP. Values go in on stdin and come out only
  * where asked (get, run's child, export); never in argv or an error.
  */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import path from 'node:path';
 import { parseEnv } from 'node:util';
 import t from 'tap';
-import { freePort, runCli, type ScriptRun } from '../support/process';
+import { DIST, exited, freePort, runCli, type ScriptRun } from '../support/process';
 import { withNode } from '../support/with-node';
 
 const VALUES = {
@@ -84,6 +87,14 @@ t.test('secrets list, put, get, run, export and rm over HTTP', async (t) => {
     t.same(JSON.parse(tagged.stdout), [VALUES.DB_PASSWORD, null], '--tags narrows what the child gets');
     const signalled = await cli(['secrets', 'run', '--', 'sh', '-c', 'kill -TERM $$'], reader);
     t.equal(signalled.code, 128 + 15, 'a signal becomes 128 + its number');
+    // A supervisor's SIGTERM to the CLI reaches the child, whose exit code comes back.
+    const supervised = spawn(process.execPath, [path.join(DIST, 'scripts', 'rulevault.js'), 'secrets', 'run', '--', 'sh', '-c', 'trap "exit 42" TERM; echo started; while :; do sleep 0.1; done'], {
+      env: { ...process.env, ...reader },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    await once(supervised.stdout, 'data');
+    supervised.kill('SIGTERM');
+    t.equal(await exited(supervised), 42, 'SIGTERM is passed on to the child');
     const missing = await cli(['secrets', 'run', '--', 'no-such-command-rulevault'], reader);
     t.equal(missing.code, 127);
     t.match(missing.stderr, /cannot run "no-such-command-rulevault": ENOENT/);
