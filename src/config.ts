@@ -330,3 +330,10 @@ function editDistance(a: string, b: string): number {
   }
   return previous[b.length]!;
 }
+
+/** Where the CLI's secret commands (scripts/cli/secret-commands.ts) reach the service: RULEVAULT_URL and RULEVAULT_API_KEY, as the client library reads them. */
+export function clientSettings(env: Env = process.env): { readonly url?: string; readonly apiKey?: string } {
+  const url = env.RULEVAULT_URL || undefined;
+  const apiKey = env.RULEVAULT_API_KEY || undefined;
+  return { ...(url ? { url } : {}), ...(apiKey ? { apiKey } : {}) };
+}

@@ -233,7 +233,8 @@ function closeServer(server: Server, graceMs: number): Promise<void> {
   });
 }
 
-async function main(): Promise<void> {
+/** The service as `npm start` runs it (scripts/start.js): configuration from the environment, signals, exit codes. */
+export async function main(): Promise<void> {
   let config: Config;
   try {
     config = loadConfig();

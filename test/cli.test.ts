@@ -28,7 +28,7 @@ t.test('api-keys create / list / revoke; writers wait for the service to stop, r
   t.match(rotateRefused.stderr, /in use by a RuleVault service.*\n.*stop the service first \(every node that uses this store\)/);
 
   await node.stop();
-  const created = await runCli(args, env);
+  const created = await runCli([...args, '--json'], env);
   t.equal(created.code, 0, created.stderr);
   const key = JSON.parse(created.stdout);
   t.match(key, { name: 'from-cli', scopes: ['evaluate', 'secrets:read'], secret_tags: ['prod'], key: /^rv_/ });
@@ -53,7 +53,7 @@ t.test('api-keys create / list / revoke; writers wait for the service to stop, r
   t.equal(badScopes.code, 1);
   t.match(badScopes.stderr, /scopes\[0\] must be one of/);
   const usage = await runCli(['frobnicate'], env);
-  t.equal(usage.code, 64);
+  t.equal(usage.code, 2, 'a usage mistake exits 2 (issue 16.5; was 64)');
   t.match(usage.stderr, /usage:/);
 });
 
@@ -76,9 +76,9 @@ t.test('log prints the events as NDJSON with sealed secrets only', async (t) => 
   const node = await startTestNode(env);
   await client(node.url, node.adminKey).post('/api/vault/secrets', { key: 'DB_PASSWORD', value: 'hunter2-plaintext' });
   await node.stop();
-  const log = await runCli(['log'], env);
+  const log = await runCli(['log', '--json'], env);
   t.equal(log.code, 0, log.stderr);
-  const events = log.stdout.trim().split('\n').map((line) => JSON.parse(line));
+  const events: { type: string; position: unknown }[] = JSON.parse(log.stdout).events;
   t.ok(events.some((e) => e.type === 'SecretCreated'));
   t.ok(events.every((e) => typeof e.position === 'string'));
   t.notOk(log.stdout.includes('hunter2-plaintext'));

@@ -1,4 +1,4 @@
-/** Black-box: `npm run audit -- <command>` (dist/scripts/audit.js) on a node's store. */
+/** Black-box: `rulevault audit <command>` (dist/scripts/rulevault.js) on a node's store. */
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
@@ -23,7 +23,7 @@ t.test('history, evaluate, replay, export and import', async (t) => {
   await admin.post('/api/prompts', { name: 'p', prompt: 'Hi {{name}}' });
 
   // The service is running: the CLI reads the same SQLite file beside it.
-  const replay = await runAudit(['replay'], env);
+  const replay = await runAudit(['replay', '--json'], env);
   t.equal(replay.code, 0, replay.stderr);
   const digest = JSON.parse(replay.stdout);
   const live = (await admin.get('/api/audit/digest')).json;
@@ -32,9 +32,9 @@ t.test('history, evaluate, replay, export and import', async (t) => {
   t.equal(digest.position, live.position);
   t.ok(digest.events > 4);
 
-  const history = await runAudit(['history', rule.id], env);
+  const history = await runAudit(['history', rule.id, '--json'], env);
   t.equal(history.code, 0, history.stderr);
-  const revisions = history.stdout.trim().split('\n').map((line) => JSON.parse(line));
+  const revisions: { revision: string; changes: any }[] = JSON.parse(history.stdout).events;
   t.same(revisions.map((r) => r.revision), ['0', '1']);
   t.equal(revisions[1].changes.condition_groups.after[0].conditions[0].value, 'silver');
   const unknown = await runAudit(['history', 'no-such-rule'], env);
@@ -42,12 +42,12 @@ t.test('history, evaluate, replay, export and import', async (t) => {
   t.match(unknown.stderr, /rule no-such-rule not found/);
 
   const body = JSON.stringify({ entity_type: 'context', fields: { tier: 'gold' } });
-  const then = await runAudit(['evaluate', '--as-of', firstPosition, '--body', body], env);
+  const then = await runAudit(['evaluate', '--as-of', firstPosition, '--body', body, '--json'], env);
   t.equal(then.code, 0, then.stderr);
   t.same(JSON.parse(then.stdout), { matchingRuleIds: [rule.id], entities: [], as_of: { position: firstPosition, at: rule.created_at } });
   const bodyFile = path.join(dir, 'body.json');
   writeFileSync(bodyFile, body);
-  const now = await runAudit(['evaluate', '--as-of', new Date(Date.now() + 60_000).toISOString(), '--body', `@${bodyFile}`], env);
+  const now = await runAudit(['evaluate', '--as-of', new Date(Date.now() + 60_000).toISOString(), '--body', `@${bodyFile}`, '--json'], env);
   t.equal(now.code, 0, now.stderr);
   t.same(JSON.parse(now.stdout).matchingRuleIds, [], 'as of now the rule wants silver');
   const badAsOf = await runAudit(['evaluate', '--as-of', 'soon', '--body', body], env);
@@ -55,7 +55,7 @@ t.test('history, evaluate, replay, export and import', async (t) => {
   t.match(badAsOf.stderr, /as_of must be/);
 
   const file = path.join(dir, 'log.ndjson');
-  const exported = await runAudit(['export', '--out', file], env);
+  const exported = await runAudit(['export', '--out', file, '--json'], env);
   t.equal(exported.code, 0, exported.stderr);
   const lines = readFileSync(file, 'utf8').trim().split('\n');
   t.equal(lines.length, digest.events);
@@ -71,10 +71,10 @@ t.test('history, evaluate, replay, export and import', async (t) => {
   const other = tempDir();
   t.teardown(() => removeDir(other));
   const otherEnv = { ...env, RULEVAULT_DATA_DIR: other, RULEVAULT_EVENTSTORE: `sqlite:${other}/events.db` };
-  const imported = await runAudit(['import', '--in', file], otherEnv);
+  const imported = await runAudit(['import', '--in', file, '--json'], otherEnv);
   t.equal(imported.code, 0, imported.stderr);
   t.equal(JSON.parse(imported.stdout).events, lines.length);
-  const replayed = await runAudit(['replay'], otherEnv);
+  const replayed = await runAudit(['replay', '--json'], otherEnv);
   t.equal(JSON.parse(replayed.stdout).sha256, digest.sha256, 'the imported log replays to the same digest');
   const reExported = await runAudit(['export', '--out', path.join(other, 'again.ndjson')], otherEnv);
   t.equal(reExported.code, 0);
@@ -84,7 +84,7 @@ t.test('history, evaluate, replay, export and import', async (t) => {
   t.same(again.map(strip), original.map(strip), 'streams, ids, types, revisions, data and metadata survive; only positions may differ');
 
   const usage = await runAudit(['frobnicate'], env);
-  t.equal(usage.code, 64);
+  t.equal(usage.code, 2, 'a usage mistake exits 2 (issue 16.5; was 64)');
   t.match(usage.stderr, /usage:/);
   const broken = path.join(dir, 'broken.ndjson');
   writeFileSync(broken, '{"stream":"rule-x","type":"RuleCreated","revision":"zero","data":{},"metadata":{}}\n');

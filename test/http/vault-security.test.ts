@@ -153,9 +153,9 @@ t.test('rotation re-wraps every live secret; after restart all are served with t
   await node.stop();
   const oldKey = readFileSync(path.join(dir, 'master.key'), 'utf8');
 
-  const rotated = await runCli(['rotate-master-key'], env);
+  const rotated = await runCli(['rotate-master-key', '--json'], env);
   t.equal(rotated.code, 0, rotated.stderr);
-  const summary = JSON.parse(rotated.stdout.split('\n')[0]!);
+  const summary = JSON.parse(rotated.stdout);
   t.equal(summary.rewrapped, 3);
   t.not(summary.from_master_key_id, summary.to_master_key_id);
   t.not(readFileSync(path.join(dir, 'master.key'), 'utf8'), oldKey, 'master.key now holds the new key');

@@ -48,23 +48,24 @@ export interface ScriptRun {
   readonly stderr: string;
 }
 
-/** Runs a compiled script under dist/ (e.g. `scripts/cli.js`) to completion; resolves with its exit code and output. */
-export function runScript(script: string, args: string[], env: Record<string, string>): Promise<ScriptRun> {
+/** Runs a compiled script under dist/ (e.g. `scripts/rulevault.js`) to completion; resolves with its exit code and output. `input`: its stdin (else none). */
+export function runScript(script: string, args: string[], env: Record<string, string>, input?: string): Promise<ScriptRun> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [path.join(DIST, script), ...args], {
       env: { ...process.env, ...env },
-      stdio: ['ignore', 'pipe', 'pipe'],
+      stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
+    child.stdin?.end(input);
     let stdout = '';
     let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
 
-/** The operator CLI (scripts/cli.ts). */
-export const runCli = (args: string[], env: Record<string, string>): Promise<ScriptRun> => runScript('scripts/cli.js', args, env);
+/** The `rulevault` CLI (scripts/rulevault.ts), compiled. */
+export const runCli = (args: string[], env: Record<string, string>, input?: string): Promise<ScriptRun> => runScript('scripts/rulevault.js', args, env, input);
 
 /** A free loopback port (bound then released). */
 export async function freePort(): Promise<number> {

@@ -1,4 +1,4 @@
-/** Runs the compiled auditor CLI (dist/scripts/audit.js) to completion. */
-import { runScript, type ScriptRun } from '../../support/process';
+/** Runs the compiled auditor commands (`rulevault audit ...`, dist/scripts/rulevault.js) to completion. */
+import { runCli, type ScriptRun } from '../../support/process';
 
-export const runAudit = (args: string[], env: Record<string, string>): Promise<ScriptRun> => runScript('scripts/audit.js', args, env);
+export const runAudit = (args: string[], env: Record<string, string>): Promise<ScriptRun> => runCli(['audit', ...args], env);

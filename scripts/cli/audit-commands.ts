@@ -1,0 +1,151 @@
+/**
+ * The auditor's commands, on the configured store (RULEVAULT_EVENTSTORE,
+ * default ./data/events.db). Read-only except `import`, which needs an empty
+ * store and takes the data folder's lock while it runs (refused beside a
+ * running service).
+ */
+import { createReadStream, createWriteStream } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { once } from 'node:events';
+import { createInterface } from 'node:readline';
+import { digestState } from '../../src/audit/digest';
+import { exportLine, importLog, readWholeLog, replayLog } from '../../src/audit/log-transfer';
+import { createAuditService } from '../../src/audit/service';
+import type { Config } from '../../src/config';
+import { isPlainObject } from '../../src/domain/input';
+import { createReadModel } from '../../src/read-model';
+import { createQueries } from '../../src/service/queries';
+import type { EventStore } from '../../src/store/port';
+import { lockForWrite } from '../writer-lock';
+import { CliError, type Command, type Group } from './command';
+import { onStore, storeConfig } from './store-commands';
+
+const history: Command = {
+  name: 'history',
+  args: '<rule-id>',
+  minArgs: 1,
+  summary: 'Every revision of a rule, with actor, time, position and what changed.',
+  options: [],
+  examples: ['rulevault audit history 5d0c2f9a-8a57-4d7e-9a8e-2b1c7f3e9d10 --json'],
+  async run({ args: [id], out }) {
+    const config = storeConfig(out);
+    const answer = await onStore(config, (store) => createQueries(store, createReadModel(), config.limits).ruleHistory(id!));
+    out.document(answer);
+    for (const event of answer.events) {
+      out.lines(`revision ${event.revision}  position ${event.position}  ${event.at}  ${event.actor}  ${event.type}`);
+      for (const [member, change] of Object.entries(event.changes)) {
+        out.lines(`  ${member}: ${JSON.stringify(change)}`);
+      }
+    }
+  },
+};
+
+const evaluate: Command = {
+  name: 'evaluate',
+  summary: 'What evaluate answered at a past point of the log.',
+  options: [
+    { name: 'as-of', value: '<ISO time | position>', help: 'the point in time or log position (required)' },
+    { name: 'body', value: '<json | @file>', help: 'the evaluate request, inline or from a file (required)' },
+  ],
+  examples: [`rulevault audit evaluate --as-of 2026-01-31T12:00:00Z --body '{"entity_type":"context","fields":{"user.tier":"gold"}}'`],
+  async run({ options, out }) {
+    const asOf = options['as-of'];
+    const bodyArg = options.body;
+    if (typeof asOf !== 'string' || typeof bodyArg !== 'string') throw new CliError('--as-of and --body are required');
+    const text = bodyArg.startsWith('@') ? await readFile(bodyArg.slice(1), 'utf8') : bodyArg;
+    let body: unknown;
+    try {
+      body = JSON.parse(text);
+    } catch {
+      throw new CliError('--body is not valid JSON');
+    }
+    if (!isPlainObject(body)) throw new CliError('--body must be a JSON object (an evaluate request)');
+    const config = storeConfig(out);
+    const answer = await onStore(config, (store) =>
+      createAuditService({ store, readModel: createReadModel(), limits: config.limits }).evaluateAsOf({ ...body, as_of: asOf }));
+    out.document(answer);
+    out.lines(JSON.stringify(answer, null, 2));
+  },
+};
+
+const replay: Command = {
+  name: 'replay',
+  summary: 'Replay the whole log and print the digest of the read models (the same as GET /api/audit/digest).',
+  options: [],
+  examples: ['rulevault audit replay'],
+  async run({ out }) {
+    const config = storeConfig(out);
+    const { state, events } = await onStore(config, replayLog);
+    const digest = { ...digestState(state), events };
+    out.document(digest);
+    const rows: [string, unknown][] = [['sha256', digest.sha256], ['position', digest.position], ['events', events], ...Object.entries(digest.counts)];
+    const width = Math.max(...rows.map(([name]) => name.length));
+    out.lines(...rows.map(([name, value]) => `${name.padEnd(width)}  ${String(value)}`));
+  },
+};
+
+const exportCommand: Command = {
+  name: 'export',
+  summary: 'Write the whole log to a file, one event per line; secrets stay sealed.',
+  options: [{ name: 'out', value: '<file.ndjson>', help: 'the file to write (required)' }],
+  examples: ['rulevault audit export --out log.ndjson'],
+  async run({ options, out }) {
+    if (typeof options.out !== 'string') throw new CliError('--out is required');
+    const file = options.out;
+    const config = storeConfig(out);
+    const result = await onStore(config, (store) => exportTo(store, file));
+    out.document(result);
+    out.lines(`exported ${result.events} events to ${result.file}`);
+  },
+};
+
+const importCommand: Command = {
+  name: 'import',
+  summary: 'Append an exported log to an empty store (positions are renumbered); refused beside a running service.',
+  options: [{ name: 'in', value: '<file.ndjson>', help: 'the exported log (required)' }],
+  examples: ['RULEVAULT_EVENTSTORE=sqlite:./copy/events.db rulevault audit import --in log.ndjson'],
+  async run({ options, out }) {
+    if (typeof options.in !== 'string') throw new CliError('--in is required');
+    const file = options.in;
+    const config = storeConfig(out);
+    const result = await onStore(config, (store) => importFrom(config, store, file));
+    out.document(result);
+    out.lines(`imported ${result.events} events`);
+  },
+};
+
+async function importFrom(config: Config, store: EventStore, file: string) {
+  // A store that is not empty is refused first (importLog's own check): stopping a service would not help it.
+  if ((await store.headPosition()) !== undefined) return importLog(store, noLines());
+  const lock = lockForWrite(config, 'audit import', () =>
+    'import into a data folder and store that no service uses (RULEVAULT_DATA_DIR, RULEVAULT_EVENTSTORE), or stop the service first.');
+  try {
+    return await importLog(store, createInterface({ input: createReadStream(file), crlfDelay: Infinity }));
+  } finally {
+    lock.release();
+  }
+}
+
+async function* noLines(): AsyncIterable<string> {}
+
+/** Writes the log as NDJSON, honouring back-pressure. */
+async function exportTo(store: EventStore, file: string): Promise<{ events: number; file: string }> {
+  const stream = createWriteStream(file, { encoding: 'utf8' });
+  let events = 0;
+  try {
+    for await (const event of readWholeLog(store)) {
+      events += 1;
+      if (!stream.write(exportLine(event) + '\n')) await once(stream, 'drain');
+    }
+  } finally {
+    stream.end();
+    await once(stream, 'close');
+  }
+  return { events, file };
+}
+
+export const auditGroup: Group = {
+  name: 'audit',
+  summary: 'The auditor\'s commands on the store: rule history, evaluate as of a past point, replay, export and import.',
+  commands: [history, evaluate, replay, exportCommand, importCommand],
+};

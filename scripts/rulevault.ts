@@ -1,0 +1,26 @@
+/**
+ * `rulevault`: the operator's and the auditor's command line (bin/rulevault.js,
+ * `npm run cli`, `npm run audit`). The command tree is declared in scripts/cli/;
+ * every command has --help and --json, and a usage mistake exits 2.
+ */
+import { dispatch, type Group } from './cli/command';
+import { auditGroup } from './cli/audit-commands';
+import { secretsGroup } from './cli/secret-commands';
+import { storeCommands } from './cli/store-commands';
+
+export const ROOT: Group = {
+  name: 'rulevault',
+  summary: 'RuleVault from the command line: API keys, the log and master-key rotation on the store; secrets over HTTP; the auditor\'s commands.',
+  commands: [...storeCommands, secretsGroup, auditGroup],
+};
+
+/**
+ * Runs one command line and exits with its code. Exiting rather than waiting
+ * for the event loop to empty: fetch keeps idle connections open for seconds.
+ * Writes to pipes and files are synchronous on Linux, so nothing is lost.
+ */
+export function main(argv: readonly string[]): void {
+  void dispatch(ROOT, argv, { stdout: (text) => process.stdout.write(text), stderr: (text) => process.stderr.write(text) }).then((code) => process.exit(code));
+}
+
+if (require.main === module) main(process.argv.slice(2));

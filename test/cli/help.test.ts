@@ -1,0 +1,91 @@
+/**
+ * Black-box: every command and command group of the compiled `rulevault`
+ * answers --help and -h (usage, options, an example), refuses an unknown
+ * option with exit 2, and the README's "Every command's --help" shows exactly
+ * what the CLI prints.
+ */
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
+import { promisify } from 'node:util';
+import t from 'tap';
+import { everyPath } from '../../scripts/cli/command';
+import { ROOT } from '../../scripts/rulevault';
+import { runCli, type ScriptRun } from '../support/process';
+
+const REPO = path.resolve(__dirname, '..', '..', '..');
+const PATHS = everyPath(ROOT).map(({ path, node }) => ({ path, isGroup: 'commands' in node }));
+
+/** Runs `work` on every item, four child processes at a time. */
+async function eachLimited<T, R>(items: readonly T[], work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(Array.from({ length: 4 }, async () => {
+    while (next < items.length) {
+      const index = next++;
+      results[index] = await work(items[index]!);
+    }
+  }));
+  return results;
+}
+
+/** The README's help blocks: ```text, a `$ rulevault ... --help` line, then the output. */
+function readmeHelp(): Map<string, string> {
+  const readme = readFileSync(path.join(REPO, 'README.md'), 'utf8');
+  const blocks = new Map<string, string>();
+  for (const match of readme.matchAll(/```text\n\$ (rulevault[^\n]*?) --help\n([\s\S]*?)```/g)) blocks.set(match[1]!, match[2]!);
+  return blocks;
+}
+
+t.test('--help and -h on every command and group, and the README shows the same text', async (t) => {
+  const helps = await eachLimited(PATHS, async ({ path }) => ({
+    long: await runCli([...path.slice(1), '--help'], {}),
+    short: await runCli([...path.slice(1), '-h'], {}),
+  }));
+  const readme = readmeHelp();
+  PATHS.forEach(({ path, isGroup }, i) => {
+    const name = path.join(' ');
+    const { long, short } = helps[i]!;
+    t.equal(long.code, 0, `${name} --help exits 0`);
+    t.equal(long.stderr, '');
+    t.ok(long.stdout.startsWith(`usage: ${name} `), `${name}: the usage line first`);
+    t.equal(short.stdout, long.stdout, `${name} -h is --help`);
+    if (isGroup) t.match(long.stdout, /\ncommands:\n/, `${name} lists its commands`);
+    else t.match(long.stdout, /\noptions:\n[\s\S]*--json[\s\S]*-h, --help[\s\S]*\nexamples?:\n {2}\S/, `${name}: options, --json and an example`);
+    t.equal(readme.get(name), long.stdout, `README shows \`${name} --help\` as the CLI prints it (paste its output into "Every command's --help")`);
+  });
+  t.same([...readme.keys()].sort(), PATHS.map(({ path }) => path.join(' ')).sort(), 'and no block for a command that does not exist');
+});
+
+t.test('an unknown option or command on any command exits 2 and says which', async (t) => {
+  const runs = await eachLimited(PATHS, ({ path }) => runCli([...path.slice(1), '--no-such-option'], {}));
+  PATHS.forEach(({ path, isGroup }, i) => {
+    const run: ScriptRun = runs[i]!;
+    const name = path.join(' ');
+    t.equal(run.code, 2, `${name} --no-such-option exits 2`);
+    t.equal(run.stdout, '');
+    t.match(run.stderr, isGroup ? /^error: unknown option --no-such-option \(a command comes first\)/ : new RegExp(`^error: unknown option --no-such-option for ${name}\n`));
+    t.match(run.stderr, new RegExp(`\nusage: ${name} `));
+  });
+  const json = await runCli(['secrets', 'get', 'X', '--nope', '--json'], {});
+  t.equal(json.code, 2);
+  t.same(JSON.parse(json.stderr), { error: { kind: 'usage', message: 'unknown option --nope for rulevault secrets get', usage: 'rulevault secrets get <key> [options]' } });
+  const unknown = await runCli(['secrets', 'frobnicate'], {});
+  t.equal(unknown.code, 2);
+  t.match(unknown.stderr, /^error: unknown command "frobnicate" for rulevault secrets; commands: list, get, put, rm, run, export\n/);
+  const missing = await runCli(['secrets', 'get'], {});
+  t.equal(missing.code, 2);
+  t.match(missing.stderr, /^error: missing <key>\n/);
+  const noValue = await runCli(['log', '--limit'], {});
+  t.equal(noValue.code, 2);
+  t.match(noValue.stderr, /^error: option --limit needs a value <n>\n/);
+  const bare = await runCli([], {});
+  t.equal(bare.code, 2);
+  t.match(bare.stderr, /^error: a command is missing; commands: api-keys, log, rotate-master-key, secrets, audit\n/);
+});
+
+t.test('the package bin runs the same CLI', async (t) => {
+  const { stdout } = await promisify(execFile)(process.execPath, [path.join(REPO, 'bin', 'rulevault.js'), 'secrets', 'run', '--help']);
+  t.equal(stdout, (await runCli(['secrets', 'run', '--help'], {})).stdout);
+  t.same(JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')).bin, { rulevault: 'bin/rulevault.js' });
+});
