@@ -65,7 +65,8 @@ function build() {
   const steps = [
     [tsc, '-p', path.join(ROOT, 'tsconfig.json')],
     [tsc, '-p', path.join(ROOT, 'src', 'console')],
-    [require.resolve('vite/bin/vite.js', { paths: [ROOT] }), 'build', '--logLevel', 'warn', '-c', path.join(ROOT, 'src', 'console', 'vite.config.mts')],
+    // vite's exports map hides its bin: take it from the installed package's folder.
+    [path.join(ROOT, 'node_modules', 'vite', 'bin', 'vite.js'), 'build', '--logLevel', 'warn', '-c', path.join(ROOT, 'src', 'console', 'vite.config.mts')],
   ];
   for (const step of steps) {
     const run = spawnSync(process.execPath, step, { cwd: ROOT, stdio: ['ignore', 2, 2] });
