@@ -42,8 +42,8 @@ t.test('getSecrets falls back to RULEVAULT_URL and RULEVAULT_API_KEY; shouldSetE
 });
 
 t.test('failures come back as err, the way the server reports them', async (t) => {
-  t.same(await getSecrets({ url: live.url, apiKey: 'rv_wrong' }), { err: 'the API key is invalid or has been revoked', res: null });
-  t.same(await getSecrets({ url: live.url, apiKey: evaluatorKey }), { err: 'this API key lacks the secrets:read scope', res: null });
+  t.same(await getSecrets({ url: live.url, apiKey: 'rv_wrong' }), { err: 'the API key is invalid or has been revoked', code: 'unauthorized', res: null });
+  t.same(await getSecrets({ url: live.url, apiKey: evaluatorKey }), { err: 'this API key lacks the secrets:read scope', code: 'forbidden', res: null });
   const unreachable = await getSecrets({ url: 'http://127.0.0.1:1', apiKey: readerKey });
   t.equal(unreachable.res, null);
   t.match(unreachable.err, /unreachable/);

@@ -47,7 +47,11 @@ export interface EvaluateRequest {
   entity_inputs?: {
     variables?: Record<string, unknown>;
     version?: string;
+    /** the version a label names (`latest`, `production`, a custom one); not with version */
+    label?: string;
     shouldCompile?: boolean;
+    /** true: a render with variables missing is refused (compiled_prompt null, error naming them) */
+    strict?: boolean;
   };
 }
 
@@ -85,13 +89,22 @@ export interface PromptRecord {
   id: string;
   name: string;
   version: string;
-  prompt: string;
-  /** the rendered template (the raw one with shouldCompile false); null when rendering failed or passed a limit, see error */
-  compiled_prompt: string | null;
-  /** present only when compiled_prompt is null: why, naming the limit passed (RULEVAULT_RENDER_MAX_STEPS, RULEVAULT_RENDER_MAX_BYTES, RULEVAULT_RESPONSE_MAX_RENDER_BYTES) */
+  type: "text" | "chat";
+  prompt: string | {
+    role: string;
+    content: string;
+  }[];
+  /** the rendered template, or the chat with each content rendered (the raw one with shouldCompile false); null when rendering failed, passed a limit or was refused (strict), see error */
+  compiled_prompt: string | {
+    role: string;
+    content: string;
+  }[] | null;
+  /** present only when compiled_prompt is null: why, naming the limit passed (RULEVAULT_RENDER_MAX_STEPS, RULEVAULT_RENDER_MAX_BYTES, RULEVAULT_RESPONSE_MAX_RENDER_BYTES) or the variables missing (strict) */
   error?: string;
   variables: string[];
   missing_variables: string[];
+  /** the version's config (model, temperature, tools, ...) as given; null when none */
+  config: Record<string, unknown> | null;
   tags: string[];
   /** any JSON object; a `__proto__` key stays plain data */
   meta_properties: Record<string, unknown>;
@@ -105,6 +118,55 @@ export interface GetSecretsRequest {
   key?: string;
   tags?: string[];
 }
+
+export interface GetCompiledRequest {
+  name?: string;
+  id?: string;
+  /** the same as id (OpenLIT's Python SDK sends this name) */
+  promptId?: string;
+  /** MAJOR.MINOR.PATCH, or a label (production, ...); default the latest */
+  version?: string;
+  label?: string;
+  variables?: Record<string, unknown>;
+  /** default false, as OpenLIT's */
+  shouldCompile?: boolean;
+  /** older OpenLIT SDKs' name of shouldCompile */
+  compile?: boolean;
+  /** true: a render with variables missing is refused with err naming them */
+  strict?: boolean;
+}
+
+export type GetCompiledAnswer = ({
+  err: null;
+  res: {
+    promptId: string;
+    /** a name-based UUID of the prompt id and version */
+    versionId: string;
+    name: string;
+    version: string;
+    tags: string[];
+    /** any JSON object; a `__proto__` key stays plain data */
+    metaProperties: Record<string, unknown>;
+    prompt: string | {
+      role: string;
+      content: string;
+    }[];
+    compiledPrompt: string | {
+      role: string;
+      content: string;
+    }[];
+    type: "text" | "chat";
+    /** the version's config (model, temperature, tools, ...) as given; null when none */
+    config: Record<string, unknown> | null;
+    variables: string[];
+    missingVariables: string[];
+  };
+}) | ({
+  err: string;
+  /** bad_request 400, unauthorized 401, forbidden 403, not_found 404, conflict 409, payload_too_large 413, internal 500, unavailable 503 (not ready, or the vault cannot be opened); a code is never renamed */
+  code: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "payload_too_large" | "unavailable" | "internal";
+  res: null;
+});
 
 export type GetSecretsAnswer = {
   err: null;
@@ -253,10 +315,17 @@ export interface ContextList {
 }
 
 export interface PromptInput {
+  /** unique (exact, case-sensitive); 409 when taken */
   name: string;
-  /** a Handlebars template */
-  prompt: string;
+  /** a template (a text prompt), or an ordered list of messages, each content a template (a chat prompt) */
+  prompt: string | {
+    role: string;
+    /** a Handlebars template */
+    content: string;
+  }[];
   version?: string;
+  /** any JSON object (model, temperature, tools, ...) of at most 16 KiB, stored and returned as given */
+  config?: Record<string, unknown>;
   tags?: string[];
   /** any JSON object; a `__proto__` key stays plain data */
   meta_properties?: Record<string, unknown>;
@@ -264,8 +333,32 @@ export interface PromptInput {
 }
 
 export interface PromptVersionInput {
-  prompt: string;
+  /** a template (a text prompt), or an ordered list of messages, each content a template (a chat prompt) */
+  prompt: string | {
+    role: string;
+    /** a Handlebars template */
+    content: string;
+  }[];
   version?: string;
+  /** any JSON object (model, temperature, tools, ...) of at most 16 KiB, stored and returned as given */
+  config?: Record<string, unknown>;
+}
+
+export interface PromptLabelMove {
+  version: string;
+}
+
+export interface PromptHistory {
+  events: {
+    type: string;
+    revision: Position;
+    position: Position;
+    actor: Actor;
+    at: Timestamp;
+    request_id: string;
+    data: Record<string, unknown>;
+    metadata: EventMetadata;
+  }[];
 }
 
 export interface PromptPatch {
@@ -280,14 +373,23 @@ export interface Prompt {
   id: string;
   name: string;
   version: string;
-  prompt: string;
+  type: "text" | "chat";
+  prompt: string | {
+    role: string;
+    content: string;
+  }[];
   variables: string[];
+  /** the version's config (model, temperature, tools, ...) as given; null when none */
+  config: Record<string, unknown> | null;
+  /** each label (latest included) to the version it names */
+  labels: { [name: string]: string };
   tags: string[];
   /** any JSON object; a `__proto__` key stays plain data */
   meta_properties: Record<string, unknown>;
   status: "ACTIVE" | "INACTIVE";
   versions: {
     version: string;
+    labels: string[];
     created_by: Actor;
     created_at: Timestamp;
   }[];
@@ -417,7 +519,11 @@ export interface AuditEvaluateRequest {
   entity_inputs?: {
     variables?: Record<string, unknown>;
     version?: string;
+    /** the version a label names (`latest`, `production`, a custom one); not with version */
+    label?: string;
     shouldCompile?: boolean;
+    /** true: a render with variables missing is refused (compiled_prompt null, error naming them) */
+    strict?: boolean;
   };
   /** a log position (a whole number or its decimal string) or an ISO 8601 time with a zone */
   as_of: string | number;
@@ -454,7 +560,11 @@ export interface ExplainRequest {
   entity_inputs?: {
     variables?: Record<string, unknown>;
     version?: string;
+    /** the version a label names (`latest`, `production`, a custom one); not with version */
+    label?: string;
     shouldCompile?: boolean;
+    /** true: a render with variables missing is refused (compiled_prompt null, error naming them) */
+    strict?: boolean;
   };
   /** explain only those of the rules asked about with a condition on this field */
   field?: string;
@@ -505,7 +615,11 @@ export interface DryRunRequest {
   entity_inputs?: {
     variables?: Record<string, unknown>;
     version?: string;
+    /** the version a label names (`latest`, `production`, a custom one); not with version */
+    label?: string;
     shouldCompile?: boolean;
+    /** true: a render with variables missing is refused (compiled_prompt null, error naming them) */
+    strict?: boolean;
   };
   /** draft rules: each a rule create body (validated as one; a 400 names `rules[<index>]` and the member), with an optional `id` naming a live rule to put the draft in its place; without `id` the draft answers as `draft-<index>` */
   rules?: ({

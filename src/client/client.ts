@@ -6,6 +6,7 @@
  * http://127.0.0.1:1/api/vault/get-secrets): connect ECONNREFUSED 127.0.0.1:1").
  */
 import type {
+  GetCompiledAnswer,
   ApiKey, ApiKeyCreated, ApiKeyInput, Context, ContextInput, ContextPatch, EvaluateRequest, EvaluateResponse,
   Prompt, PromptInput, PromptPatch, PromptVersionInput, Rule, RuleInput, RulePatch, Secret, SecretInput, SecretPatch,
 } from './api-types';
@@ -35,21 +36,8 @@ export interface GetSecretsRequest {
 export type GetSecretsResult = { err: null; res: Record<string, string> } | { err: string; code?: ErrorCode; res: null };
 export type EvaluateResult = ({ err: null } & EvaluateResponse) | { err: string };
 
-/**
- * A prompt as POST /api/prompt/get-compiled answers it (OpenLIT's shape).
- * Written here until that route's schema is in src/http/openapi.ts; then it
- * becomes the generated type.
- */
-export interface CompiledPrompt {
-  promptId: string;
-  versionId: string;
-  name: string;
-  version: string;
-  tags: string[];
-  metaProperties: Record<string, unknown>;
-  prompt: string;
-  compiledPrompt: string;
-}
+/** A prompt as POST /api/prompt/get-compiled answers it (OpenLIT's shape, plus type, config and variables). */
+export type CompiledPrompt = Extract<GetCompiledAnswer, { err: null }>['res'];
 
 /** A prompt by name (a plain string), or by `{ id }` / `{ name }`. */
 export type PromptRef = string | { readonly id: string } | { readonly name: string };
@@ -254,7 +242,8 @@ function promptRequest(prompt: PromptRef, options: GetPromptOptions): PromptRequ
 function isCompiledPrompt(value: unknown): value is CompiledPrompt {
   if (typeof value !== 'object' || value === null) return false;
   const prompt = value as Record<string, unknown>;
-  return typeof prompt.prompt === 'string' && typeof prompt.compiledPrompt === 'string' && typeof prompt.name === 'string';
+  const text = (part: unknown): boolean => typeof part === 'string' || Array.isArray(part);
+  return text(prompt.prompt) && text(prompt.compiledPrompt) && typeof prompt.name === 'string';
 }
 
 // ---- admin helpers -------------------------------------------------------------

@@ -134,6 +134,26 @@ export interface paths {
         patch: operations["updateContext"];
         trace?: never;
     };
+    "/api/prompt/get-compiled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * OpenLIT's prompt route: a prompt by name or id, at a version or label, optionally rendered (scope evaluate)
+         * @description For OpenLIT's SDKs, unchanged. Always 200 past the CORS check, failures included (a missing key, an unknown prompt, a bad body, not ready): the caller checks `err`. Other members (`source`, `metaProperties`) are ignored.
+         */
+        post: operations["getCompiledPrompt"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/prompts": {
         parameters: {
             query?: never;
@@ -144,7 +164,7 @@ export interface paths {
         /** List the prompts, by id: filtered, and paged with limit and cursor */
         get: operations["listPrompts"];
         put?: never;
-        /** Create a prompt */
+        /** Create a prompt (a template or a chat, and a config) at its first version; names are unique (409 when taken) */
         post: operations["createPrompt"];
         delete?: never;
         options?: never;
@@ -159,7 +179,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a prompt at its latest version, or at `?version=` */
+        /** Read a prompt (by id or name) at its latest version, at `?version=` or at `?label=` */
         get: operations["getPrompt"];
         put?: never;
         post?: never;
@@ -171,10 +191,48 @@ export interface paths {
         options?: never;
         head?: never;
         /**
-         * Change a prompt's name, tags, meta_properties or status (a template changes by adding a version)
+         * Change a prompt's name (409 when taken), tags, meta_properties or status (a template changes by adding a version)
          * @description A PATCH that changes nothing (`{}`, or members set to their current values) writes no event and answers the current state, revision unchanged.
          */
         patch: operations["updatePrompt"];
+        trace?: never;
+    };
+    "/api/prompts/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every event of a prompt (versions, label moves, changes) with who, when and where in the log */
+        get: operations["promptHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/prompts/{id}/labels/{label}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        /**
+         * Point `production` or a custom label at a version (promote, roll back); `latest` moves by itself
+         * @description Each move is a PromptLabelMoved event in the prompt's history. Moving a label to the version it names already writes nothing.
+         */
+        put: operations["movePromptLabel"];
+        post?: never;
+        /** Remove a custom label (`latest` and `production` cannot be removed) */
+        delete: operations["removePromptLabel"];
+        options?: never;
+        head?: never;
+        patch?: never;
         trace?: never;
     };
     "/api/prompts/{id}/versions": {
@@ -186,7 +244,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Add a template version; it must be greater than the latest (default: next minor) */
+        /** Add a version (a template or a chat, and a config); it must be greater than the latest (default: next minor) */
         post: operations["addPromptVersion"];
         delete?: never;
         options?: never;
@@ -297,6 +355,26 @@ export interface paths {
         };
         /** Every event of a rule, with who, when, where in the log, and what changed */
         get: operations["ruleHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/rule-engine/stream": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Server-Sent Events: the active rules and the active entities they link, then every change, each with its log position as id (scope evaluate)
+         * @description Events `snapshot`, `change`, `cutoff`, `shutdown`; heartbeats are comment lines. Resume with `Last-Event-ID` (README, Change stream).
+         */
+        get: operations["changeStream"];
         put?: never;
         post?: never;
         delete?: never;
@@ -521,7 +599,11 @@ export interface components {
             /** @description a log position (a whole number or its decimal string) or an ISO 8601 time with a zone */
             as_of: string | number;
             entity_inputs?: {
+                /** @description the version a label names (`latest`, `production`, a custom one); not with version */
+                label?: string;
                 shouldCompile?: boolean;
+                /** @description true: a render with variables missing is refused (compiled_prompt null, error naming them) */
+                strict?: boolean;
                 variables?: Record<string, never>;
                 version?: string;
             } & {
@@ -693,7 +775,11 @@ export interface components {
         };
         DryRunRequest: {
             entity_inputs?: {
+                /** @description the version a label names (`latest`, `production`, a custom one); not with version */
+                label?: string;
                 shouldCompile?: boolean;
+                /** @description true: a render with variables missing is refused (compiled_prompt null, error naming them) */
+                strict?: boolean;
                 variables?: Record<string, never>;
                 version?: string;
             } & {
@@ -778,7 +864,11 @@ export interface components {
         };
         EvaluateRequest: {
             entity_inputs?: {
+                /** @description the version a label names (`latest`, `production`, a custom one); not with version */
+                label?: string;
                 shouldCompile?: boolean;
+                /** @description true: a render with variables missing is refused (compiled_prompt null, error naming them) */
+                strict?: boolean;
                 variables?: Record<string, never>;
                 version?: string;
             } & {
@@ -815,7 +905,11 @@ export interface components {
         };
         ExplainRequest: {
             entity_inputs?: {
+                /** @description the version a label names (`latest`, `production`, a custom one); not with version */
+                label?: string;
                 shouldCompile?: boolean;
+                /** @description true: a render with variables missing is refused (compiled_prompt null, error naming them) */
+                strict?: boolean;
                 variables?: Record<string, never>;
                 version?: string;
             } & {
@@ -840,6 +934,59 @@ export interface components {
             omitted_rule_ids: string[];
             position: components["schemas"]["Position"] | null;
             rules: components["schemas"]["RuleExplanation"][];
+        };
+        GetCompiledAnswer: {
+            err: null;
+            res: {
+                compiledPrompt: string | {
+                    content: string;
+                    role: string;
+                }[];
+                /** @description the version's config (model, temperature, tools, ...) as given; null when none */
+                config: Record<string, never> | null;
+                /** @description any JSON object; a `__proto__` key stays plain data */
+                metaProperties: Record<string, never>;
+                missingVariables: string[];
+                name: string;
+                prompt: string | {
+                    content: string;
+                    role: string;
+                }[];
+                promptId: string;
+                tags: string[];
+                /** @enum {string} */
+                type: "text" | "chat";
+                variables: string[];
+                version: string;
+                /** @description a name-based UUID of the prompt id and version */
+                versionId: string;
+            };
+        } | {
+            /**
+             * @description bad_request 400, unauthorized 401, forbidden 403, not_found 404, conflict 409, payload_too_large 413, internal 500, unavailable 503 (not ready, or the vault cannot be opened); a code is never renamed
+             * @enum {string}
+             */
+            code: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "payload_too_large" | "unavailable" | "internal";
+            err: string;
+            res: null;
+        };
+        GetCompiledRequest: {
+            /** @description older OpenLIT SDKs' name of shouldCompile */
+            compile?: boolean;
+            id?: string;
+            label?: string;
+            name?: string;
+            /** @description the same as id (OpenLIT's Python SDK sends this name) */
+            promptId?: string;
+            /** @description default false, as OpenLIT's */
+            shouldCompile?: boolean;
+            /** @description true: a render with variables missing is refused with err naming them */
+            strict?: boolean;
+            variables?: Record<string, never>;
+            /** @description MAJOR.MINOR.PATCH, or a label (production, ...); default the latest */
+            version?: string;
+        } & {
+            [key: string]: unknown;
         };
         GetSecretsAnswer: {
             err: null;
@@ -878,37 +1025,71 @@ export interface components {
         /** @description a revision or log position, as a decimal string */
         Position: string;
         Prompt: {
+            /** @description the version's config (model, temperature, tools, ...) as given; null when none */
+            config: Record<string, never> | null;
             created_at: components["schemas"]["Timestamp"];
             created_by: components["schemas"]["Actor"];
             id: string;
+            /** @description each label (latest included) to the version it names */
+            labels: {
+                [key: string]: string;
+            };
             /** @description any JSON object; a `__proto__` key stays plain data */
             meta_properties: Record<string, never>;
             name: string;
             position: components["schemas"]["Position"];
-            prompt: string;
+            prompt: string | {
+                content: string;
+                role: string;
+            }[];
             revision: components["schemas"]["Position"];
             /** @enum {string} */
             status: "ACTIVE" | "INACTIVE";
             tags: string[];
+            /** @enum {string} */
+            type: "text" | "chat";
             updated_at: components["schemas"]["Timestamp"];
             variables: string[];
             version: string;
             versions: {
                 created_at: components["schemas"]["Timestamp"];
                 created_by: components["schemas"]["Actor"];
+                labels: string[];
                 version: string;
             }[];
         };
+        PromptHistory: {
+            events: {
+                actor: components["schemas"]["Actor"];
+                at: components["schemas"]["Timestamp"];
+                data: Record<string, never>;
+                metadata: components["schemas"]["EventMetadata"];
+                position: components["schemas"]["Position"];
+                request_id: string;
+                revision: components["schemas"]["Position"];
+                type: string;
+            }[];
+        };
         PromptInput: {
+            /** @description any JSON object (model, temperature, tools, ...) of at most 16 KiB, stored and returned as given */
+            config?: Record<string, never>;
             /** @description any JSON object; a `__proto__` key stays plain data */
             meta_properties?: Record<string, never>;
+            /** @description unique (exact, case-sensitive); 409 when taken */
             name: string;
-            /** @description a Handlebars template */
-            prompt: string;
+            /** @description a template (a text prompt), or an ordered list of messages, each content a template (a chat prompt) */
+            prompt: string | {
+                /** @description a Handlebars template */
+                content: string;
+                role: string;
+            }[];
             /** @enum {string} */
             status?: "ACTIVE" | "INACTIVE";
             tags?: string[];
             version?: string;
+        };
+        PromptLabelMove: {
+            version: string;
         };
         PromptList: {
             /** @description pass as `cursor` for the next page; null when this page is the last (always null without `limit`) */
@@ -924,27 +1105,44 @@ export interface components {
             tags?: string[];
         };
         PromptRecord: {
-            /** @description the rendered template (the raw one with shouldCompile false); null when rendering failed or passed a limit, see error */
-            compiled_prompt: string | null;
+            /** @description the rendered template, or the chat with each content rendered (the raw one with shouldCompile false); null when rendering failed, passed a limit or was refused (strict), see error */
+            compiled_prompt: string | {
+                content: string;
+                role: string;
+            }[] | null;
+            /** @description the version's config (model, temperature, tools, ...) as given; null when none */
+            config: Record<string, never> | null;
             created_at: components["schemas"]["Timestamp"];
             created_by: components["schemas"]["Actor"];
-            /** @description present only when compiled_prompt is null: why, naming the limit passed (RULEVAULT_RENDER_MAX_STEPS, RULEVAULT_RENDER_MAX_BYTES, RULEVAULT_RESPONSE_MAX_RENDER_BYTES) */
+            /** @description present only when compiled_prompt is null: why, naming the limit passed (RULEVAULT_RENDER_MAX_STEPS, RULEVAULT_RENDER_MAX_BYTES, RULEVAULT_RESPONSE_MAX_RENDER_BYTES) or the variables missing (strict) */
             error?: string;
             id: string;
             /** @description any JSON object; a `__proto__` key stays plain data */
             meta_properties: Record<string, never>;
             missing_variables: string[];
             name: string;
-            prompt: string;
+            prompt: string | {
+                content: string;
+                role: string;
+            }[];
             /** @enum {string} */
             status: "ACTIVE" | "INACTIVE";
             tags: string[];
+            /** @enum {string} */
+            type: "text" | "chat";
             updated_at: components["schemas"]["Timestamp"];
             variables: string[];
             version: string;
         };
         PromptVersionInput: {
-            prompt: string;
+            /** @description any JSON object (model, temperature, tools, ...) of at most 16 KiB, stored and returned as given */
+            config?: Record<string, never>;
+            /** @description a template (a text prompt), or an ordered list of messages, each content a template (a chat prompt) */
+            prompt: string | {
+                /** @description a Handlebars template */
+                content: string;
+                role: string;
+            }[];
             version?: string;
         };
         Ready: {
@@ -1919,6 +2117,39 @@ export interface operations {
             };
         };
     };
+    getCompiledPrompt: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["GetCompiledRequest"];
+            };
+        };
+        responses: {
+            /** @description `{err: null, res}` or `{err, res: null}` */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["GetCompiledAnswer"];
+                };
+            };
+            /** @description the browser Origin is not allowed (the request is not executed) */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listPrompts: {
         parameters: {
             query?: {
@@ -2037,6 +2268,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES */
             413: {
                 headers: {
@@ -2060,11 +2300,12 @@ export interface operations {
     getPrompt: {
         parameters: {
             query?: {
+                label?: string;
                 version?: string;
             };
             header?: never;
             path: {
-                /** @description the prompt id */
+                /** @description the prompt id, or its name */
                 id: string;
             };
             cookie?: never;
@@ -2302,6 +2543,255 @@ export interface operations {
             };
         };
     };
+    promptHistory: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the prompt id, or its name */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the history, oldest first */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["PromptHistory"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource (or it is deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    movePromptLabel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the revision the change is based on: a bare number, the ETag (`"3"`), a comma-separated list of them (any one current), or `*` (any revision; the resource must exist, else 404); 409 when the resource moved on */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description the prompt id, or its name */
+                id: string;
+                /** @description production or a custom label */
+                label: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["PromptLabelMove"];
+            };
+        };
+        responses: {
+            /** @description the prompt at its latest version */
+            200: {
+                headers: {
+                    /** @description the resource's revision as a strong entity tag, `"<revision>"`; If-Match takes it back */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Prompt"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource (or it is deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    removePromptLabel: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the revision the change is based on: a bare number, the ETag (`"3"`), a comma-separated list of them (any one current), or `*` (any revision; the resource must exist, else 404); 409 when the resource moved on */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description the prompt id, or its name */
+                id: string;
+                /** @description production or a custom label */
+                label: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the prompt at its latest version */
+            200: {
+                headers: {
+                    /** @description the resource's revision as a strong entity tag, `"<revision>"`; If-Match takes it back */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Prompt"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource (or it is deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     addPromptVersion: {
         parameters: {
             query?: never;
@@ -2310,7 +2800,7 @@ export interface operations {
                 "If-Match"?: string;
             };
             path: {
-                /** @description the prompt id */
+                /** @description the prompt id, or its name */
                 id: string;
             };
             cookie?: never;
@@ -3046,6 +3536,65 @@ export interface operations {
             };
             /** @description No such resource (or it is deleted) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    changeStream: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the position to resume after */
+                "Last-Event-ID"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the event stream */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/event-stream": string;
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -437,7 +437,7 @@ const schemas: { [name: string]: SchemaObject } = {
           missingVariables: strings,
         }),
       }),
-      record({ err: str, res: { type: 'null' } }),
+      record({ err: str, code: ERROR_CODE, res: { type: 'null' } }),
     ],
   },
   GetSecretsAnswer: {

@@ -65,6 +65,7 @@ async function startStub(): Promise<Stub> {
     const res: CompiledPrompt = {
       promptId: 'p-1', versionId: `p-1@${reply.version}`, name: String(body.name ?? 'by-id'), version: reply.version,
       tags: ['t'], metaProperties: { model: 'm' }, prompt: reply.text, compiledPrompt: compiled,
+      type: 'text', config: null, variables: [], missingVariables: [],
     };
     response.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ err: null, res }));
   });
@@ -90,7 +91,9 @@ function manualClock(): { now: () => number; advance(ms: number): void } {
 }
 
 function compiledText(result: GetPromptResult): string | undefined {
-  return result.err === null ? result.res.compiledPrompt : undefined;
+  if (result.err !== null) return undefined;
+  const compiled = result.res.compiledPrompt;
+  return typeof compiled === 'string' ? compiled : undefined;
 }
 
 t.test('a fresh answer comes from the cache; past its TTL the old one is served at once and refreshed in the background', async (t) => {

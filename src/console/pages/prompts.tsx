@@ -59,7 +59,7 @@ function PromptDetail({ api, prompt, onChange }: { api: Api; prompt: Prompt; onC
   const versions = prompt.versions.map((v) => v.version);
   const [left, setLeft] = useState(versions.length > 1 ? versions[versions.length - 2]! : prompt.version);
   const [right, setRight] = useState(prompt.version);
-  const [template, setTemplate] = useState(prompt.prompt);
+  const [template, setTemplate] = useState(promptText(prompt.prompt));
   const [version, setVersion] = useState('');
   const add = useAction();
   const [diff] = useLoad(async () => {
@@ -88,7 +88,7 @@ function PromptDetail({ api, prompt, onChange }: { api: Api; prompt: Prompt; onC
         <div class="row">{versionSelect('Compare from version', left, setLeft)}{versionSelect('to version', right, setRight)}</div>
         <Show loaded={diff} what="the versions">{({ a, b }) => (
           <>
-            <DiffView label={`diff from ${a.version} to ${b.version}`} before={a.prompt} after={b.prompt} />
+            <DiffView label={`diff from ${a.version} to ${b.version}`} before={promptText(a.prompt)} after={promptText(b.prompt)} />
             <p class="meta">Variables in {a.version}: {a.variables.join(', ') || 'none'} · in {b.version}: {b.variables.join(', ') || 'none'}</p>
           </>
         )}</Show>
@@ -117,8 +117,13 @@ function PreviewPanel({ prompt }: { prompt: Prompt }) {
           <input id={id} value={values[name] ?? ''} onInput={(e) => setValues({ ...values, [name]: e.currentTarget.value })} />
         )}</Field>
       ))}
-      <pre class="preview" aria-label="preview">{renderPreview(prompt.prompt, values)}</pre>
+      <pre class="preview" aria-label="preview">{renderPreview(promptText(prompt.prompt), values)}</pre>
       <p class="hint">Plain {'{{name}}'} tags are filled in here; block helpers show as written. The server's own render (exact) needs the dry-run endpoint.</p>
     </section>
   );
+}
+
+/** A version's template as text: a chat prompt's messages as `role: content`, one block each. */
+function promptText(prompt: Prompt['prompt']): string {
+  return typeof prompt === 'string' ? prompt : prompt.map((m) => `${m.role}: ${m.content}`).join('\n\n');
 }
