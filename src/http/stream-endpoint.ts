@@ -13,7 +13,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, badRequest } from '../errors';
 import type { StreamSink } from '../service/change-feed';
 import { authorizeHeader, type HttpDeps, type RequestLocals } from './deps';
-import { NOT_READY_MESSAGE, toErrorAnswer } from './errors';
+import { errorBody, NOT_READY_MESSAGE, toErrorAnswer } from './errors';
 import { pathOf } from './public-endpoints';
 
 export const STREAM_PATH = '/api/rule-engine/stream';
@@ -37,7 +37,7 @@ export function parseLastEventId(header: string | string[] | undefined): bigint 
   return BigInt(value.trim());
 }
 
-/** Answers a GET of the stream: an error as `{err}` JSON, or 200 and the events until either side closes. */
+/** Answers a GET of the stream: an error as `{err, code}` JSON, or 200 and the events until either side closes. */
 export function serveStream(deps: HttpDeps, req: IncomingMessage, res: ServerResponse, locals: RequestLocals): void {
   let after: bigint | undefined;
   try {
@@ -47,7 +47,7 @@ export function serveStream(deps: HttpDeps, req: IncomingMessage, res: ServerRes
     after = parseLastEventId(req.headers['last-event-id']);
   } catch (error) {
     const answer = toErrorAnswer(error, deps.config.limits.maxBodyBytes);
-    const body = JSON.stringify({ err: answer.message });
+    const body = JSON.stringify(errorBody(answer.code, answer.message));
     res.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
     res.end(body);
     return;

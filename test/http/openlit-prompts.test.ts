@@ -68,7 +68,7 @@ forCells(t, 'openlit-prompts', (t, cell) => {
     t.match((await evaluator.post(ROUTE, { name: 'support-reply', version: 'production' })).json.res, { version: '1.0.0' });
     t.match((await evaluator.post(ROUTE, { name: 'support-reply', label: 'production' })).json.res, { version: '1.0.0' });
     t.match((await evaluator.post(ROUTE, { name: 'support-reply', version: 'latest' })).json.res, { version: '1.1.0' });
-    t.same((await evaluator.post(ROUTE, { name: 'support-reply', version: 'canary' })).json, { err: 'prompt "support-reply" has no version labelled canary', res: null });
+    t.same((await evaluator.post(ROUTE, { name: 'support-reply', version: 'canary' })).json, { err: 'prompt "support-reply" has no version labelled canary', code: 'not_found', res: null });
   });
 
   t.test('variable values are inserted literally', async (t) => {
@@ -80,12 +80,12 @@ forCells(t, 'openlit-prompts', (t, cell) => {
 
   t.test('strict compile refuses missing variables, naming them; lenient lists them', async (t) => {
     const strict = await evaluator.post(ROUTE, { name: 'support-reply', shouldCompile: true, strict: true, variables: { name: 'Ada' } });
-    t.same(strict.json, { err: 'missing variables: topic (strict compile)', res: null });
+    t.same(strict.json, { err: 'missing variables: topic (strict compile)', code: 'bad_request', res: null });
     const lenient = await evaluator.post(ROUTE, { name: 'support-reply', shouldCompile: true, variables: { name: 'Ada' } });
     t.match(lenient.json.res, { compiledPrompt: 'Hello Ada, re ', missingVariables: ['topic'] });
   });
 
-  t.test('every failure is 200 with err and res null', async (t) => {
+  t.test('every failure is 200 with err, its code, and res null', async (t) => {
     const failures: [string, { key?: string; body?: unknown; raw?: string }, string | RegExp][] = [
       ['no key', { body: { name: 'support-reply' } }, 'no API key was provided: send Authorization: Bearer <API_KEY>'],
       ['an unknown key', { key: 'rv_unknown', body: { name: 'support-reply' } }, /invalid/],
@@ -106,13 +106,13 @@ forCells(t, 'openlit-prompts', (t, cell) => {
     for (const [name, options, err] of failures) {
       const answer = await call(live.url, 'POST', ROUTE, options);
       t.equal(answer.status, 200, name);
-      t.same(Object.keys(answer.json ?? {}).sort(), ['err', 'res'], name);
+      t.same(Object.keys(answer.json ?? {}).sort(), ['code', 'err', 'res'], name);
       t.match(answer.json.err, err, name);
       t.equal(answer.json.res, null, name);
     }
     const inactive = await admin.post('/api/prompts', { name: 'switched-off', prompt: 'x', status: 'INACTIVE' });
     t.equal(inactive.status, 201);
-    t.same((await evaluator.post(ROUTE, { name: 'switched-off' })).json, { err: 'prompt "switched-off" is INACTIVE', res: null });
+    t.same((await evaluator.post(ROUTE, { name: 'switched-off' })).json, { err: 'prompt "switched-off" is INACTIVE', code: 'not_found', res: null });
     const get = await call(live.url, 'GET', ROUTE, { key: evaluateKey });
     t.equal(get.status, 200, 'another method: 200 with err, as get-secrets');
     t.match(get.json, { err: /no route for GET/, res: null });
