@@ -13,13 +13,20 @@ import { call, type Answer } from '../support/http';
 import { forCells } from '../support/matrix';
 import { withNode } from '../support/with-node';
 
-const METHODS: readonly HttpMethod[] = ['get', 'post', 'patch', 'delete'];
+const METHODS: readonly HttpMethod[] = ['get', 'post', 'put', 'patch', 'delete'];
 const GET_SECRETS = '/api/vault/get-secrets';
 /** Answered 200 with `{err, code, res: null}` (contract §1.2, and OpenLIT's route like it). */
 const ALWAYS_OK = [GET_SECRETS, '/api/prompt/get-compiled'];
 /** Routes of the `evaluate` scope (a stream opened with it would never end the walk). */
 const EVALUATE_SCOPED = ['/api/rule-engine/evaluate', '/api/rule-engine/stream', '/api/prompt/get-compiled'];
 const LIMIT = 4096;
+
+/** A body valid for the route, so that only the unknown id is wrong. */
+function unknownIdBody(template: string): string {
+  if (template.endsWith('/versions')) return '{"prompt":"x"}';
+  if (template.includes('/labels/')) return '{"version":"1.0.0"}';
+  return '{}';
+}
 
 forCells(t, 'error-codes', (t, cell) => {
   const live = withNode(t, { cell, env: { RULEVAULT_MAX_BODY_BYTES: String(LIMIT), RULEVAULT_ALLOWED_CORS_ORIGINS: 'https://app.example.com' } });
@@ -64,11 +71,11 @@ forCells(t, 'error-codes', (t, cell) => {
           t.same(stranger.json, { err: 'Origin not allowed', code: 'forbidden' }, `${label} from a stranger origin: code`);
         }
         const key = EVALUATE_SCOPED.includes(template) ? evaluate : template === GET_SECRETS ? reader : admin;
-        if (method === 'post' || method === 'patch') {
+        if (method === 'post' || method === 'put' || method === 'patch') {
           checkCode(t, `${label} with a malformed body`, template, await send(key, { raw: '{"name":', headers: { 'content-type': 'application/json' } }), 'bad_request');
           checkCode(t, `${label} with a body over the limit`, template, await send(key, { raw: JSON.stringify({ name: 'x'.repeat(LIMIT) }) }), 'payload_too_large');
         }
-        if (template.includes('{id}')) checkCode(t, `${label} of an unknown id`, template, await send(key, method === 'get' || method === 'delete' ? {} : { raw: template.endsWith('/versions') ? '{"prompt":"x"}' : '{}' }), 'not_found');
+        if (template.includes('{id}')) checkCode(t, `${label} of an unknown id`, template, await send(key, method === 'get' || method === 'delete' ? {} : { raw: unknownIdBody(template) }), 'not_found');
       }
     }
     t.ok(operations > 25, `every operation walked (${operations})`);
