@@ -31,9 +31,7 @@ export function evolvePrompts(state: PromptsState, event: StoredEvent<PromptEven
     case 'PromptCreated': {
       const { id, name, tags, meta_properties, status, version, template, messages, config } = event.data;
       const versions = [promptVersion(version, { template, messages, config }, event)];
-      state.set(id, { id, name, tags, meta_properties, status, versions, labels: {}, ...created(event) });
-      if (!state.idsByName.has(name)) state.idsByName.set(name, id);
-      return state;
+      return putPrompt(state, { id, name, tags, meta_properties, status, versions, labels: {}, ...created(event) });
     }
     case 'PromptVersionAdded': {
       const previous = state.get(event.data.id);
@@ -46,12 +44,7 @@ export function evolvePrompts(state: PromptsState, event: StoredEvent<PromptEven
     case 'PromptUpdated': {
       const previous = state.get(event.data.id);
       if (previous === undefined) return state;
-      state.set(previous.id, { ...previous, ...event.data.changes, ...touched(previous, event) });
-      if (event.data.changes.name !== undefined && event.data.changes.name !== previous.name) {
-        indexName(state, previous.name);
-        indexName(state, event.data.changes.name);
-      }
-      return state;
+      return putPrompt(state, { ...previous, ...event.data.changes, ...touched(previous, event) });
     }
     case 'PromptLabelMoved': {
       const previous = state.get(event.data.id);
@@ -67,13 +60,30 @@ export function evolvePrompts(state: PromptsState, event: StoredEvent<PromptEven
       state.set(previous.id, { ...previous, labels, ...touched(previous, event) });
       return state;
     }
-    case 'PromptDeleted': {
-      const previous = state.get(event.data.id);
-      state.delete(event.data.id);
-      if (previous !== undefined) indexName(state, previous.name);
-      return state;
-    }
+    case 'PromptDeleted':
+      return dropPrompt(state, event.data.id);
   }
+}
+
+/**
+ * Stores a prompt record and keeps the name index: a renamed prompt gives its old
+ * name up (to the oldest other holder, if any). The fold and the client's stream
+ * state (src/service/evaluation-view.ts) both go through here.
+ */
+export function putPrompt(state: PromptsState, record: PromptRecord): PromptsState {
+  const previous = state.get(record.id);
+  state.set(record.id, record);
+  if (previous !== undefined && previous.name !== record.name) indexName(state, previous.name);
+  if (!state.idsByName.has(record.name)) state.idsByName.set(record.name, record.id);
+  return state;
+}
+
+/** Removes a prompt; its name passes to the oldest other holder, if any. */
+export function dropPrompt(state: PromptsState, id: string): PromptsState {
+  const previous = state.get(id);
+  state.delete(id);
+  if (previous !== undefined) indexName(state, previous.name);
+  return state;
 }
 
 /** Points the index at the oldest prompt holding `name` (rare: a rename or a delete), or drops it. */

@@ -12,7 +12,7 @@
  * into the state `evaluate` (evaluate.ts) answers from. Pure: no I/O.
  */
 import type { ContextRecord, PromptRecord, PromptVersion, RuleRecord } from '../../projections';
-import { initialPrompts, recompiledVersion } from '../../projections/prompts';
+import { dropPrompt, initialPrompts, putPrompt, recompiledVersion } from '../../projections/prompts';
 import type { Limits } from '../limits';
 import type { RecordedEvent } from '../store/port';
 import type { EvaluationState } from './evaluate';
@@ -183,11 +183,7 @@ export function applyStreamChange(state: EvaluationState, change: StreamChange):
   const removed = change.remove ?? {};
   for (const id of removed.rules ?? []) state.rules.delete(id);
   for (const id of removed.contexts ?? []) state.contexts.delete(id);
-  for (const id of removed.prompts ?? []) {
-    const name = state.prompts.get(id)?.name;
-    state.prompts.delete(id);
-    if (name !== undefined && state.prompts.idsByName.get(name) === id) state.prompts.idsByName.delete(name);
-  }
+  for (const id of removed.prompts ?? []) dropPrompt(state.prompts, id);
   applyRecords(state, change.upsert ?? {});
   return [...(removed.rules ?? []), ...(change.upsert?.rules ?? []).map((rule) => rule.id)];
 }
@@ -197,8 +193,6 @@ function applyRecords(state: EvaluationState, records: ViewRecords): void {
   for (const context of records.contexts ?? []) state.contexts.set(context.id, context as unknown as ContextRecord);
   for (const prompt of records.prompts ?? []) {
     const versions = (prompt.versions as Parameters<typeof recompiledVersion>[0][]).map(recompiledVersion);
-    const record = { ...prompt, versions } as unknown as PromptRecord;
-    state.prompts.set(prompt.id, record);
-    if (!state.prompts.idsByName.has(record.name)) state.prompts.idsByName.set(record.name, record.id);
+    putPrompt(state.prompts, { ...prompt, versions } as unknown as PromptRecord);
   }
 }

@@ -6,6 +6,7 @@
 import t from 'tap';
 import { copyState, restoreState, snapshotMembers, type CatalogState } from '../../projections';
 import { findPrompt } from '../../projections/prompts';
+import { applyStreamChange, restoreEvaluationState } from '../../src/service/evaluation-view';
 import type { DomainEvent } from '../../src/events';
 import { given } from '../support/given';
 
@@ -42,4 +43,15 @@ t.test('a copy and a snapshot keep the index and the labels', async (t) => {
     ['b', 'c', { production: '1.0.0' }, { model: 'm' }, ['Hi X']],
     ['b', 'c', { production: '1.0.0' }, { model: 'm' }, ['Hi X']],
   ], 'copy, then snapshot');
+});
+
+t.test("the client's stream state keeps the name index as the fold does", async (t) => {
+  const limits = { templateMaxBytes: 1e6, templateMaxExpressions: 100, templateMaxDepth: 10, renderMaxBytes: 1e6, renderMaxSteps: 1e4 };
+  const wire = (id: string, name: string) => ({ id, name, tags: [], meta_properties: {}, status: 'ACTIVE', labels: {}, versions: [{ version: '1.0.0', template: `I am ${id}` }] });
+  const state = restoreEvaluationState({ position: '1', limits: limits as never, rules: [], contexts: [], prompts: [wire('a', 'dup'), wire('b', 'dup')] });
+  t.equal(findPrompt(state.prompts, 'dup')?.id, 'a', 'restored: the oldest holds the name');
+  applyStreamChange(state, { position: '2', upsert: { prompts: [wire('a', 'renamed')] } });
+  t.same([findPrompt(state.prompts, 'dup')?.id, findPrompt(state.prompts, 'renamed')?.id], ['b', 'a'], 'a rename gives the old name to the next holder');
+  applyStreamChange(state, { position: '3', remove: { prompts: ['b'] } });
+  t.same([...state.prompts.idsByName.keys()], ['renamed'], 'a removed prompt leaves the index');
 });
