@@ -24,6 +24,18 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): [Loaded<T>,
   return [loaded, useCallback(() => setTick((n) => n + 1), [])];
 }
 
+/** `value` once it has stayed the same (by its JSON) for `ms`: typing asks the server once, when it pauses. */
+export function useDebounced<T>(value: T, ms: number): T {
+  const [settled, setSettled] = useState(value);
+  const key = JSON.stringify(value);
+  useEffect(() => {
+    if (key === JSON.stringify(settled)) return undefined;
+    const timer = setTimeout(() => setSettled(value), ms);
+    return () => clearTimeout(timer);
+  }, [key]);
+  return settled;
+}
+
 /** A button action with a busy flag and its error: the page stays usable while it runs. */
 export function useAction(): { busy: boolean; error: Error | undefined; run: (action: () => Promise<void>) => Promise<void>; clear: () => void } {
   const [busy, setBusy] = useState(false);

@@ -26,6 +26,8 @@ let page: Page;
 const logLines: string[] = [];
 /** Every response body the page received, to prove a secret value never came back. */
 const bodies: string[] = [];
+/** Every API request the page made (method and path with query), to check what the server was asked. */
+const requests: string[] = [];
 const dataDir = tempDir();
 
 t.before(async () => {
@@ -33,6 +35,10 @@ t.before(async () => {
   browser = await launchBrowser(new URL(node.url).origin);
   ({ page } = await browser.newPage());
   page.setDefaultTimeout(10_000);
+  page.on('request', (request) => {
+    const url = new URL(request.url());
+    if (url.pathname.startsWith('/api/')) requests.push(`${request.method()} ${url.pathname}${url.search}`);
+  });
   page.on('response', (response) => {
     void response.text().then((text) => bodies.push(text), () => undefined);
   });
@@ -160,7 +166,20 @@ t.test('the test panel shows the match and the deciding condition', async (t) =>
   const deciding = explanation.locator('tr.deciding');
   t.equal(await deciding.count(), 1, 'one condition decided the miss');
   t.match(await deciding.textContent(), /age between "18,65".*comparison false/);
+  t.ok(requests.some((r) => r === 'POST /api/rule-engine/dry-run'), 'the server evaluated the draft (dry-run)');
+  t.notOk(requests.some((r) => r.startsWith('POST /api/rule-engine/evaluate') || r.startsWith('POST /api/audit/evaluate')), 'not evaluate of the saved rule');
+
+  // Edit the draft without saving: the server evaluates it in the saved rule's place.
+  await page.getByLabel('Group 2 condition 1 value').fill('18,80');
+  await page.getByRole('button', { name: 'Run test' }).click();
+  await explanation.getByText('matched', { exact: true }).waitFor();
+  t.ok(await explanation.getByText('draft', { exact: true }).isVisible(), 'the explanation is of the draft');
+  t.equal(await explanation.locator('tr.deciding').count(), 3, 'and every condition decided the match');
+  t.match(await page.locator('.test-result .meta').first().textContent(), /your draft beside the live rules.*nothing was saved/);
   await shot('test-panel');
+  const { json: saved } = await admin().get(`/api/rule-engine/rules/${ruleId}`);
+  t.equal((saved as { condition_groups: { conditions: { value: string }[] }[] }).condition_groups[1]!.conditions[0]!.value, '18,65', 'the dry-run saved nothing');
+  t.equal((saved as { revision: string }).revision, '0', 'not even a revision');
 });
 
 t.test('a key with evaluate and explain gets the test panel only (at 390 px), with a pasted request', async (t) => {
@@ -180,6 +199,7 @@ t.test('a key with evaluate and explain gets the test panel only (at 390 px), wi
   const explanation = narrow.getByLabel(/^explanation of /);
   await explanation.getByText('matched', { exact: true }).waitFor();
   t.equal(await explanation.locator('tr.deciding').count(), 3, 'explained, with the deciding conditions');
+  t.ok(await narrow.getByText('This key lacks the admin scope, so it cannot dry-run drafts').isVisible(), 'the fallback to saved rules is said');
   await shot('test-panel-390', narrow);
   await context.close();
 });
@@ -228,8 +248,66 @@ t.test('a prompt version diff', async (t) => {
   t.same(await diff.locator('.diff-add').allTextContents(), ['+ Hello {{name}}!\n', '+ Thanks, {{agent}}.\n']);
   t.match(await page.locator('.meta').first().textContent(), /variables: name, tier, agent|variables: agent, name, tier/);
   await page.getByLabel('Variable name').fill('Ann');
-  t.match(await page.getByLabel('preview', { exact: true }).textContent(), /^Hello Ann!/);
+  const preview = page.getByLabel('preview', { exact: true });
+  await preview.getByText('Hello Ann!').waitFor();
+  t.equal(await preview.textContent(), 'Hello Ann!\nYou are on the  plan.\nThanks, .', 'rendered by the server: missing variables empty');
+  t.match(await page.getByText('Missing (rendered empty)').textContent(), /tier, agent|agent, tier/, 'the server says what is missing');
   await shot('prompt-diff');
+});
+
+t.test('prompt labels: production moved, a custom label set and removed', async (t) => {
+  const labels = page.getByLabel('labels', { exact: true });
+  await page.getByLabel('Label', { exact: true }).fill('production');
+  await page.getByLabel('Points at version').selectOption('1.0.0');
+  await page.getByRole('button', { name: 'Move label' }).click();
+  await labels.getByRole('row', { name: 'production 1.0.0' }).waitFor();
+  await page.getByLabel('Label', { exact: true }).fill('canary');
+  await page.getByLabel('Points at version').selectOption('1.1.0');
+  await page.getByRole('button', { name: 'Move label' }).click();
+  await labels.getByRole('row', { name: 'canary 1.1.0' }).waitFor();
+  t.ok(requests.includes('PUT /api/prompts/' + (await promptId('welcome')) + '/labels/canary'), 'moved with PUT');
+  const { json: prompt } = await admin().get('/api/prompts/welcome');
+  t.same((prompt as { labels: object }).labels, { latest: '1.1.0', production: '1.0.0', canary: '1.1.0' });
+  await page.getByLabel('History').getByText('PromptLabelMoved').first().waitFor();
+  await page.getByRole('button', { name: 'Remove label canary' }).click();
+  await labels.getByRole('row', { name: 'canary 1.1.0' }).waitFor({ state: 'detached' });
+  t.equal(await page.getByRole('button', { name: 'Remove label production' }).count(), 0, 'production cannot be removed');
+  const { json: after } = await admin().get('/api/prompts/welcome');
+  t.same((after as { labels: object }).labels, { latest: '1.1.0', production: '1.0.0' }, 'removed with DELETE');
+});
+
+const promptId = async (name: string) => ((await admin().get(`/api/prompts/${name}`)).json as { id: string }).id;
+
+t.test('a chat prompt: messages, config, an exact preview by the server, tags and status', async (t) => {
+  const created = await admin().post('/api/prompts', {
+    name: 'support-chat',
+    prompt: [{ role: 'system', content: 'You help {{#if vip}}VIP {{/if}}customers.' }, { role: 'user', content: 'My name is {{name}}.' }],
+    config: { model: 'gpt-4o-mini', temperature: 0.2 },
+  });
+  t.equal(created.status, 201);
+  await open(`prompts/${(created.json as { id: string }).id}`);
+  const content = page.getByLabel('content of 1.0.0');
+  await content.waitFor();
+  t.same(await content.locator('.role').allTextContents(), ['system', 'user'], 'shown as role/content messages');
+  t.same(await content.locator('pre').allTextContents(), ['You help {{#if vip}}VIP {{/if}}customers.', 'My name is {{name}}.']);
+  t.match(await page.getByLabel('config of 1.0.0').textContent(), /"model": "gpt-4o-mini"[\s\S]*"temperature": 0.2/, 'the config is shown');
+  await page.getByLabel('Variable vip').fill('yes');
+  await page.getByLabel('Variable name').fill('Bo');
+  const rendered = page.getByLabel('rendered messages');
+  await rendered.getByText('You help VIP customers.', { exact: true }).waitFor();
+  t.same(await rendered.locator('pre').allTextContents(), ['You help VIP customers.', 'My name is Bo.'], 'the block helper rendered by the server');
+  await page.getByLabel('Prompt tags').fill('support, chat');
+  await page.getByLabel('Prompt status').selectOption('INACTIVE');
+  await page.getByRole('button', { name: 'Save settings' }).click();
+  await page.getByText('The server renders only ACTIVE prompts').waitFor();
+  const { json: saved } = await admin().get('/api/prompts/support-chat');
+  t.match(saved, { tags: ['support', 'chat'], status: 'INACTIVE', type: 'chat' }, 'tags and status saved');
+  await page.getByLabel('Prompt status').selectOption('ACTIVE');
+  await page.getByRole('button', { name: 'Save settings' }).click();
+  await page.getByLabel('Variable vip').fill('yes');
+  await page.getByLabel('Variable name').fill('Bo');
+  await rendered.getByText('My name is Bo.', { exact: true }).waitFor();
+  await shot('prompt-chat');
 });
 
 t.test('a secret whose value never comes back to the page', async (t) => {
@@ -307,6 +385,50 @@ t.test('the event log and the digest', async (t) => {
   await open('audit/digest');
   await page.getByText(/^[0-9a-f]{64}$/).waitFor();
   await shot('digest');
+});
+
+t.test('the rules list pages and filters on the server', async (t) => {
+  const bulk: string[] = [];
+  for (let i = 0; i < 60; i++) {
+    const answer = await admin().post('/api/rule-engine/rules', {
+      name: `bulk ${String(i).padStart(2, '0')}`, condition_groups: [{ conditions: [{ field: 'bulk', operator: 'equals', value: String(i) }] }],
+    });
+    bulk.push((answer.json as { id: string }).id);
+  }
+  requests.length = 0;
+  await open('rules');
+  const rows = page.locator('table.list tbody tr');
+  await page.getByRole('button', { name: 'Load 50 more' }).waitFor();
+  t.equal(await rows.count(), 50, 'one page of 50 of the 61 rules');
+  t.ok(requests.some((r) => r.startsWith('GET /api/rule-engine/rules?limit=50')), 'asked the server for a page');
+  await page.getByRole('button', { name: 'Load 50 more' }).click();
+  await page.getByText('61 rules shown').waitFor();
+  t.ok(requests.some((r) => /^GET \/api\/rule-engine\/rules\?limit=50&cursor=/.test(r)), 'the next page by the cursor');
+  t.equal(await page.getByRole('button', { name: /^Load/ }).count(), 0, 'no more to load');
+
+  const shownAfter = async (what: string) => {
+    await page.getByText(what).waitFor();
+    return rows.locator('td:first-child').allTextContents();
+  };
+  await page.getByLabel('Field name').fill('tier');
+  t.same(await shownAfter('1 rule shown'), ['VIP customers'], 'field filter');
+  t.ok(requests.some((r) => r === 'GET /api/rule-engine/rules?limit=50&field=tier'), 'filtered by the server');
+  await page.getByLabel('Field name').fill('');
+  await page.getByLabel('Operator').selectOption('between');
+  t.same(await shownAfter('1 rule shown'), ['VIP customers'], 'operator filter');
+  await page.getByLabel('Operator').selectOption('');
+  await page.getByLabel('Status').selectOption('inactive');
+  t.same(await shownAfter('1 rule shown'), ['VIP customers'], 'status filter (the rule was deactivated)');
+  await page.getByLabel('Status').selectOption('');
+  await page.getByLabel('Linked entity').selectOption({ label: 'context vip-greeting' });
+  t.same(await shownAfter('1 rule shown'), ['VIP customers'], 'linked entity filter');
+  await page.getByLabel('Linked entity').selectOption('');
+  await page.getByLabel('Search name, description or id').fill('BULK 1');
+  t.equal((await shownAfter('10 rules shown')).length, 10, 'search, in any case');
+  t.ok(requests.some((r) => r.endsWith('&q=BULK+1')), 'searched by the server');
+  await page.getByLabel('Search name, description or id').fill('no such rule');
+  await page.getByText('No rule matches these filters.').waitFor();
+  for (const id of bulk) await admin().delete(`/api/rule-engine/rules/${id}`);
 });
 
 t.test('readable at 390 px', async (t) => {
