@@ -1,5 +1,5 @@
 /** The shell: sign-in gate, navigation by what the key's scopes allow, and the page for the route. */
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { whoami, type Api } from './api';
 import { ApiKeysPage } from './pages/api-keys';
 import { AsOfPage, DigestPage, EventsPage, HistoryPage } from './pages/audit';
@@ -50,9 +50,18 @@ function Signed({ session, onSignOut }: { session: Session; onSignOut: () => voi
   const api: Api = useMemo(() => ({ key: session.key }), [session.key]);
   const admin = can(session, 'admin');
   const page = route[0] ?? (admin ? 'rules' : 'test');
+  const main = useRef<HTMLElement>(null);
+  const shown = useRef(route.join('/'));
+  // A new page takes the focus to its content, so a keyboard or screen reader user starts there, not at the top.
+  useEffect(() => {
+    if (shown.current === route.join('/')) return;
+    shown.current = route.join('/');
+    main.current?.focus();
+  }, [route]);
   return (
     <>
-      <a class="skip" href="#main">Skip to content</a>
+      {/* Not an #anchor: the hash is the route. */}
+      <a class="skip" href="#/" onClick={(e) => { e.preventDefault(); main.current?.focus(); }}>Skip to content</a>
       <header>
         <span class="brand">RuleVault</span>
         <nav aria-label="Main">
@@ -70,7 +79,7 @@ function Signed({ session, onSignOut }: { session: Session; onSignOut: () => voi
         <button type="button" class="secondary" onClick={onSignOut}>Sign out</button>
       </header>
       <p class="scopes" aria-label="Scopes">Signed in as <strong>{session.who.name}</strong> with {session.who.scopes.join(', ')}</p>
-      <main id="main" tabIndex={-1}>
+      <main id="main" tabIndex={-1} ref={main}>
         <Page api={api} session={session} route={[page, ...route.slice(1)]} />
       </main>
     </>
