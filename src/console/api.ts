@@ -140,7 +140,12 @@ export const updateRule = (api: Api, id: string, patch: Partial<RuleInput>, revi
   call<Rule>(api, 'PATCH', `/api/rule-engine/rules/${enc(id)}`, { body: patch, ifMatch: revision });
 export const deleteRule = (api: Api, id: string, revision?: string) =>
   call<void>(api, 'DELETE', `/api/rule-engine/rules/${enc(id)}`, { ifMatch: revision });
+/** A rule's whole history (the conflict view reads who wrote after a revision). */
 export const ruleHistory = (api: Api, id: string) => call<RuleHistory>(api, 'GET', `/api/rule-engine/rules/${enc(id)}/history`);
+/** Events per page of a history. */
+const HISTORY_PAGE = 50;
+export const ruleHistoryPage = (api: Api, id: string, cursor?: string) =>
+  listPage<'events', RuleHistory['events'][number]>(api, `/api/rule-engine/rules/${enc(id)}/history`, 'events', { limit: HISTORY_PAGE, cursor });
 
 export const listContexts = (api: Api) => listAll<'contexts', Context>(api, '/api/contexts', 'contexts');
 export const createContext = (api: Api, input: ContextInput) => call<Context>(api, 'POST', '/api/contexts', { body: input });
@@ -159,8 +164,8 @@ export const deletePrompt = (api: Api, id: string) => call<void>(api, 'DELETE', 
 export const movePromptLabel = (api: Api, id: string, label: string, version: string) =>
   call<Prompt>(api, 'PUT', `/api/prompts/${enc(id)}/labels/${enc(label)}`, { body: { version } });
 export const removePromptLabel = (api: Api, id: string, label: string) => call<Prompt>(api, 'DELETE', `/api/prompts/${enc(id)}/labels/${enc(label)}`);
-export const promptHistory = (api: Api, id: string, cursor?: string) =>
-  call<PromptHistory>(api, 'GET', `/api/prompts/${enc(id)}/history${queryString({ limit: 50, cursor })}`);
+export const promptHistoryPage = (api: Api, id: string, cursor?: string) =>
+  listPage<'events', PromptHistory['events'][number]>(api, `/api/prompts/${enc(id)}/history`, 'events', { limit: HISTORY_PAGE, cursor });
 
 export const listSecrets = (api: Api) => listAll<'secrets', Secret>(api, '/api/vault/secrets', 'secrets');
 export const createSecret = (api: Api, input: Schemas['SecretInput']) => call<Secret>(api, 'POST', '/api/vault/secrets', { body: input });

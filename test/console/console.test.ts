@@ -472,7 +472,8 @@ t.test('keyboard only: the skip link, the navigation, a filter; every control la
   for (const hash of ['rules', `rules/${ruleId}`, 'rules/new', 'test', 'contexts', 'prompts', `prompts/${await promptId('support-chat')}`, 'secrets', 'keys', 'audit/events', 'audit/as-of']) {
     await open(hash);
     await page.locator('main h2').first().waitFor();
-    await page.waitForFunction('document.querySelector(".loading") === null');
+    // (waitForFunction would evaluate a string in the page, which the CSP forbids, rightly.)
+    while (await page.locator('.loading').count() > 0) await page.locator('.loading').first().waitFor({ state: 'detached' });
     t.same(await page.evaluate<string[]>(unlabelled), [], `${hash}: every control has a label`);
   }
 });

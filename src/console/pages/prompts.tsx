@@ -6,12 +6,12 @@
  */
 import { useState } from 'preact/hooks';
 import {
-  addPromptVersion, createPrompt, deletePrompt, getPrompt, listPrompts, movePromptLabel, promptHistory, removePromptLabel,
-  renderPrompt, updatePrompt, type Api, type Prompt, type PromptHistory,
+  addPromptVersion, createPrompt, deletePrompt, getPrompt, listPrompts, movePromptLabel, promptHistoryPage, removePromptLabel,
+  renderPrompt, updatePrompt, type Api, type Prompt,
 } from '../api';
 import { pretty } from '../diff';
 import { go, href } from '../router';
-import { DiffView, ErrorBox, Field, Show, splitTags, useAction, useDebounced, useLoad, when } from '../ui';
+import { DiffView, ErrorBox, Field, MoreButton, Show, splitTags, useAction, useDebounced, useLoad, usePages, when } from '../ui';
 import { DeleteButton } from './contexts';
 
 type Messages = Exclude<Prompt['prompt'], string>;
@@ -281,32 +281,18 @@ function PreviewPanel({ api, prompt }: { api: Api; prompt: Prompt }) {
 }
 
 function HistoryPanel({ api, prompt }: { api: Api; prompt: Prompt }) {
-  const [first] = useLoad(() => promptHistory(api, prompt.id), [api, prompt.id, prompt.revision]);
-  const [more, setMore] = useState<PromptHistory | undefined>();
-  const action = useAction();
+  const paged = usePages((cursor) => promptHistoryPage(api, prompt.id, cursor), [api, prompt.id, prompt.revision]);
   return (
     <section class="panel" aria-labelledby="prompt-history-title">
       <h3 id="prompt-history-title">History</h3>
-      <Show loaded={first} what="the history">{(page) => {
-        const events = [...page.events, ...(more?.events ?? [])];
-        const next = more === undefined ? page.next_cursor : more.next_cursor;
-        return (
-          <>
-            <ol class="history">
-              {events.map((e) => (
-                <li key={e.revision}><strong>{e.type}</strong> <small>revision {e.revision} · by {e.actor} · {when(e.at)}</small> <code>{summary(e.data)}</code></li>
-              ))}
-            </ol>
-            {next !== null && (
-              <button type="button" class="secondary" disabled={action.busy} onClick={() => void action.run(async () => {
-                const page2 = await promptHistory(api, prompt.id, next);
-                setMore({ events: [...(more?.events ?? []), ...page2.events], next_cursor: page2.next_cursor });
-              })}>Load more history</button>
-            )}
-          </>
-        );
-      }}</Show>
-      <ErrorBox error={action.error} />
+      <Show loaded={paged.pages} what="the history">{({ items }) => (
+        <ol class="history">
+          {items.map((e) => (
+            <li key={e.revision}><strong>{e.type}</strong> <small>revision {e.revision} · by {e.actor} · {when(e.at)}</small> <code>{summary(e.data)}</code></li>
+          ))}
+        </ol>
+      )}</Show>
+      <MoreButton paged={paged} label="Load more history" />
     </section>
   );
 }

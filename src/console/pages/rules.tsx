@@ -4,16 +4,16 @@
  * list costs one page of rendering; *Load more* follows the cursor. And the
  * rule editor, whose test panel evaluates the draft on the server (dry-run).
  */
-import { useEffect, useMemo, useState } from 'preact/hooks';
+import { useMemo, useState } from 'preact/hooks';
 import {
   ApiError, createRule, deleteRule, getRule, listContexts, listPrompts, ruleHistory, rulesPage, updateRule,
-  type Api, type Context, type ListPage, type Prompt, type Rule, type RuleInput, type RuleQuery, type Scope,
+  type Api, type Context, type Prompt, type Rule, type RuleInput, type RuleQuery, type Scope,
 } from '../api';
 import { ConditionBuilder, emptyCondition, useProblems } from '../condition-builder';
 import { pretty } from '../diff';
 import { OPERATORS } from '../../engine/conditions';
 import { go, href } from '../router';
-import { DiffView, ErrorBox, Field, Show, splitTags, useAction, useDebounced, useLoad, when } from '../ui';
+import { DiffView, ErrorBox, Field, MoreButton, Show, splitTags, useAction, useDebounced, useLoad, usePages, when } from '../ui';
 import { TestPanel } from './test-panel';
 
 /** What links are chosen from: the contexts and prompts, by name. */
@@ -56,25 +56,18 @@ export function RulesPage({ api }: { api: Api }) {
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
   // Typing in a text filter asks the server once the typing pauses, not per key.
   const query = useDebounced(ruleQuery(filters), 250);
-  const [first, reload] = useLoad(() => rulesPage(api, query), [api, JSON.stringify(query)]);
-  const [more, setMore] = useState<ListPage<Rule> | undefined>();
-  useEffect(() => setMore(undefined), [first]);
-  const loading = useAction();
+  const paged = usePages((cursor) => rulesPage(api, { ...query, cursor }), [api, JSON.stringify(query)]);
   const set = (name: keyof Filters) => (e: { currentTarget: HTMLInputElement | HTMLSelectElement }) => setFilters({ ...filters, [name]: e.currentTarget.value });
   const names = useMemo(() => namesOf(catalog.state === 'ready' ? catalog.value : {}), [catalog]);
-  const loadMore = (cursor: string) => loading.run(async () => {
-    const page = await rulesPage(api, { ...query, cursor });
-    setMore({ items: [...(more?.items ?? []), ...page.items], next_cursor: page.next_cursor });
-  });
   const linkables = catalog.state === 'ready' ? [...catalog.value.contexts.map((c) => ['context', c] as const), ...catalog.value.prompts.map((p) => ['prompt', p] as const)] : [];
   return (
     <section aria-labelledby="rules-title">
       <div class="title-row">
         <h2 id="rules-title">Rules</h2>
         <a class="button" href={href('rules', 'new')}>New rule</a>
-        <button type="button" class="secondary" onClick={reload}>Refresh</button>
+        <button type="button" class="secondary" onClick={paged.reload}>Refresh</button>
       </div>
-      <form class="filters" role="search" aria-label="Filter rules" onSubmit={(e) => { e.preventDefault(); reload(); }}>
+      <form class="filters" role="search" aria-label="Filter rules" onSubmit={(e) => { e.preventDefault(); paged.reload(); }}>
         <Field label="Search name, description or id">{(id) => <input id={id} type="search" value={filters.q} onInput={set('q')} />}</Field>
         <Field label="Status">{(id) => (
           <select id={id} value={filters.status} onChange={set('status')}>
@@ -97,22 +90,13 @@ export function RulesPage({ api }: { api: Api }) {
         )}</Field>
         {filters !== NO_FILTERS && <button type="button" class="secondary" onClick={() => setFilters(NO_FILTERS)}>Clear filters</button>}
       </form>
-      <Show loaded={first} what="rules">{(page) => {
-        const rules = [...page.items, ...(more?.items ?? [])];
-        const next = more === undefined ? page.next_cursor : more.next_cursor;
-        return (
-          <>
-            <p role="status">{rules.length === 0 ? 'No rule matches these filters.' : `${rules.length} rule${rules.length === 1 ? '' : 's'} shown${next === null ? '' : '; more on the server'}`}</p>
-            <RuleTable rules={rules} names={names} />
-            {next !== null && (
-              <button type="button" class="secondary" disabled={loading.busy} onClick={() => void loadMore(next)}>
-                {loading.busy ? 'Loading…' : `Load ${PAGE} more`}
-              </button>
-            )}
-            <ErrorBox error={loading.error} />
-          </>
-        );
-      }}</Show>
+      <Show loaded={paged.pages} what="rules">{({ items, next }) => (
+        <>
+          <p role="status">{items.length === 0 ? 'No rule matches these filters.' : `${items.length} rule${items.length === 1 ? '' : 's'} shown${next === null ? '' : '; more on the server'}`}</p>
+          <RuleTable rules={items} names={names} />
+        </>
+      )}</Show>
+      <MoreButton paged={paged} label={`Load ${PAGE} more`} />
     </section>
   );
 }
