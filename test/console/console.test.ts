@@ -287,6 +287,11 @@ t.test('prompt labels: production moved, a custom label set and removed', async 
   t.same((after as { labels: object }).labels, { latest: '1.1.0', production: '1.0.0' }, 'removed with DELETE');
 });
 
+/** Until no loading state is shown. (waitForFunction would evaluate a string in the page, which the CSP forbids, rightly.) */
+const settled = async (p: Page) => {
+  while (await p.locator('.loading').count() > 0) await p.locator('.loading').first().waitFor({ state: 'detached' });
+};
+
 const promptId = async (name: string) => ((await admin().get(`/api/prompts/${name}`)).json as { id: string }).id;
 
 t.test('a chat prompt: messages, config, an exact preview by the server, tags and status', async (t) => {
@@ -472,8 +477,7 @@ t.test('keyboard only: the skip link, the navigation, a filter; every control la
   for (const hash of ['rules', `rules/${ruleId}`, 'rules/new', 'test', 'contexts', 'prompts', `prompts/${await promptId('support-chat')}`, 'secrets', 'keys', 'audit/events', 'audit/as-of']) {
     await open(hash);
     await page.locator('main h2').first().waitFor();
-    // (waitForFunction would evaluate a string in the page, which the CSP forbids, rightly.)
-    while (await page.locator('.loading').count() > 0) await page.locator('.loading').first().waitFor({ state: 'detached' });
+    await settled(page);
     t.same(await page.evaluate<string[]>(unlabelled), [], `${hash}: every control has a label`);
   }
 });
@@ -484,9 +488,16 @@ t.test('readable at 390 px', async (t) => {
   await narrow.getByLabel('API key').fill(node.adminKey);
   await narrow.getByRole('button', { name: 'Sign in' }).click();
   await narrow.getByRole('link', { name: 'VIP customers' }).waitFor();
-  const overflow = await narrow.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
-  t.ok(overflow <= 0, `no horizontal scroll (${overflow} px)`);
+  const overflow = () => narrow.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
+  t.ok(await overflow() <= 0, `no horizontal scroll (${await overflow()} px)`);
   await shot('rules-390', narrow);
+  for (const [hash, heading] of [[`rules/${ruleId}`, 'Rule: VIP customers'], [`prompts/${await promptId('support-chat')}`, 'Prompt: support-chat'], ['audit/events', 'Event log']] as const) {
+    await narrow.goto(`${node.url}/console/#/${hash}`);
+    await narrow.getByRole('heading', { name: heading }).waitFor();
+    await settled(narrow);
+    const wider = await overflow();
+    t.ok(wider <= 0, `${hash}: no horizontal scroll at 390 px (${wider} px)`);
+  }
   await context.close();
 });
 

@@ -98,7 +98,7 @@ function PromptDetail({ api, prompt, onChange }: { api: Api; prompt: Prompt; onC
             ))}
           </tbody>
         </table>
-        {versionSelect('Show version', shown, setShown)}
+        <div class="row">{versionSelect('Show version', shown, setShown)}</div>
         <Show loaded={version} what="the version">{(v) => (
           <div aria-label={`version ${v.version}`}>
             <PromptContent prompt={v.prompt} label={`content of ${v.version}`} />
