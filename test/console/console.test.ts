@@ -295,13 +295,15 @@ const settled = async (p: Page) => {
 const promptId = async (name: string) => ((await admin().get(`/api/prompts/${name}`)).json as { id: string }).id;
 
 t.test('a chat prompt: messages, config, an exact preview by the server, tags and status', async (t) => {
-  const created = await admin().post('/api/prompts', {
-    name: 'support-chat',
-    prompt: [{ role: 'system', content: 'You help {{#if vip}}VIP {{/if}}customers.' }, { role: 'user', content: 'My name is {{name}}.' }],
-    config: { model: 'gpt-4o-mini', temperature: 0.2 },
-  });
-  t.equal(created.status, 201);
-  await open(`prompts/${(created.json as { id: string }).id}`);
+  await open('prompts');
+  await page.getByLabel('Prompt name').fill('support-chat');
+  await page.getByLabel('Chat (messages)').check();
+  await page.getByLabel('Messages', { exact: true }).fill(JSON.stringify([
+    { role: 'system', content: 'You help {{#if vip}}VIP {{/if}}customers.' }, { role: 'user', content: 'My name is {{name}}.' },
+  ]));
+  await page.getByLabel('Config').fill('{"model": "gpt-4o-mini", "temperature": 0.2}');
+  await page.getByRole('button', { name: /Create prompt/ }).click();
+  await page.getByRole('heading', { name: 'Prompt: support-chat' }).waitFor();
   const content = page.getByLabel('content of 1.0.0');
   await content.waitFor();
   t.same(await content.locator('.role').allTextContents(), ['system', 'user'], 'shown as role/content messages');

@@ -22,11 +22,18 @@ const FIXED_LABELS = ['latest', 'production'];
 export function PromptsPage({ api }: { api: Api }) {
   const [loaded, reload] = useLoad(() => listPrompts(api), [api]);
   const [name, setName] = useState('');
+  const [chat, setChat] = useState(false);
   const [template, setTemplate] = useState('');
+  const [config, setConfig] = useState('');
   const [tags, setTags] = useState('');
   const action = useAction();
   const create = () => action.run(async () => {
-    const prompt = await createPrompt(api, { name, prompt: template, tags: splitTags(tags) });
+    const prompt = await createPrompt(api, {
+      name,
+      prompt: chat ? parseJson<Messages>(template, 'the messages') : template,
+      tags: splitTags(tags),
+      ...(config.trim() === '' ? {} : { config: parseJson<Record<string, never>>(config, 'the config') }),
+    });
     go('prompts', prompt.id);
   });
   return (
@@ -35,8 +42,17 @@ export function PromptsPage({ api }: { api: Api }) {
       <form class="panel" aria-label="New prompt" onSubmit={(e) => { e.preventDefault(); void create(); }}>
         <h3>New prompt</h3>
         <Field label="Prompt name">{(id) => <input id={id} required value={name} onInput={(e) => setName(e.currentTarget.value)} />}</Field>
-        <Field label="Template" hint="Handlebars: {{name}}, {{#if x}}…{{/if}}, {{#each list}}…{{/each}}; no HTML escaping.">{(id, hint) => (
+        <div class="tabs" role="radiogroup" aria-label="Prompt type">
+          <label><input type="radio" name="prompt-type" checked={!chat} onChange={() => setChat(false)} /> Text</label>
+          <label><input type="radio" name="prompt-type" checked={chat} onChange={() => setChat(true)} /> Chat (messages)</label>
+        </div>
+        <Field label={chat ? 'Messages' : 'Template'} hint={chat
+          ? 'JSON: [{"role": "system", "content": "a template"}, …]; each content is a Handlebars template'
+          : 'Handlebars: {{name}}, {{#if x}}…{{/if}}, {{#each list}}…{{/each}}; no HTML escaping.'}>{(id, hint) => (
           <textarea id={id} aria-describedby={hint} rows={4} required value={template} onInput={(e) => setTemplate(e.currentTarget.value)} />
+        )}</Field>
+        <Field label="Config" hint="Optional JSON object (model, temperature, …)">{(id, hint) => (
+          <textarea id={id} aria-describedby={hint} rows={2} value={config} onInput={(e) => setConfig(e.currentTarget.value)} />
         )}</Field>
         <Field label="Tags" hint="Comma-separated">{(id, hint) => <input id={id} aria-describedby={hint} value={tags} onInput={(e) => setTags(e.currentTarget.value)} />}</Field>
         <button type="submit" disabled={action.busy}>Create prompt (version 1.0.0)</button>
