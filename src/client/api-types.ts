@@ -359,6 +359,8 @@ export interface PromptHistory {
     data: Record<string, unknown>;
     metadata: EventMetadata;
   }[];
+  /** pass as `cursor` for the next page; null when this page is the last (always null without `limit`) */
+  next_cursor: string | null;
 }
 
 export interface PromptPatch {

@@ -1069,6 +1069,8 @@ export interface components {
                 revision: components["schemas"]["Position"];
                 type: string;
             }[];
+            /** @description pass as `cursor` for the next page; null when this page is the last (always null without `limit`) */
+            next_cursor: string | null;
         };
         PromptInput: {
             /** @description any JSON object (model, temperature, tools, ...) of at most 16 KiB, stored and returned as given */
@@ -2545,7 +2547,12 @@ export interface operations {
     };
     promptHistory: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the `next_cursor` of the previous page, unchanged (opaque; a cursor of another list is a 400) */
+                cursor?: string;
+                /** @description items per page, 1 to 1000; absent: every remaining item (one page) */
+                limit?: string;
+            };
             header?: never;
             path: {
                 /** @description the prompt id, or its name */
@@ -2555,7 +2562,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the history, oldest first */
+            /** @description the history, oldest first (one page with limit) */
             200: {
                 headers: {
                     [name: string]: unknown;

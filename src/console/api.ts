@@ -1,9 +1,11 @@
 /**
  * Every call the console makes to the API, in one module, typed from the
  * OpenAPI document (api-types.ts, generated). The key travels only in the
- * Authorization header. Lists are read through `listAll`, and testing a draft
- * through `testRule`: the two places that change when cursor paging and the
- * dry-run endpoint arrive.
+ * Authorization header. Lists are read a page at a time with the server's
+ * cursor and filters (`listPage`); `listAll` walks the pages for the few
+ * small catalogs a page needs whole (contexts and prompts to link by name).
+ * The test panel and the prompt preview ask the dry-run endpoint, so the
+ * server evaluates and renders exactly as it will once saved.
  */
 import type { components, operations } from './api-types';
 
@@ -31,6 +33,14 @@ export type AuditEvaluateRequest = Schemas['AuditEvaluateRequest'];
 export type AuditEvaluateResponse = Schemas['AuditEvaluateResponse'];
 export type Digest = Schemas['Digest'];
 export type EntityType = EvaluateRequest['entity_type'];
+export type DryRunRequest = Schemas['DryRunRequest'];
+export type DryRunResponse = Schemas['DryRunResponse'];
+export type DraftRule = NonNullable<DryRunRequest['rules']>[number];
+export type DryRunExplanation = Schemas['DryRunExplanation'];
+export type PromptRecord = Schemas['PromptRecord'];
+export type PromptHistory = Schemas['PromptHistory'];
+/** The rules list's filters and paging, as the OpenAPI document gives them. */
+export type RuleQuery = NonNullable<operations['listRules']['parameters']['query']>;
 
 /** An answer other than 2xx: the status, the API's `err`, and its `code` once the API sends one. */
 export class ApiError extends Error {
@@ -80,27 +90,62 @@ async function call<T>(api: Api, method: string, path: string, options: CallOpti
   return parsed as T;
 }
 
-/**
- * Every item of a list. Today's lists answer everything at once; with cursor
- * paging this loops on the next cursor (or the page view asks for one page).
- */
+/** One page of a list and the cursor of the next (null: the end). */
+export interface ListPage<T> {
+  readonly items: T[];
+  readonly next_cursor: string | null;
+}
+
+/** A query string of the parameters that are set (undefined and '' left out). */
+function queryString(params: Readonly<Record<string, string | number | boolean | undefined>>): string {
+  const query = new URLSearchParams(Object.entries(params).filter(([, v]) => v !== undefined && v !== '').map(([k, v]) => [k, String(v)]));
+  const text = query.toString();
+  return text === '' ? '' : `?${text}`;
+}
+
+/** One page of a list: the server filters and pages (`limit`, `cursor`, the list's filters). */
+async function listPage<K extends string, T>(
+  api: Api, path: string, member: K, params: Readonly<Record<string, string | number | boolean | undefined>>,
+): Promise<ListPage<T>> {
+  const answer = await call<Record<K, T[]> & { next_cursor: string | null }>(api, 'GET', path + queryString(params));
+  return { items: answer[member], next_cursor: answer.next_cursor };
+}
+
+/** Items per request when a list is read whole: one round trip for most catalogs, bounded answers for big ones. */
+const WALK_PAGE = 500;
+
+/** Every item of a list, page by page on the server's cursor. */
 async function listAll<K extends string, T>(api: Api, path: string, member: K): Promise<T[]> {
-  const answer = await call<Record<K, T[]>>(api, 'GET', path);
-  return answer[member];
+  const items: T[] = [];
+  let cursor: string | undefined;
+  do {
+    const page: ListPage<T> = await listPage<K, T>(api, path, member, { limit: WALK_PAGE, cursor });
+    items.push(...page.items);
+    cursor = page.next_cursor ?? undefined;
+  } while (cursor !== undefined);
+  return items;
 }
 
 const enc = encodeURIComponent;
 
 export const whoami = (api: Api) => call<Whoami>(api, 'GET', '/api/whoami');
 
+/** A page of the rules matching `query` (its filters, `limit`, `cursor`), filtered by the server. */
+/** Every rule (the audit's rule picker), walked page by page. */
 export const listRules = (api: Api) => listAll<'rules', Rule>(api, '/api/rule-engine/rules', 'rules');
+export const rulesPage = (api: Api, query: RuleQuery) => listPage<'rules', Rule>(api, '/api/rule-engine/rules', 'rules', query);
 export const getRule = (api: Api, id: string) => call<Rule>(api, 'GET', `/api/rule-engine/rules/${enc(id)}`);
 export const createRule = (api: Api, input: RuleInput) => call<Rule>(api, 'POST', '/api/rule-engine/rules', { body: input });
 export const updateRule = (api: Api, id: string, patch: Partial<RuleInput>, revision?: string) =>
   call<Rule>(api, 'PATCH', `/api/rule-engine/rules/${enc(id)}`, { body: patch, ifMatch: revision });
 export const deleteRule = (api: Api, id: string, revision?: string) =>
   call<void>(api, 'DELETE', `/api/rule-engine/rules/${enc(id)}`, { ifMatch: revision });
+/** A rule's whole history (the conflict view reads who wrote after a revision). */
 export const ruleHistory = (api: Api, id: string) => call<RuleHistory>(api, 'GET', `/api/rule-engine/rules/${enc(id)}/history`);
+/** Events per page of a history. */
+const HISTORY_PAGE = 50;
+export const ruleHistoryPage = (api: Api, id: string, cursor?: string) =>
+  listPage<'events', RuleHistory['events'][number]>(api, `/api/rule-engine/rules/${enc(id)}/history`, 'events', { limit: HISTORY_PAGE, cursor });
 
 export const listContexts = (api: Api) => listAll<'contexts', Context>(api, '/api/contexts', 'contexts');
 export const createContext = (api: Api, input: ContextInput) => call<Context>(api, 'POST', '/api/contexts', { body: input });
@@ -113,7 +158,14 @@ export const getPrompt = (api: Api, id: string, version?: string) =>
 export const createPrompt = (api: Api, input: Schemas['PromptInput']) => call<Prompt>(api, 'POST', '/api/prompts', { body: input });
 export const addPromptVersion = (api: Api, id: string, input: Schemas['PromptVersionInput']) =>
   call<Prompt>(api, 'POST', `/api/prompts/${enc(id)}/versions`, { body: input });
+export const updatePrompt = (api: Api, id: string, patch: Schemas['PromptPatch'], revision?: string) =>
+  call<Prompt>(api, 'PATCH', `/api/prompts/${enc(id)}`, { body: patch, ifMatch: revision });
 export const deletePrompt = (api: Api, id: string) => call<void>(api, 'DELETE', `/api/prompts/${enc(id)}`);
+export const movePromptLabel = (api: Api, id: string, label: string, version: string) =>
+  call<Prompt>(api, 'PUT', `/api/prompts/${enc(id)}/labels/${enc(label)}`, { body: { version } });
+export const removePromptLabel = (api: Api, id: string, label: string) => call<Prompt>(api, 'DELETE', `/api/prompts/${enc(id)}/labels/${enc(label)}`);
+export const promptHistoryPage = (api: Api, id: string, cursor?: string) =>
+  listPage<'events', PromptHistory['events'][number]>(api, `/api/prompts/${enc(id)}/history`, 'events', { limit: HISTORY_PAGE, cursor });
 
 export const listSecrets = (api: Api) => listAll<'secrets', Secret>(api, '/api/vault/secrets', 'secrets');
 export const createSecret = (api: Api, input: Schemas['SecretInput']) => call<Secret>(api, 'POST', '/api/vault/secrets', { body: input });
@@ -127,41 +179,68 @@ export const revokeApiKey = (api: Api, id: string) => call<void>(api, 'DELETE', 
 export const evaluate = (api: Api, request: EvaluateRequest) => call<EvaluateResponse>(api, 'POST', '/api/rule-engine/evaluate', { body: request });
 export const explain = (api: Api, request: Schemas['ExplainRequest']) => call<ExplainResponse>(api, 'POST', '/api/rule-engine/explain', { body: request });
 
+export const dryRun = (api: Api, request: DryRunRequest) => call<DryRunResponse>(api, 'POST', '/api/rule-engine/dry-run', { body: request });
+
 export interface TestAnswer {
   readonly answer: EvaluateResponse;
-  readonly explanations: RuleExplanation[];
-  /** Set when the answer came from the audit's evaluate at the live log position (a key without the evaluate scope). */
+  readonly explanations: readonly (RuleExplanation | DryRunExplanation)[];
+  /** `dry-run`: the server evaluated the drafts beside the live rules; `saved`: evaluate (and explain) of the saved rules only. */
+  readonly mode: 'dry-run' | 'saved';
+  /** The live log position the dry-run answered at. */
   readonly position?: string | null;
 }
 
 /**
- * The test panel's one call: the evaluate answer plus, per rule, which
- * conditions held. A key with the evaluate scope calls evaluate and explain;
- * an admin key without it asks the audit's evaluate as of the live position
- * (from /readyz), which answers both at once. Today the rules must be saved
- * (they are named by id); with the dry-run endpoint the drafts go in `rules`
- * and nothing is saved.
+ * The test panel's one call. An admin key asks the dry-run endpoint: the
+ * drafts (the rule being edited, with its id when it is saved, so it takes
+ * the live rule's place) are evaluated beside the live rules, each explained
+ * with what decided it, and nothing is written. A key without admin falls back
+ * to evaluate (and explain, with that scope) of the saved rules; the panel
+ * says so.
  */
-export async function testRule(api: Api, scopes: readonly Scope[], request: EvaluateRequest, ruleIds: readonly string[]): Promise<TestAnswer> {
-  if (!scopes.includes('evaluate') && scopes.includes('admin')) {
-    const ready = await call<{ position: string | null }>(api, 'GET', '/readyz');
-    const answer = await auditEvaluate(api, { ...request, as_of: ready.position ?? '0', explain: true, rule_ids: [...ruleIds] });
-    return { answer, explanations: answer.explain ?? [], position: answer.as_of.position };
+export async function testRule(api: Api, scopes: readonly Scope[], request: EvaluateRequest, drafts: readonly DraftRule[], ruleIds: readonly string[]): Promise<TestAnswer> {
+  if (scopes.includes('admin')) {
+    const answer = await dryRun(api, { ...request, rules: [...drafts] });
+    return { answer, explanations: answer.explain, mode: 'dry-run', position: answer.position };
   }
-  const explains = scopes.includes('explain') || scopes.includes('admin');
   const [answer, explained] = await Promise.all([
     evaluate(api, request),
-    explains ? explain(api, { ...request, rule_ids: [...ruleIds] }) : Promise.resolve(undefined),
+    scopes.includes('explain') ? explain(api, { ...request, rule_ids: [...ruleIds] }) : Promise.resolve(undefined),
   ]);
-  return { answer, explanations: explained?.rules ?? [] };
+  return { answer, explanations: explained?.rules ?? [], mode: 'saved' };
+}
+
+/** The field the preview's draft rule matches on: a name no caller's fields use by chance. */
+const PREVIEW_FIELD = 'rulevault.console.preview';
+
+/**
+ * A prompt version rendered by the server, exactly as evaluate renders it
+ * (same Handlebars, helpers and limits): a dry-run whose only draft rule
+ * matches and links the prompt, with the variables as entity_inputs. Nothing
+ * is written. `undefined` when the server served no record (an INACTIVE
+ * prompt drops out of evaluate answers).
+ */
+export async function renderPrompt(api: Api, id: string, version: string, variables: Readonly<Record<string, unknown>>): Promise<PromptRecord | undefined> {
+  const answer = await dryRun(api, {
+    entity_type: 'prompt',
+    fields: { [PREVIEW_FIELD]: 'yes' },
+    include_entity_data: true,
+    entity_inputs: { version, variables: variables as Record<string, never>, shouldCompile: true },
+    rules: [{
+      name: 'console preview',
+      condition_groups: [{ conditions: [{ field: PREVIEW_FIELD, operator: 'equals', value: 'yes' }] }],
+      entities: [{ entity_type: 'prompt', entity_id: id }],
+    }],
+  });
+  const record = answer.entity_data?.[`prompt:${id}`];
+  return record === null || record === undefined ? undefined : (record as PromptRecord);
 }
 
 /** The event log's query parameters, as the OpenAPI document gives them. */
 export type EventFilter = NonNullable<operations['auditEvents']['parameters']['query']>;
 
 export function auditEvents(api: Api, filter: EventFilter): Promise<AuditPage> {
-  const query = new URLSearchParams(Object.entries(filter).filter(([, v]) => v !== undefined && v !== '').map(([k, v]) => [k, String(v)]));
-  return call<AuditPage>(api, 'GET', `/api/audit/events?${query.toString()}`);
+  return call<AuditPage>(api, 'GET', `/api/audit/events${queryString(filter)}`);
 }
 export const auditEvaluate = (api: Api, request: AuditEvaluateRequest) => call<AuditEvaluateResponse>(api, 'POST', '/api/audit/evaluate', { body: request });
 export const auditDigest = (api: Api) => call<Digest>(api, 'GET', '/api/audit/digest');

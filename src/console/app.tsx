@@ -1,6 +1,6 @@
 /** The shell: sign-in gate, navigation by what the key's scopes allow, and the page for the route. */
-import { useEffect, useMemo, useState } from 'preact/hooks';
-import { listRules, whoami, type Api } from './api';
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { whoami, type Api } from './api';
 import { ApiKeysPage } from './pages/api-keys';
 import { AsOfPage, DigestPage, EventsPage, HistoryPage } from './pages/audit';
 import { ContextsPage } from './pages/contexts';
@@ -11,7 +11,7 @@ import { SignIn } from './pages/sign-in';
 import { TestPanel } from './pages/test-panel';
 import { href, useRoute } from './router';
 import { can, forgetKey, SCOPE_ALLOWS, storedKey, type Session } from './session';
-import { ErrorBox, Loading, useLoad } from './ui';
+import { ErrorBox, Loading } from './ui';
 
 const NAV: readonly { id: string; label: string; admin: boolean }[] = [
   { id: 'rules', label: 'Rules', admin: true },
@@ -50,9 +50,18 @@ function Signed({ session, onSignOut }: { session: Session; onSignOut: () => voi
   const api: Api = useMemo(() => ({ key: session.key }), [session.key]);
   const admin = can(session, 'admin');
   const page = route[0] ?? (admin ? 'rules' : 'test');
+  const main = useRef<HTMLElement>(null);
+  const shown = useRef(route.join('/'));
+  // A new page takes the focus to its content, so a keyboard or screen reader user starts there, not at the top.
+  useEffect(() => {
+    if (shown.current === route.join('/')) return;
+    shown.current = route.join('/');
+    main.current?.focus();
+  }, [route]);
   return (
     <>
-      <a class="skip" href="#main">Skip to content</a>
+      {/* Not an #anchor: the hash is the route. */}
+      <a class="skip" href="#/" onClick={(e) => { e.preventDefault(); main.current?.focus(); }}>Skip to content</a>
       <header>
         <span class="brand">RuleVault</span>
         <nav aria-label="Main">
@@ -70,22 +79,20 @@ function Signed({ session, onSignOut }: { session: Session; onSignOut: () => voi
         <button type="button" class="secondary" onClick={onSignOut}>Sign out</button>
       </header>
       <p class="scopes" aria-label="Scopes">Signed in as <strong>{session.who.name}</strong> with {session.who.scopes.join(', ')}</p>
-      <main id="main" tabIndex={-1}>
+      <main id="main" tabIndex={-1} ref={main}>
         <Page api={api} session={session} route={[page, ...route.slice(1)]} />
       </main>
     </>
   );
 }
 
-/** The test panel on its own; an admin key also reads the rules, to show them by name. */
+/** The test panel on its own: over the live rules (an admin key dry-runs them; others evaluate). Names come from the answer. */
 function TestPage({ api, session }: { api: Api; session: Session }) {
-  const admin = can(session, 'admin');
-  const [rules] = useLoad(() => (admin ? listRules(api) : Promise.resolve([])), [api, admin]);
-  const names = useMemo(() => new Map(rules.state === 'ready' ? rules.value.map((r) => [r.id, r.name]) : []), [rules]);
+  const names = useMemo(() => new Map<string, string>(), []);
   return (
     <section aria-labelledby="test-page-title">
       <h2 id="test-page-title">Test panel</h2>
-      {!can(session, 'evaluate') && !admin && <p class="hint">This key lacks the evaluate scope: tests will be refused.</p>}
+      {!can(session, 'evaluate') && !can(session, 'admin') && <p class="hint">This key lacks the evaluate scope: tests will be refused.</p>}
       <TestPanel api={api} scopes={session.who.scopes} names={names} />
     </section>
   );

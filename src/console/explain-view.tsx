@@ -1,28 +1,32 @@
 /** An evaluate answer and, per rule, which conditions held and which decided. */
-import type { EvaluateResponse, RuleExplanation } from './api';
+import type { DryRunExplanation, EvaluateResponse, RuleExplanation } from './api';
+
+type Explanation = RuleExplanation | DryRunExplanation;
 
 /**
- * Which conditions decided a rule's outcome, as `group:condition` keys. The
- * same rule at both levels (groups under group_operator, conditions under
- * condition_operator): when the outcome held, every part decided under AND
- * and the first that held under OR; when it failed, the first that failed
- * under AND and every part under OR.
+ * Which conditions decided a rule's outcome, as `group:condition` keys. A
+ * dry-run answer says so itself (`decisive`, src/audit/dry-run.ts); for
+ * explain and the audit's evaluate the same rule is applied here: with AND,
+ * the failing parts when one failed, else all; with OR, the holding parts
+ * when one held, else all; at the group level under group_operator, then
+ * within each deciding group under its condition_operator.
  */
-export function decidingConditions(rule: RuleExplanation): Set<string> {
+export function decidingConditions(rule: Explanation): Set<string> {
   const deciding = new Set<string>();
-  for (const group of pick(rule.groups, rule.group_operator, rule.matched)) {
-    for (const c of pick(group.conditions, group.condition_operator, group.result)) deciding.add(`${group.index}:${c.index}`);
+  if ('draft' in rule) {
+    for (const group of rule.groups) for (const c of group.conditions) if (c.decisive) deciding.add(`${group.index}:${c.index}`);
+    return deciding;
+  }
+  const groups = rule.groups.map((g) => g.result);
+  const held = groups.length > 0 && (rule.group_operator === 'AND' ? groups.every(Boolean) : groups.some(Boolean));
+  for (const group of rule.groups) {
+    if (group.result !== held) continue;
+    for (const c of group.conditions) if (c.result === group.result) deciding.add(`${group.index}:${c.index}`);
   }
   return deciding;
 }
 
-function pick<T extends { result: boolean }>(parts: readonly T[], operator: string, outcome: boolean): readonly T[] {
-  const and = operator === 'AND';
-  if (outcome) return and ? parts : parts.filter((p) => p.result).slice(0, 1);
-  return and ? parts.filter((p) => !p.result).slice(0, 1) : parts;
-}
-
-export function ExplainView({ explanations }: { explanations: readonly RuleExplanation[] }) {
+export function ExplainView({ explanations }: { explanations: readonly Explanation[] }) {
   if (explanations.length === 0) return <p>No rule to explain: none matched, and none was named.</p>;
   return (
     <div class="explain">
@@ -30,7 +34,7 @@ export function ExplainView({ explanations }: { explanations: readonly RuleExpla
         const deciding = decidingConditions(rule);
         return (
         <section key={rule.rule_id} class={`explain-rule ${rule.matched ? 'matched' : 'unmatched'}`} aria-label={`explanation of ${rule.name}`}>
-          <h4>{rule.name} <span class="badge">{rule.matched ? 'matched' : 'did not match'}</span> <small>rev {rule.revision}, {rule.status}</small></h4>
+          <h4>{rule.name} <span class="badge">{rule.matched ? 'matched' : 'did not match'}</span>{'draft' in rule && rule.draft && <> <span class="badge draft">draft</span></>} <small>{rule.revision === null ? 'as edited here' : `rev ${rule.revision}`}, {rule.status}</small></h4>
           {rule.reason !== null && <p class="reason">{rule.reason}</p>}
           <p>Groups joined by {rule.group_operator}</p>
           {rule.groups.map((group) => {

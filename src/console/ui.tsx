@@ -1,7 +1,7 @@
 /** Small shared pieces: loading and error states, a labelled field, the async hook every page uses. */
 import type { ComponentChildren } from 'preact';
 import { useCallback, useEffect, useState } from 'preact/hooks';
-import { ApiError } from './api';
+import { ApiError, type ListPage } from './api';
 import { diffLines, type DiffLine } from './diff';
 
 export type Loaded<T> = { state: 'loading' } | { state: 'error'; error: Error } | { state: 'ready'; value: T };
@@ -22,6 +22,55 @@ export function useLoad<T>(load: () => Promise<T>, deps: unknown[]): [Loaded<T>,
     };
   }, [...deps, tick]);
   return [loaded, useCallback(() => setTick((n) => n + 1), [])];
+}
+
+/** The items read so far and the cursor of the rest (null: all read). */
+export interface Pages<T> { readonly items: readonly T[]; readonly next: string | null }
+
+/**
+ * A list read a page at a time on the server's cursor: the first page now
+ * (again whenever `deps` change), each next one on `more()`, appended. Only
+ * pages asked for are fetched and rendered, so a long list stays cheap.
+ */
+export function usePages<T>(load: (cursor: string | undefined) => Promise<ListPage<T>>, deps: unknown[]) {
+  const [first, reload] = useLoad(() => load(undefined), deps);
+  const [rest, setRest] = useState<ListPage<T> | undefined>();
+  useEffect(() => setRest(undefined), [first]);
+  const action = useAction();
+  const pages: Loaded<Pages<T>> = first.state !== 'ready' ? first : {
+    state: 'ready',
+    value: { items: [...first.value.items, ...(rest?.items ?? [])], next: rest === undefined ? first.value.next_cursor : rest.next_cursor },
+  };
+  const more = (cursor: string) => action.run(async () => {
+    const page = await load(cursor);
+    setRest({ items: [...(rest?.items ?? []), ...page.items], next_cursor: page.next_cursor });
+  });
+  return { pages, reload, more, busy: action.busy, error: action.error };
+}
+
+/** The button that reads the next page, while there is one, and the error of the last try. */
+export function MoreButton<T>({ paged, label }: { paged: ReturnType<typeof usePages<T>>; label: string }) {
+  const next = paged.pages.state === 'ready' ? paged.pages.value.next : null;
+  return (
+    <>
+      {next !== null && (
+        <button type="button" class="secondary" disabled={paged.busy} onClick={() => void paged.more(next)}>{paged.busy ? 'Loading…' : label}</button>
+      )}
+      <ErrorBox error={paged.error} />
+    </>
+  );
+}
+
+/** `value` once it has stayed the same (by its JSON) for `ms`: typing asks the server once, when it pauses. */
+export function useDebounced<T>(value: T, ms: number): T {
+  const [settled, setSettled] = useState(value);
+  const key = JSON.stringify(value);
+  useEffect(() => {
+    if (key === JSON.stringify(settled)) return undefined;
+    const timer = setTimeout(() => setSettled(value), ms);
+    return () => clearTimeout(timer);
+  }, [key]);
+  return settled;
 }
 
 /** A button action with a busy flag and its error: the page stays usable while it runs. */

@@ -501,7 +501,7 @@ const schemas: { [name: string]: SchemaObject } = {
   }, ['name', 'prompt']),
   PromptVersionInput: adminInput({ prompt: PROMPT_INPUT, version: VERSION, config: CONFIG_INPUT }, ['prompt']),
   PromptLabelMove: adminInput({ version: VERSION }, ['version']),
-  PromptHistory: record({ events: { type: 'array', items: record(eventMembers) } }),
+  PromptHistory: record({ events: { type: 'array', items: record(eventMembers) }, next_cursor: nextCursor }),
   PromptPatch: adminInput({ name: { type: 'string', maxLength: 256 }, tags: tagsInput, meta_properties: META, status: STATUS }),
   Prompt: record({
     id: str,
@@ -850,8 +850,8 @@ const paths: { [path: string]: PathItem } = {
       operationId: 'promptHistory',
       summary: 'Every event of a prompt (versions, label moves, changes) with who, when and where in the log',
       tags: ['prompts'],
-      parameters: [promptRef],
-      responses: { 200: answer('the history, oldest first', ref('PromptHistory')), ...errors(400, ...ADMIN_READ_ERRORS, 404) },
+      parameters: [promptRef, ...PAGE_PARAMETERS],
+      responses: { 200: answer('the history, oldest first (one page with limit)', ref('PromptHistory')), ...errors(400, ...ADMIN_READ_ERRORS, 404) },
     },
   },
   '/api/prompts/{id}/labels/{label}': {

@@ -95,12 +95,14 @@ export function createQueries(store: EventStore, readModel: ReadModel, templateL
       }
       return promptAdminView(prompt, selected, templateLimits);
     },
-    /** Every event of the prompt's stream (versions, label moves, changes) with who, when and where. */
-    async promptHistory(ref: string) {
+    /** The events of the prompt's stream (versions, label moves, changes) with who, when and where, paged by revision. */
+    async promptHistory(ref: string, query: ListQuery = {}) {
+      const paging = parsePageQuery('prompt_history', query);
       const id = findPrompt(state.prompts, ref)?.id ?? ref;
       const events = await store.readStream(streams.prompt(id));
       if (events.length === 0) throw notFound('prompt', ref);
-      return { events: events.map(eventView) };
+      const page = pageOf('prompt_history', events.map(eventView), (event) => event.revision, () => true, paging, compareDecimal);
+      return { events: page.items, next_cursor: page.next_cursor };
     },
 
     listSecrets(query: ListQuery = {}) {

@@ -4,7 +4,7 @@
  * land between pages; a bad cursor, limit or filter is a 400 naming it.
  */
 import t from 'tap';
-import type { Answer, Client } from '../support/http';
+import { call, type Answer, type Client } from '../support/http';
 import { withNode } from '../support/with-node';
 
 const live = withNode(t);
@@ -74,6 +74,27 @@ t.test('a walk with limit and cursor sees every item once, on every list', async
   }
   const history = await walk(admin, `/api/rule-engine/rules/${ids.rules[0]}/history`, 'events', 1);
   t.same(history.ids, ['0'], 'a rule history pages by revision');
+});
+
+t.test('a prompt history pages by revision, as a rule history does', async (t) => {
+  const prompt = (await admin.post('/api/prompts', { name: 'paged history', prompt: 'v1 {{x}}' })).json;
+  await admin.post(`/api/prompts/${prompt.id}/versions`, { prompt: 'v2 {{x}}' });
+  await call(live.url, 'PUT', `/api/prompts/${prompt.id}/labels/production`, { key: live.node.adminKey, body: { version: '1.0.0' } });
+  await admin.post(`/api/prompts/${prompt.id}/versions`, { prompt: 'v3 {{x}}' });
+  const whole = await admin.get(`/api/prompts/${prompt.id}/history`);
+  t.equal(whole.json.next_cursor, null, 'without limit: the whole history');
+  t.same(whole.json.events.map((e: { revision: string }) => e.revision), ['0', '1', '2', '3']);
+  const { ids: walked, sizes } = await walk(admin, `/api/prompts/${prompt.id}/history`, 'events', 3);
+  t.same(walked, ['0', '1', '2', '3'], 'the pages join up to the whole history');
+  t.same(sizes, [3, 1], 'no page over the limit, no empty last page');
+  const byName = await walk(admin, '/api/prompts/paged%20history/history', 'events', 2);
+  t.same(byName.ids, walked, 'by name too');
+  const ruleCursor = (await admin.get(`/api/rule-engine/rules/${ids.rules[0]}/history?limit=1`)).json.next_cursor;
+  for (const query of ['cursor=abc', `cursor=${encodeURIComponent(ruleCursor ?? 'x')}`, 'limit=0', 'verbose=1']) {
+    const answer = await admin.get(`/api/prompts/${prompt.id}/history?${query}`);
+    t.equal(answer.status, 400, `${query}: 400`);
+    t.match(answer.json, { err: /^(cursor|limit|unknown query parameter)/, code: 'bad_request' }, query);
+  }
 });
 
 t.test('rule filters: status, linked entity, field, operator, q', async (t) => {

@@ -2,13 +2,13 @@
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import {
-  auditDigest, auditEvaluate, auditEvents, listRules, ruleHistory,
+  auditDigest, auditEvaluate, auditEvents, listRules, ruleHistoryPage,
   type Api, type AuditEvaluateResponse, type AuditPage, type EntityType, type EventFilter,
 } from '../api';
 import { pretty } from '../diff';
 import { AnswerView, ExplainView } from '../explain-view';
 import { go, href } from '../router';
-import { DiffView, ErrorBox, Field, Show, useAction, useLoad, when } from '../ui';
+import { DiffView, ErrorBox, Field, MoreButton, Show, useAction, useLoad, usePages, when } from '../ui';
 import { parsePastedRequest } from './test-panel';
 
 export function AuditNav({ current }: { current: string }) {
@@ -22,7 +22,7 @@ export function AuditNav({ current }: { current: string }) {
 
 export function HistoryPage({ api, ruleId }: { api: Api; ruleId: string | undefined }) {
   const [rules] = useLoad(() => listRules(api), [api]);
-  const [history] = useLoad(() => (ruleId === undefined ? Promise.resolve(undefined) : ruleHistory(api, ruleId)), [api, ruleId]);
+  const history = usePages((cursor) => (ruleId === undefined ? Promise.resolve({ items: [], next_cursor: null }) : ruleHistoryPage(api, ruleId, cursor)), [api, ruleId]);
   return (
     <section aria-labelledby="history-title">
       <AuditNav current="history" />
@@ -35,9 +35,9 @@ export function HistoryPage({ api, ruleId }: { api: Api; ruleId: string | undefi
           </select>
         )}</Field>
       )}</Show>
-      <Show loaded={history} what="the history">{(answer) => answer === undefined ? <p>Choose a rule to see every change made to it.</p> : (
+      <Show loaded={history.pages} what="the history">{({ items }) => ruleId === undefined ? <p>Choose a rule to see every change made to it.</p> : (
         <ol class="history">
-          {answer.events.map((event) => (
+          {items.map((event) => (
             <li key={event.position}>
               <h3>{event.type} <small>revision {event.revision} · position {event.position} · by {event.actor} · {when(event.at)}</small></h3>
               {Object.entries(event.changes).map(([member, change]) => (
@@ -50,6 +50,7 @@ export function HistoryPage({ api, ruleId }: { api: Api; ruleId: string | undefi
           ))}
         </ol>
       )}</Show>
+      <MoreButton paged={history} label="Load more history" />
     </section>
   );
 }

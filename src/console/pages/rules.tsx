@@ -1,101 +1,122 @@
-/** The rules list (search and filters, client-side until the API pages and filters) and the rule editor. */
+/**
+ * The rules list, a page at a time: the server filters (status, linked
+ * entity, field, operator, search) and pages (`limit`, `cursor`), so a long
+ * list costs one page of rendering; *Load more* follows the cursor. And the
+ * rule editor, whose test panel evaluates the draft on the server (dry-run).
+ */
 import { useMemo, useState } from 'preact/hooks';
 import {
-  ApiError, createRule, deleteRule, getRule, listContexts, listPrompts, listRules, ruleHistory, updateRule,
-  type Api, type Context, type Prompt, type Rule, type RuleInput, type Scope,
+  ApiError, createRule, deleteRule, getRule, listContexts, listPrompts, ruleHistory, rulesPage, updateRule,
+  type Api, type Context, type Prompt, type Rule, type RuleInput, type RuleQuery, type Scope,
 } from '../api';
 import { ConditionBuilder, emptyCondition, useProblems } from '../condition-builder';
 import { pretty } from '../diff';
+import { OPERATORS } from '../../engine/conditions';
 import { go, href } from '../router';
-import { DiffView, ErrorBox, Field, Show, splitTags, useAction, useLoad, when } from '../ui';
+import { DiffView, ErrorBox, Field, MoreButton, Show, splitTags, useAction, useDebounced, useLoad, usePages, when } from '../ui';
 import { TestPanel } from './test-panel';
 
-interface Catalog { rules: Rule[]; contexts: Context[]; prompts: Prompt[] }
+/** What links are chosen from: the contexts and prompts, by name. */
+interface Catalog { contexts: Context[]; prompts: Prompt[] }
 
 const loadCatalog = async (api: Api): Promise<Catalog> => {
-  const [rules, contexts, prompts] = await Promise.all([listRules(api), listContexts(api), listPrompts(api)]);
-  return { rules, contexts, prompts };
+  const [contexts, prompts] = await Promise.all([listContexts(api), listPrompts(api)]);
+  return { contexts, prompts };
 };
 
 /** Names by id, for showing links and answers by name. */
-export function namesOf(catalog: Partial<Catalog>): Map<string, string> {
+export function namesOf(catalog: Partial<Catalog>, rules: readonly Rule[] = []): Map<string, string> {
   const names = new Map<string, string>();
-  for (const list of [catalog.rules, catalog.contexts, catalog.prompts]) for (const x of list ?? []) names.set(x.id, x.name);
+  for (const list of [rules, catalog.contexts, catalog.prompts]) for (const x of list ?? []) names.set(x.id, x.name);
   return names;
 }
 
+/** Rules per page: a page renders at once, whatever the size of the list. */
 const PAGE = 50;
 
+interface Filters { q: string; status: string; entity: string; field: string; operator: string }
+const NO_FILTERS: Filters = { q: '', status: '', entity: '', field: '', operator: '' };
+
+/** The list query of the filters: `entity` is `type:<entity type>` or `<entity type>:<id>`. */
+function ruleQuery(filters: Filters): RuleQuery {
+  const [kind, id] = filters.entity === '' ? [] : [filters.entity.slice(0, filters.entity.indexOf(':')), filters.entity.slice(filters.entity.indexOf(':') + 1)];
+  return {
+    limit: String(PAGE),
+    q: filters.q.trim() || undefined,
+    status: (filters.status || undefined) as RuleQuery['status'],
+    entity_type: (kind === 'type' ? id : kind) as RuleQuery['entity_type'],
+    entity_id: kind === 'type' ? undefined : id,
+    field: filters.field.trim() || undefined,
+    operator: (filters.operator || undefined) as RuleQuery['operator'],
+  };
+}
+
 export function RulesPage({ api }: { api: Api }) {
-  const [loaded, reload] = useLoad(() => loadCatalog(api), [api]);
+  const [catalog] = useLoad(() => loadCatalog(api), [api]);
+  const [filters, setFilters] = useState<Filters>(NO_FILTERS);
+  // Typing in a text filter asks the server once the typing pauses, not per key.
+  const query = useDebounced(ruleQuery(filters), 250);
+  const paged = usePages((cursor) => rulesPage(api, { ...query, cursor }), [api, JSON.stringify(query)]);
+  const set = (name: keyof Filters) => (e: { currentTarget: HTMLInputElement | HTMLSelectElement }) => setFilters({ ...filters, [name]: e.currentTarget.value });
+  const names = useMemo(() => namesOf(catalog.state === 'ready' ? catalog.value : {}), [catalog]);
+  const linkables = catalog.state === 'ready' ? [...catalog.value.contexts.map((c) => ['context', c] as const), ...catalog.value.prompts.map((p) => ['prompt', p] as const)] : [];
   return (
     <section aria-labelledby="rules-title">
       <div class="title-row">
         <h2 id="rules-title">Rules</h2>
         <a class="button" href={href('rules', 'new')}>New rule</a>
-        <button type="button" class="secondary" onClick={reload}>Refresh</button>
+        <button type="button" class="secondary" onClick={paged.reload}>Refresh</button>
       </div>
-      <Show loaded={loaded} what="rules">{(catalog) => <RuleList catalog={catalog} />}</Show>
+      <form class="filters" role="search" aria-label="Filter rules" onSubmit={(e) => { e.preventDefault(); paged.reload(); }}>
+        <Field label="Search name, description or id">{(id) => <input id={id} type="search" value={filters.q} onInput={set('q')} />}</Field>
+        <Field label="Status">{(id) => (
+          <select id={id} value={filters.status} onChange={set('status')}>
+            <option value="">any</option><option value="active">ACTIVE</option><option value="inactive">INACTIVE</option>
+          </select>
+        )}</Field>
+        <Field label="Linked entity">{(id) => (
+          <select id={id} value={filters.entity} onChange={set('entity')}>
+            <option value="">any or none</option>
+            <option value="type:context">any context</option><option value="type:prompt">any prompt</option><option value="type:evaluation">any evaluation</option>
+            {linkables.map(([type, x]) => <option key={x.id} value={`${type}:${x.id}`}>{type} {x.name}</option>)}
+          </select>
+        )}</Field>
+        <Field label="Field name" hint="Exact; with an operator, one condition has both">{(id, hint) => <input id={id} aria-describedby={hint} value={filters.field} onInput={set('field')} />}</Field>
+        <Field label="Operator">{(id) => (
+          <select id={id} value={filters.operator} onChange={set('operator')}>
+            <option value="">any</option>
+            {OPERATORS.map((op) => <option key={op} value={op}>{op}</option>)}
+          </select>
+        )}</Field>
+        {filters !== NO_FILTERS && <button type="button" class="secondary" onClick={() => setFilters(NO_FILTERS)}>Clear filters</button>}
+      </form>
+      <Show loaded={paged.pages} what="rules">{({ items, next }) => (
+        <>
+          <p role="status">{items.length === 0 ? 'No rule matches these filters.' : `${items.length} rule${items.length === 1 ? '' : 's'} shown${next === null ? '' : '; more on the server'}`}</p>
+          <RuleTable rules={items} names={names} />
+        </>
+      )}</Show>
+      <MoreButton paged={paged} label={`Load ${PAGE} more`} />
     </section>
   );
 }
 
-function RuleList({ catalog }: { catalog: Catalog }) {
-  const [search, setSearch] = useState('');
-  const [status, setStatus] = useState('');
-  const [entity, setEntity] = useState('');
-  const [operator, setOperator] = useState('');
-  const [shown, setShown] = useState(PAGE);
-  const names = useMemo(() => namesOf(catalog), [catalog]);
-  const filtered = useMemo(() => {
-    const q = search.trim().toLowerCase();
-    return catalog.rules.filter((rule) =>
-      (status === '' || rule.status === status)
-      && (entity === '' || rule.entities.some((e) => e.entity_id === entity))
-      && (operator === '' || rule.condition_groups.some((g) => g.conditions.some((c) => c.operator === operator)))
-      && (q === '' || rule.name.toLowerCase().includes(q) || rule.description.toLowerCase().includes(q)
-        || rule.condition_groups.some((g) => g.conditions.some((c) => c.field.toLowerCase().includes(q)))));
-  }, [catalog, search, status, entity, operator]);
+function RuleTable({ rules, names }: { rules: readonly Rule[]; names: ReadonlyMap<string, string> }) {
   return (
-    <>
-      <form class="filters" role="search" onSubmit={(e) => e.preventDefault()}>
-        <Field label="Search name, description or field">{(id) => <input id={id} type="search" value={search} onInput={(e) => { setSearch(e.currentTarget.value); setShown(PAGE); }} />}</Field>
-        <Field label="Status">{(id) => (
-          <select id={id} value={status} onChange={(e) => setStatus(e.currentTarget.value)}>
-            <option value="">any</option><option value="ACTIVE">ACTIVE</option><option value="INACTIVE">INACTIVE</option>
-          </select>
-        )}</Field>
-        <Field label="Linked entity">{(id) => (
-          <select id={id} value={entity} onChange={(e) => setEntity(e.currentTarget.value)}>
-            <option value="">any</option>
-            {[...catalog.contexts, ...catalog.prompts].map((x) => <option key={x.id} value={x.id}>{x.name}</option>)}
-          </select>
-        )}</Field>
-        <Field label="Operator">{(id) => (
-          <select id={id} value={operator} onChange={(e) => setOperator(e.currentTarget.value)}>
-            <option value="">any</option>
-            {['equals', 'not_equals', 'contains', 'not_contains', 'starts_with', 'ends_with', 'regex', 'in', 'not_in', 'gt', 'gte', 'lt', 'lte', 'between']
-              .map((op) => <option key={op} value={op}>{op}</option>)}
-          </select>
-        )}</Field>
-      </form>
-      <p role="status">{filtered.length} of {catalog.rules.length} rules</p>
-      <table class="list">
-        <thead><tr><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Conditions</th><th scope="col">Links</th><th scope="col">Updated</th></tr></thead>
-        <tbody>
-          {filtered.slice(0, shown).map((rule) => (
-            <tr key={rule.id}>
-              <td><a href={href('rules', rule.id)}>{rule.name}</a></td>
-              <td><span class={`status status-${rule.status}`}>{rule.status}</span></td>
-              <td>{rule.condition_groups.map((g) => g.conditions.map((c) => `${c.field} ${c.operator} ${c.value}`).join(` ${g.condition_operator} `)).join(` ${rule.group_operator} `)}</td>
-              <td>{rule.entities.map((e) => names.get(e.entity_id) ?? e.entity_id).join(', ')}</td>
-              <td>{rule.updated_at.slice(0, 19).replace('T', ' ')}</td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-      {filtered.length > shown && <button type="button" class="secondary" onClick={() => setShown(shown + PAGE)}>Show {Math.min(PAGE, filtered.length - shown)} more</button>}
-    </>
+    <table class="list">
+      <thead><tr><th scope="col">Name</th><th scope="col">Status</th><th scope="col">Conditions</th><th scope="col">Links</th><th scope="col">Updated</th></tr></thead>
+      <tbody>
+        {rules.map((rule) => (
+          <tr key={rule.id}>
+            <td><a href={href('rules', rule.id)}>{rule.name}</a></td>
+            <td><span class={`status status-${rule.status}`}>{rule.status}</span></td>
+            <td>{rule.condition_groups.map((g) => g.conditions.map((c) => `${c.field} ${c.operator} ${c.value}`).join(` ${g.condition_operator} `)).join(` ${rule.group_operator} `)}</td>
+            <td>{rule.entities.map((e) => names.get(e.entity_id) ?? e.entity_id).join(', ')}</td>
+            <td>{rule.updated_at.slice(0, 19).replace('T', ' ')}</td>
+          </tr>
+        ))}
+      </tbody>
+    </table>
   );
 }
 
@@ -132,7 +153,7 @@ function RuleEditor({ api, scopes, catalog, rule: initial }: { api: Api; scopes:
   const [saved, setSaved] = useState('');
   const problems = useProblems(draft.condition_groups);
   const action = useAction();
-  const names = useMemo(() => namesOf(catalog), [catalog]);
+  const names = useMemo(() => namesOf(catalog, rule === undefined ? [] : [rule]), [catalog, rule]);
   const evaluations = draft.entities.filter((e) => e.entity_type === 'evaluation').map((e) => e.entity_id).join(', ');
 
   const set = (change: Partial<Draft>) => setDraft({ ...draft, ...change });
@@ -241,10 +262,9 @@ function RuleEditor({ api, scopes, catalog, rule: initial }: { api: Api; scopes:
         {saved !== '' && <p role="status" class="ok">{saved}</p>}
         <ErrorBox error={action.error} />
       </form>
-      {rule !== undefined && (
-        <TestPanel api={api} scopes={scopes} ruleIds={[rule.id]} names={names}
-          initialFields={[...new Set(rule.condition_groups.flatMap((g) => g.conditions.map((c) => c.field)))]} />
-      )}
+      <TestPanel api={api} scopes={scopes} ruleIds={rule === undefined ? [] : [rule.id]} names={names}
+        drafts={[rule === undefined ? draft : { id: rule.id, ...draft }]}
+        draftFields={[...new Set(draft.condition_groups.flatMap((g) => g.conditions.map((c) => c.field)).filter((f) => f !== ''))]} />
     </section>
   );
 }

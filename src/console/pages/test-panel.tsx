@@ -1,10 +1,12 @@
 /**
- * The test panel: fields as a form or a pasted evaluate request, answered with
- * evaluate's answer and, per rule, explain's condition-by-condition view.
- * On a rule's page the rule is named, so it is explained matched or not.
+ * The test panel: fields as a form or a pasted evaluate request. An admin key
+ * asks the dry-run endpoint: the drafts (on a rule's page, the rule as edited,
+ * saved or not) are evaluated by the server beside the live rules, each rule
+ * explained condition by condition with what decided it; nothing is written.
+ * Another key gets evaluate (and explain) of the saved rules, and is told so.
  */
-import { useState } from 'preact/hooks';
-import { testRule, type Api, type EntityType, type EvaluateRequest, type Scope, type TestAnswer } from '../api';
+import { useMemo, useState } from 'preact/hooks';
+import { testRule, type Api, type DraftRule, type EntityType, type EvaluateRequest, type Scope, type TestAnswer } from '../api';
 import { AnswerView, ExplainView } from '../explain-view';
 import { ErrorBox, Field, useAction } from '../ui';
 
@@ -36,24 +38,28 @@ export function parsePastedRequest(text: string): EvaluateRequest {
   return { entity_type: 'context', ...request } as EvaluateRequest;
 }
 
-export function TestPanel({ api, scopes, ruleIds = [], names, initialFields = [] }: {
-  api: Api; scopes: readonly Scope[]; ruleIds?: readonly string[]; names: ReadonlyMap<string, string>; initialFields?: readonly string[];
+export function TestPanel({ api, scopes, ruleIds = [], drafts = [], names, draftFields = [] }: {
+  api: Api; scopes: readonly Scope[]; ruleIds?: readonly string[]; drafts?: readonly DraftRule[];
+  names: ReadonlyMap<string, string>; draftFields?: readonly string[];
 }) {
   const [mode, setMode] = useState<'form' | 'paste'>('form');
   const [rows, setRows] = useState<FieldRow[]>(() =>
-    (initialFields.length > 0 ? initialFields : ['']).map((name) => ({ name, value: '', type: 'string' as FieldType })));
+    (draftFields.length > 0 ? draftFields : ['']).map((name) => ({ name, value: '', type: 'string' as FieldType })));
   const [entityType, setEntityType] = useState<EntityType>('context');
   const [withData, setWithData] = useState(true);
   const [pasted, setPasted] = useState('{\n  "entity_type": "context",\n  "fields": {}\n}');
   const [result, setResult] = useState<TestAnswer | undefined>();
   const action = useAction();
+  const dryRuns = scopes.includes('admin');
+  const missingFields = draftFields.filter((name) => !rows.some((row) => row.name.trim() === name));
+  const shownNames = useMemo(() => (result === undefined ? names : namesOfAnswer(result, names)), [result, names]);
 
   const update = (i: number, change: Partial<FieldRow>) => setRows(rows.map((row, j) => (i === j ? { ...row, ...change } : row)));
   const run = () => action.run(async () => {
     const request: EvaluateRequest = mode === 'paste'
       ? parsePastedRequest(pasted)
       : { entity_type: entityType, fields: fieldsOf(rows), include_entity_data: withData && entityType !== 'evaluation' };
-    setResult(await testRule(api, scopes, request, ruleIds));
+    setResult(await testRule(api, scopes, request, drafts, ruleIds));
   });
 
   return (
@@ -86,6 +92,11 @@ export function TestPanel({ api, scopes, ruleIds = [], names, initialFields = []
               </div>
             ))}
             <button type="button" class="secondary" onClick={() => setRows([...rows, { name: '', value: '', type: 'string' }])}>Add field</button>
+            {missingFields.length > 0 && (
+              <button type="button" class="secondary" onClick={() => setRows([...rows.filter((r) => r.name.trim() !== ''), ...missingFields.map((name) => ({ name, value: '', type: 'string' as FieldType }))])}>
+                Add the rule's fields ({missingFields.join(', ')})
+              </button>
+            )}
           </fieldset>
           <button type="submit" disabled={action.busy}>{action.busy ? 'Testing…' : 'Run test'}</button>
         </form>
@@ -100,13 +111,27 @@ export function TestPanel({ api, scopes, ruleIds = [], names, initialFields = []
       <ErrorBox error={action.error} />
       {result !== undefined && (
         <div class="test-result" aria-live="polite">
-          {result.position !== undefined && <p class="meta">Answered by the audit's evaluate at the live log position {result.position ?? 'none'} (this key has admin, not evaluate).</p>}
-          <AnswerView answer={result.answer} names={names} />
+          <p class="meta">{result.mode === 'dry-run'
+            ? `Dry run at log position ${result.position ?? 'none'}: ${drafts.length === 0 ? 'the live rules' : 'your draft beside the live rules'}, evaluated by the server; nothing was saved.`
+            : 'Evaluate of the saved rules.'}</p>
+          <AnswerView answer={result.answer} names={shownNames} />
           <h4>Explanation per rule</h4>
           <ExplainView explanations={result.explanations} />
         </div>
       )}
-      <p class="hint">Tests the saved rules. Testing an unsaved draft needs the dry-run endpoint (not yet in the API).</p>
+      <p class="hint">{dryRuns
+        ? (drafts.length > 0 ? 'Tests the rule as edited here, before it is saved (the dry-run endpoint: nothing is written).' : 'Tests the live rules through the dry-run endpoint (nothing is written).')
+        : `This key lacks the admin scope, so it cannot dry-run drafts: the test evaluates the saved rules${scopes.includes('explain') ? ', explained' : ' (add the explain scope to see why)'}.`}</p>
     </section>
   );
+}
+
+/** Names by id from the answer itself: the explained rules and the records of entity_data, over `known`. */
+function namesOfAnswer(result: TestAnswer, known: ReadonlyMap<string, string>): Map<string, string> {
+  const names = new Map(known);
+  for (const rule of result.explanations) if (!names.has(rule.rule_id)) names.set(rule.rule_id, rule.name);
+  for (const record of Object.values(result.answer.entity_data ?? {})) {
+    if (record !== null && !names.has(record.id)) names.set(record.id, record.name);
+  }
+  return names;
 }

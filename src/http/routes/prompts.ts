@@ -26,8 +26,8 @@ export function promptsRouter(deps: HttpDeps): Router {
     sendVersioned(res, 200, queries.getPrompt(param(req, 'id'), query.version, query.label));
   });
   router.get(`${base}/:id/history`, async (req, res) => {
-    adminRequest(deps, req, res);
-    res.json(await queries.promptHistory(param(req, 'id')));
+    const { query } = adminRequest(deps, req, res, PAGE_PARAMS);
+    res.json(await queries.promptHistory(param(req, 'id'), query));
   });
   router.put(`${base}/:id/labels/:label`, async (req, res) => {
     const { actor, ifMatch } = adminRequest(deps, req, res);
