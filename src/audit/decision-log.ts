@@ -1,0 +1,199 @@
+/**
+ * Decision records: every evaluate answer gets a decision id (the
+ * `RuleVault-Decision-Id` response header); with decision logging on, a
+ * sample of answers is recorded with what is needed to replay them: the
+ * time, the key id, the log position the answer was computed at, the
+ * request (named fields masked) and the answer.
+ *
+ * The request path only draws the id and, when sampled, queues references
+ * to the request and the answer it already holds (both are fresh objects
+ * nobody mutates after the answer is built). Masking, hashing and
+ * serializing happen when the queue is drained (sink.ts), after the answer
+ * is sent.
+ *
+ * What a record keeps of the answer: `matchingRuleIds` and `entities` as
+ * answered, and a SHA-256 of `entity_data` when the request asked for it.
+ * The records themselves (contexts, rendered prompts) are rebuilt from the
+ * log at the recorded position, so the sink holds ids and a hash, not
+ * copies of the catalog, and stays small.
+ */
+import { createHash } from 'node:crypto';
+import type Database from 'better-sqlite3';
+import type { EvaluateRequest, EvaluateResponse } from '../service/evaluate';
+import { createSink, openSinkForReading, timeOrderedId, trimByRowid, type Sink, type SinkTable } from './sink';
+import type { AuditSinkMetrics } from './sink-metrics';
+
+/** What stands in a record for a masked value. */
+export const MASKED = '[masked]';
+
+export interface DecisionRecord {
+  readonly decision_id: string;
+  /** ISO 8601 time the answer was computed. */
+  readonly at: string;
+  readonly key_id: string;
+  /** The log position the read model had applied (decimal), null for the empty log. */
+  readonly position: string | null;
+  /** The evaluate request as read, in its wire shape; masked values are MASKED. */
+  readonly request: {
+    readonly entity_type: string;
+    readonly fields: Record<string, unknown>;
+    readonly include_entity_data: boolean;
+    readonly entity_inputs: Record<string, unknown>;
+  };
+  /** Paths of the masked values (`fields.<name>`, `entity_inputs.variables.<name>`). */
+  readonly masked: readonly string[];
+  readonly answer: {
+    readonly matchingRuleIds: readonly string[];
+    readonly entities: EvaluateResponse['entities'];
+    /** SHA-256 (hex) of JSON of the answer's entity_data; present when the request asked for entity data. */
+    readonly entity_data_sha256?: string;
+  };
+}
+
+export interface DecisionSettings {
+  readonly enabled: boolean;
+  readonly sampleRate: number;
+  readonly maskFields: readonly string[];
+  readonly queueCapacity: number;
+  readonly maxRecords: number;
+}
+
+export interface DecisionLog {
+  /** The answer's decision id; its record is queued when logging is on and the answer is sampled. */
+  decide(keyId: string, request: EvaluateRequest, answer: EvaluateResponse, position: bigint | undefined): string;
+  /** Records waiting to be written. */
+  readonly queued: number;
+  /** Writes what is queued now, so a lookup that follows sees it. */
+  flush(): void;
+  /** Writes what is queued and closes the sink. */
+  close(): void;
+}
+
+export interface DecisionLogDeps {
+  readonly dir: string;
+  readonly settings: DecisionSettings;
+  readonly metrics: AuditSinkMetrics;
+  /** Milliseconds since the epoch (the decision id and the record's time). */
+  readonly now?: () => number;
+  /** A number in [0, 1) for sampling. */
+  readonly random?: () => number;
+}
+
+/** What the request path queues: references only. */
+interface Pending {
+  readonly id: string;
+  readonly atMs: number;
+  readonly keyId: string;
+  readonly position: bigint | undefined;
+  readonly request: EvaluateRequest;
+  readonly answer: EvaluateResponse;
+}
+
+export const DECISIONS_FILE = 'decisions.db';
+
+export function createDecisionLog({ dir, settings, metrics, now = Date.now, random = Math.random }: DecisionLogDeps): DecisionLog {
+  const masks = new Set(settings.maskFields);
+  let sink: Sink<Pending> | undefined;
+  if (settings.enabled) {
+    sink = createSink(decisionTable(masks), {
+      dir,
+      maxRecords: settings.maxRecords,
+      queueCapacity: settings.queueCapacity,
+      onDropped: (count) => metrics.dropped('decisions', count),
+      onWriteError: (error) => metrics.writeFailed('decisions', error),
+    });
+  }
+  const rate = settings.sampleRate;
+  return {
+    decide(keyId, request, answer, position) {
+      const atMs = now();
+      const id = timeOrderedId(atMs);
+      if (sink !== undefined && (rate >= 1 || random() < rate)) sink.enqueue({ id, atMs, keyId, position, request, answer });
+      return id;
+    },
+    get queued() {
+      return sink?.queued ?? 0;
+    },
+    flush: () => sink?.flush(),
+    close: () => sink?.close(),
+  };
+}
+
+function decisionTable(masks: ReadonlySet<string>): SinkTable<Pending> {
+  return {
+    file: DECISIONS_FILE,
+    trim: (db) => trimByRowid(db, 'decisions'),
+    schema: `CREATE TABLE IF NOT EXISTS decisions (
+      id TEXT PRIMARY KEY, at TEXT NOT NULL, key_id TEXT NOT NULL, position TEXT, record TEXT NOT NULL)`,
+    prepare(db) {
+      const insert = db.prepare('INSERT OR REPLACE INTO decisions (id, at, key_id, position, record) VALUES (?, ?, ?, ?, ?)');
+      return (pending) => {
+        const record = toRecord(pending, masks);
+        insert.run(record.decision_id, record.at, record.key_id, record.position, JSON.stringify(record));
+      };
+    },
+  };
+}
+
+/** The record of a queued decision, masked. */
+export function toRecord(pending: Pending, masks: ReadonlySet<string>): DecisionRecord {
+  const { request, answer } = pending;
+  const masked: string[] = [];
+  const fields = maskValues(request.fields, masks, 'fields', masked);
+  const variables = maskValues(request.variables, masks, 'entity_inputs.variables', masked);
+  const entityInputs: Record<string, unknown> = { variables, shouldCompile: request.shouldCompile, strict: request.strict };
+  if (request.version !== undefined) entityInputs.version = request.version;
+  if (request.label !== undefined) entityInputs.label = request.label;
+  return {
+    decision_id: pending.id,
+    at: new Date(pending.atMs).toISOString(),
+    key_id: pending.keyId,
+    position: pending.position === undefined ? null : pending.position.toString(),
+    request: { entity_type: request.entityType, fields, include_entity_data: request.includeEntityData, entity_inputs: entityInputs },
+    masked,
+    answer: {
+      matchingRuleIds: answer.matchingRuleIds,
+      entities: answer.entities,
+      ...(answer.entity_data === undefined ? {} : { entity_data_sha256: entityDataDigest(answer.entity_data) }),
+    },
+  };
+}
+
+/** SHA-256 of the JSON of an answer's entity_data, as a record and a replay compare it. */
+export function entityDataDigest(entityData: unknown): string {
+  return createHash('sha256').update(JSON.stringify(entityData), 'utf8').digest('hex');
+}
+
+function maskValues(values: Readonly<Record<string, unknown>>, masks: ReadonlySet<string>, prefix: string, masked: string[]): Record<string, unknown> {
+  if (masks.size === 0) return values as Record<string, unknown>;
+  let copy: Record<string, unknown> | undefined;
+  for (const name of Object.keys(values)) {
+    if (!masks.has(name)) continue;
+    // A null prototype: a field named __proto__ stays a plain member.
+    copy ??= Object.assign(Object.create(null) as Record<string, unknown>, values);
+    copy[name] = MASKED;
+    masked.push(`${prefix}.${name}`);
+  }
+  return copy ?? (values as Record<string, unknown>);
+}
+
+/** A decision record by id from the sink in `dir`, beside a running service; undefined when there is none. */
+export function readDecision(dir: string, id: string): DecisionRecord | undefined {
+  const db = openSinkForReading(dir, DECISIONS_FILE);
+  if (db === undefined) return undefined;
+  try {
+    return readOne(db, id);
+  } finally {
+    db.close();
+  }
+}
+
+function readOne(db: Database.Database, id: string): DecisionRecord | undefined {
+  const row = db.prepare('SELECT record FROM decisions WHERE id = ?').get(id) as { record: string } | undefined;
+  return row === undefined ? undefined : (JSON.parse(row.record) as DecisionRecord);
+}
+
+/** Why a decision id may have no record: said once, for the API and the CLI. */
+export function decisionNotFound(id: string): string {
+  return `decision ${id} not found: it was not sampled (RULEVAULT_DECISION_LOG_SAMPLE_RATE), is older than the records kept, or decision logging was off (RULEVAULT_DECISION_LOG)`;
+}

@@ -1,0 +1,234 @@
+/**
+ * The audit sink: where decision records and secret-read records go. Each
+ * kind has its own SQLite file in the audit folder (default
+ * `<data dir>/audit`), never the event log: the log stays the record of
+ * changes, and these records (many per second) neither grow it nor slow its
+ * replay.
+ *
+ * Why SQLite rather than NDJSON files: auditors look records up by id and
+ * list reads by key, by secret and by time with cursor paging; indexes
+ * answer those without scanning every file. Rotation is by retention: past
+ * `maxRecords` the oldest rows are deleted (in steps, by rowid), and SQLite
+ * reuses their pages, so the file stops growing at its steady size.
+ *
+ * Two ways to write:
+ * - `enqueue` (decision records, fail-open reads): a bounded queue drained
+ *   after the current I/O turn, one transaction per batch. A full queue
+ *   drops the record and counts it; a request never waits for the disk.
+ *   A batch that cannot be written (the file is locked, gone, the disk full)
+ *   stays queued and is retried with back-off, so the queue's bound is what
+ *   a stuck sink costs in memory.
+ * - `writeNow` (fail-closed reads): the record is committed before the
+ *   caller goes on; a failure throws.
+ *
+ * A sink file that disappears under the service (its folder removed) must
+ * fail, not keep writing into an unlinked inode nobody can read: before each
+ * write the path is checked to still be the file opened (device and inode),
+ * and reopened otherwise, without recreating the folder.
+ */
+import Database from 'better-sqlite3';
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+
+export interface SinkTable<R> {
+  /** The file's name in the audit folder. */
+  readonly file: string;
+  /** CREATE TABLE / INDEX statements, run on every open (IF NOT EXISTS). */
+  readonly schema: string;
+  /** Prepares retention: deletes all but the newest `keep` records. */
+  trim(db: Database.Database): (keep: number) => void;
+  /** Prepares the statement(s) that write one record. */
+  prepare(db: Database.Database): (record: R) => void;
+}
+
+export interface SinkOptions {
+  readonly dir: string;
+  /** Records kept; older ones are deleted. */
+  readonly maxRecords: number;
+  /** Records the queue holds at most. */
+  readonly queueCapacity: number;
+  /** Called with the count of records dropped because the queue was full. */
+  readonly onDropped: (count: number) => void;
+  /** Called when a write fails (the batch stays queued, or writeNow throws). */
+  readonly onWriteError: (error: Error) => void;
+}
+
+export interface Sink<R> {
+  /** Queues a record for writing; false when the queue was full and it was dropped. */
+  enqueue(record: R): boolean;
+  /** Writes a record at once; throws when it cannot be written. */
+  writeNow(record: R): void;
+  /** Writes what is queued now (one attempt; what fails stays queued), so a read that follows sees it. */
+  flush(): void;
+  /** Writes what is queued (one attempt) and closes the file. */
+  close(): void;
+  /** The sink file's path. */
+  readonly path: string;
+  /** Records waiting in the queue. */
+  readonly queued: number;
+}
+
+/** Rows deleted per retention step; retention runs every this many writes. */
+const RETENTION_STEP = 1000;
+/** Records written per transaction, at most, by one drain. */
+const BATCH = 2000;
+const RETRY_FIRST_MS = 50;
+const RETRY_MAX_MS = 5000;
+
+export function createSink<R>(table: SinkTable<R>, options: SinkOptions): Sink<R> {
+  const file = path.join(options.dir, table.file);
+  let db: Database.Database | undefined;
+  let identity: { dev: number; ino: number } | undefined;
+  let writeBatch: ((records: readonly R[]) => void) | undefined;
+  let sinceRetention = 0;
+  let opened = false;
+
+  const queue: R[] = [];
+  let scheduled = false;
+  let retryMs = RETRY_FIRST_MS;
+  let retryTimer: NodeJS.Timeout | undefined;
+  let closed = false;
+
+  /** The open database, (re)opened when the path no longer names the file we hold. */
+  function database(): Database.Database {
+    if (db !== undefined) {
+      const now = statSync(file, { throwIfNoEntry: false });
+      if (now !== undefined && now.dev === identity!.dev && now.ino === identity!.ino) return db;
+      db.close();
+      db = undefined;
+    }
+    // The folder is created once, on the first open; a folder removed later is a failure to report, not to paper over.
+    if (!opened) mkdirSync(options.dir, { recursive: true, mode: 0o700 });
+    const fresh = new Database(file, { fileMustExist: false });
+    try {
+      fresh.pragma('journal_mode = WAL');
+      // NORMAL: a commit reaches the OS before the caller goes on (a crash of the process loses nothing); no fsync per record.
+      fresh.pragma('synchronous = NORMAL');
+      // Never wait on another process's lock on the request path: fail, and let the queue retry.
+      fresh.pragma('busy_timeout = 0');
+      fresh.exec(table.schema);
+    } catch (error) {
+      fresh.close();
+      throw error;
+    }
+    const stat = statSync(file);
+    identity = { dev: stat.dev, ino: stat.ino };
+    const one = table.prepare(fresh);
+    const trim = table.trim(fresh);
+    writeBatch = fresh.transaction((records: readonly R[]) => {
+      for (const record of records) one(record);
+      sinceRetention += records.length;
+      if (sinceRetention >= RETENTION_STEP) {
+        sinceRetention = 0;
+        trim(options.maxRecords);
+      }
+    });
+    db = fresh;
+    opened = true;
+    return fresh;
+  }
+
+  function drain(): void {
+    scheduled = false;
+    retryTimer = undefined;
+    if (queue.length === 0) return;
+    const batch = queue.slice(0, BATCH);
+    try {
+      database();
+      writeBatch!(batch);
+    } catch (error) {
+      options.onWriteError(error as Error);
+      if (!closed) {
+        retryTimer = setTimeout(drain, retryMs);
+        retryTimer.unref();
+        retryMs = Math.min(RETRY_MAX_MS, retryMs * 2);
+      }
+      return;
+    }
+    retryMs = RETRY_FIRST_MS;
+    queue.splice(0, batch.length);
+    if (queue.length > 0) schedule();
+  }
+
+  function schedule(): void {
+    if (scheduled || retryTimer !== undefined || closed) return;
+    scheduled = true;
+    // After the answers of this I/O turn are written: the drain never delays a response it could follow.
+    setImmediate(drain);
+  }
+
+  return {
+    path: file,
+    get queued() {
+      return queue.length;
+    },
+    enqueue(record) {
+      if (queue.length >= options.queueCapacity) {
+        options.onDropped(1);
+        return false;
+      }
+      queue.push(record);
+      schedule();
+      return true;
+    },
+    writeNow(record) {
+      try {
+        database();
+        writeBatch!([record]);
+      } catch (error) {
+        options.onWriteError(error as Error);
+        throw error;
+      }
+    },
+    flush: writeQueued,
+    close() {
+      closed = true;
+      if (retryTimer !== undefined) clearTimeout(retryTimer);
+      retryTimer = undefined;
+      writeQueued();
+      db?.close();
+      db = undefined;
+    },
+  };
+
+  function writeQueued(): void {
+    while (queue.length > 0) {
+      const batch = queue.slice(0, BATCH);
+      try {
+        database();
+        writeBatch!(batch);
+      } catch (error) {
+        options.onWriteError(error as Error);
+        return;
+      }
+      queue.splice(0, batch.length);
+    }
+  }
+}
+
+/**
+ * A record id (decision ids, read ids): a UUID version 7 (48 bits of
+ * milliseconds, then random bits), so ids sort by time and a sink's index
+ * grows at its end.
+ */
+export function timeOrderedId(nowMs: number): string {
+  const random = randomUUID();
+  const hex = nowMs.toString(16).padStart(12, '0');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7${random.slice(15)}`;
+}
+
+/** Retention for a table whose rowid grows with each record: all but the newest `keep` rows go. */
+export function trimByRowid(db: Database.Database, table: string): (keep: number) => void {
+  const statement = db.prepare(`DELETE FROM ${table} WHERE rowid <= (SELECT max(rowid) FROM ${table}) - ?`);
+  return (keep) => {
+    statement.run(keep);
+  };
+}
+
+/** Opens a sink file to read beside a running service (the CLI); undefined when it does not exist. */
+export function openSinkForReading(dir: string, file: string): Database.Database | undefined {
+  const full = path.join(dir, file);
+  if (statSync(full, { throwIfNoEntry: false }) === undefined) return undefined;
+  return new Database(full, { readonly: true, fileMustExist: true });
+}
