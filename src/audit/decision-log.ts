@@ -75,8 +75,6 @@ export interface DecisionLogDeps {
   readonly metrics: AuditSinkMetrics;
   /** Milliseconds since the epoch (the decision id and the record's time). */
   readonly now?: () => number;
-  /** A number in [0, 1) for sampling. */
-  readonly random?: () => number;
 }
 
 /** What the request path queues: references only. */
@@ -90,8 +88,9 @@ interface Pending {
 }
 
 export const DECISIONS_FILE = 'decisions.db';
+const SAMPLE_SCALE = 1_000_000;
 
-export function createDecisionLog({ dir, settings, metrics, now = Date.now, random = Math.random }: DecisionLogDeps): DecisionLog {
+export function createDecisionLog({ dir, settings, metrics, now = Date.now }: DecisionLogDeps): DecisionLog {
   const masks = new Set(settings.maskFields);
   let sink: Sink<Pending> | undefined;
   if (settings.enabled) {
@@ -103,12 +102,20 @@ export function createDecisionLog({ dir, settings, metrics, now = Date.now, rand
       onWriteError: (error) => metrics.writeFailed('decisions', error),
     });
   }
-  const rate = settings.sampleRate;
+  // Systematic sampling, in integer parts per million: each answer adds the rate, and one is recorded each time a whole
+  // million is reached. Exactly the rate over any run of answers, deterministic, and no random draw per request.
+  const step = Math.max(1, Math.round(settings.sampleRate * SAMPLE_SCALE));
+  let credit = 0;
   return {
     decide(keyId, request, answer, position) {
       const atMs = now();
       const id = timeOrderedId(atMs);
-      if (sink !== undefined && (rate >= 1 || random() < rate)) sink.enqueue({ id, atMs, keyId, position, request, answer });
+      if (sink === undefined) return id;
+      credit += step;
+      if (credit >= SAMPLE_SCALE) {
+        credit -= SAMPLE_SCALE;
+        sink.enqueue({ id, atMs, keyId, position, request, answer });
+      }
       return id;
     },
     get queued() {
