@@ -129,16 +129,26 @@ export function createSink<R>(table: SinkTable<R>, options: SinkOptions): Sink<R
     return fresh;
   }
 
-  function drain(): void {
-    scheduled = false;
-    retryTimer = undefined;
-    if (queue.length === 0) return;
+  /** Writes up to a batch of queued records; false when the write failed (they stay queued). */
+  function writeNext(): boolean {
     const batch = queue.slice(0, BATCH);
     try {
       database();
       writeBatch!(batch);
     } catch (error) {
       options.onWriteError(error as Error);
+      return false;
+    }
+    queue.splice(0, batch.length);
+    retryMs = RETRY_FIRST_MS;
+    return true;
+  }
+
+  function drain(): void {
+    scheduled = false;
+    retryTimer = undefined;
+    if (queue.length === 0) return;
+    if (!writeNext()) {
       if (!closed) {
         retryTimer = setTimeout(drain, retryMs);
         retryTimer.unref();
@@ -146,8 +156,6 @@ export function createSink<R>(table: SinkTable<R>, options: SinkOptions): Sink<R
       }
       return;
     }
-    retryMs = RETRY_FIRST_MS;
-    queue.splice(0, batch.length);
     if (queue.length > 0) schedule();
   }
 
@@ -193,17 +201,7 @@ export function createSink<R>(table: SinkTable<R>, options: SinkOptions): Sink<R
   };
 
   function writeQueued(): void {
-    while (queue.length > 0) {
-      const batch = queue.slice(0, BATCH);
-      try {
-        database();
-        writeBatch!(batch);
-      } catch (error) {
-        options.onWriteError(error as Error);
-        return;
-      }
-      queue.splice(0, batch.length);
-    }
+    while (queue.length > 0 && writeNext());
   }
 }
 

@@ -6,33 +6,18 @@
  * a full queue that drops and counts.
  */
 import Database from 'better-sqlite3';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { ConfigError, loadConfig } from '../../src/config';
 import { client, createRule } from '../support/http';
-import { removeDir, startTestNode, tempDir, testEnv, type TestNode } from '../support/node';
+import type { TestNode } from '../support/node';
+import { nodeWith, sinkBytes } from './support/sink';
 import { runAudit } from './support/run-audit';
 
 const HEADER = 'rulevault-decision-id';
 const UUID7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-
-async function nodeWith(t: Test, env: Record<string, string>): Promise<TestNode> {
-  const dir = tempDir();
-  const node = await startTestNode(testEnv(dir, env));
-  t.teardown(async () => {
-    await node.stop();
-    removeDir(dir);
-  });
-  return node;
-}
-
-/** Every byte of every file in the audit sink folder, as latin1 text (for grepping). */
-function sinkBytes(node: TestNode): string {
-  const dir = path.join(node.dataDir, 'audit');
-  return readdirSync(dir).map((file) => readFileSync(path.join(dir, file)).toString('latin1')).join('\n');
-}
 
 async function evaluateKey(node: TestNode): Promise<string> {
   const admin = client(node.url, node.adminKey);

@@ -5,29 +5,15 @@
  * list's filters and paging on the admin API and the CLI, and fail-closed
  * reads when the sink cannot be written.
  */
-import { mkdirSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { client, type Client } from '../support/http';
-import { removeDir, startTestNode, tempDir, testEnv, type TestNode } from '../support/node';
+import type { TestNode } from '../support/node';
+import { nodeWith, sinkBytes } from './support/sink';
 import { runAudit } from './support/run-audit';
 
 const VALUES = { OPENAI_API_KEY: 'sk-plaintext-openai-5f3a9c', DB_PASSWORD: 'plaintext-db-password-77e1' } as const;
-
-async function nodeWith(t: Test, env: Record<string, string> = {}): Promise<TestNode> {
-  const dir = tempDir();
-  const node = await startTestNode(testEnv(dir, env));
-  t.teardown(async () => {
-    await node.stop();
-    removeDir(dir);
-  });
-  return node;
-}
-
-function sinkBytes(node: TestNode): string {
-  const dir = path.join(node.dataDir, 'audit');
-  return readdirSync(dir).map((file) => readFileSync(path.join(dir, file)).toString('latin1')).join('\n');
-}
 
 async function setUp(node: TestNode) {
   const admin = client(node.url, node.adminKey);
