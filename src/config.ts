@@ -57,7 +57,7 @@ export interface Config {
 }
 
 export interface AuditSinkSettings {
-  /** Folder of the sink files (decisions.db, secret-reads.db). */
+  /** Folder of the sink files (decisions-<id>.ndjson, secret-reads.db). */
   readonly dir: string;
   readonly decisions: {
     /** Decision records are written at all (every answer carries a decision id regardless). */
@@ -68,8 +68,10 @@ export interface AuditSinkSettings {
     readonly maskFields: readonly string[];
     /** Records waiting to be written, at most; more are dropped and counted. */
     readonly queueCapacity: number;
-    /** Records kept; the oldest are deleted past it. */
-    readonly maxRecords: number;
+    /** Bytes of one NDJSON file of records before the next is started. */
+    readonly maxFileBytes: number;
+    /** Files kept; the oldest is deleted past it. */
+    readonly maxFiles: number;
   };
   readonly secretReads: {
     /** A read whose record cannot be written answers an error instead of the values. */
@@ -114,7 +116,8 @@ export const DEFAULTS = {
   decisionLog: {
     sampleRate: 1,
     queueCapacity: 10_000, // records
-    maxRecords: 1_000_000,
+    maxFileBytes: 64 * 1024 * 1024, // bytes
+    maxFiles: 16,
   },
   readAuditMaxRecords: 1_000_000,
   stream: {
@@ -212,7 +215,8 @@ function readConfig(env: Env): Omit<Config, 'unknownVariables'> {
         sampleRate: fraction(env, 'RULEVAULT_DECISION_LOG_SAMPLE_RATE', DEFAULTS.decisionLog.sampleRate),
         maskFields: Object.freeze(nameList(env, 'RULEVAULT_DECISION_LOG_MASK_FIELDS')),
         queueCapacity: integer(env, 'RULEVAULT_DECISION_LOG_QUEUE', DEFAULTS.decisionLog.queueCapacity, 1, 10_000_000),
-        maxRecords: integer(env, 'RULEVAULT_DECISION_LOG_MAX_RECORDS', DEFAULTS.decisionLog.maxRecords, 1000, 1_000_000_000),
+        maxFileBytes: integer(env, 'RULEVAULT_DECISION_LOG_MAX_FILE_BYTES', DEFAULTS.decisionLog.maxFileBytes, 4096, 64 * 1024 * 1024 * 1024),
+        maxFiles: integer(env, 'RULEVAULT_DECISION_LOG_MAX_FILES', DEFAULTS.decisionLog.maxFiles, 2, 100_000),
       }),
       secretReads: Object.freeze({
         failClosed: flag(env, 'RULEVAULT_READ_AUDIT_FAIL_CLOSED', false),

@@ -18,9 +18,10 @@
  * copies of the catalog, and stays small.
  */
 import { createHash } from 'node:crypto';
-import type Database from 'better-sqlite3';
+import type { AuditSinkSettings } from '../config';
 import type { EvaluateRequest, EvaluateResponse } from '../service/evaluate';
-import { createSink, openSinkForReading, timeOrderedId, trimByRowid, type Sink, type SinkTable } from './sink';
+import { findLine, ndjsonWriter } from './ndjson-writer';
+import { createSink, timeOrderedId, type Sink } from './sink';
 import type { AuditSinkMetrics } from './sink-metrics';
 
 /** What stands in a record for a masked value. */
@@ -50,13 +51,7 @@ export interface DecisionRecord {
   };
 }
 
-export interface DecisionSettings {
-  readonly enabled: boolean;
-  readonly sampleRate: number;
-  readonly maskFields: readonly string[];
-  readonly queueCapacity: number;
-  readonly maxRecords: number;
-}
+export type DecisionSettings = AuditSinkSettings['decisions'];
 
 export interface DecisionLog {
   /** The answer's decision id; its record is queued when logging is on and the answer is sampled. */
@@ -87,16 +82,17 @@ interface Pending {
   readonly answer: EvaluateResponse;
 }
 
-export const DECISIONS_FILE = 'decisions.db';
+/** Decision files are `decisions-<first decision id>.ndjson` in the audit folder. */
+export const DECISIONS_PREFIX = 'decisions';
 const SAMPLE_SCALE = 1_000_000;
 
 export function createDecisionLog({ dir, settings, metrics, now = Date.now }: DecisionLogDeps): DecisionLog {
   const masks = new Set(settings.maskFields);
   let sink: Sink<Pending> | undefined;
   if (settings.enabled) {
-    sink = createSink(decisionTable(masks), {
-      dir,
-      maxRecords: settings.maxRecords,
+    const files = { dir, prefix: DECISIONS_PREFIX, maxFileBytes: settings.maxFileBytes, maxFiles: settings.maxFiles };
+    const writer = ndjsonWriter<Pending>(files, (pending) => pending.id, (pending) => JSON.stringify(toRecord(pending, masks)));
+    sink = createSink(writer, {
       queueCapacity: settings.queueCapacity,
       onDropped: (count) => metrics.dropped('decisions', count),
       onWriteError: (error) => metrics.writeFailed('decisions', error),
@@ -123,22 +119,6 @@ export function createDecisionLog({ dir, settings, metrics, now = Date.now }: De
     },
     flush: () => sink?.flush(),
     close: () => sink?.close(),
-  };
-}
-
-function decisionTable(masks: ReadonlySet<string>): SinkTable<Pending> {
-  return {
-    file: DECISIONS_FILE,
-    trim: (db) => trimByRowid(db, 'decisions'),
-    schema: `CREATE TABLE IF NOT EXISTS decisions (
-      id TEXT PRIMARY KEY, at TEXT NOT NULL, key_id TEXT NOT NULL, position TEXT, record TEXT NOT NULL)`,
-    prepare(db) {
-      const insert = db.prepare('INSERT OR REPLACE INTO decisions (id, at, key_id, position, record) VALUES (?, ?, ?, ?, ?)');
-      return (pending) => {
-        const record = toRecord(pending, masks);
-        insert.run(record.decision_id, record.at, record.key_id, record.position, JSON.stringify(record));
-      };
-    },
   };
 }
 
@@ -184,20 +164,10 @@ function maskValues(values: Readonly<Record<string, unknown>>, masks: ReadonlySe
   return copy ?? (values as Record<string, unknown>);
 }
 
-/** A decision record by id from the sink in `dir`, beside a running service; undefined when there is none. */
+/** A decision record by id from the sink files in `dir`, beside a running service; undefined when there is none. */
 export function readDecision(dir: string, id: string): DecisionRecord | undefined {
-  const db = openSinkForReading(dir, DECISIONS_FILE);
-  if (db === undefined) return undefined;
-  try {
-    return readOne(db, id);
-  } finally {
-    db.close();
-  }
-}
-
-function readOne(db: Database.Database, id: string): DecisionRecord | undefined {
-  const row = db.prepare('SELECT record FROM decisions WHERE id = ?').get(id) as { record: string } | undefined;
-  return row === undefined ? undefined : (JSON.parse(row.record) as DecisionRecord);
+  const line = findLine({ dir, prefix: DECISIONS_PREFIX }, 'decision_id', id);
+  return line === undefined ? undefined : (JSON.parse(line) as DecisionRecord);
 }
 
 /** Why a decision id may have no record: said once, for the API and the CLI. */

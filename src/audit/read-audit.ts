@@ -16,7 +16,7 @@ import type Database from 'better-sqlite3';
 import { AppError, badRequest } from '../errors';
 import type { ReadModel } from '../read-model';
 import { decodeCursor, encodeCursor, parseLimit } from '../service/listing';
-import { createSink, openSinkForReading, timeOrderedId, type Sink, type SinkTable } from './sink';
+import { createSink, openSinkForReading, sqliteWriter, timeOrderedId, type Sink, type SinkTable } from './sink';
 import type { AuditSinkMetrics } from './sink-metrics';
 
 export interface SecretReadRecord {
@@ -59,9 +59,7 @@ export function createReadAudit(deps: {
   readonly now?: () => number;
 }): ReadAudit {
   const { settings, readModel, metrics, now = Date.now } = deps;
-  const sink: Sink<SecretReadRecord> = createSink(readTable, {
-    dir: deps.dir,
-    maxRecords: settings.maxRecords,
+  const sink: Sink<SecretReadRecord> = createSink(sqliteWriter(deps.dir, readTable, settings.maxRecords), {
     queueCapacity: QUEUE_CAPACITY,
     onDropped: (count) => metrics.dropped('secret-reads', count),
     onWriteError: (error) => metrics.writeFailed('secret-reads', error),

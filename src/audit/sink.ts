@@ -1,14 +1,13 @@
 /**
- * The audit sink: where decision records and secret-read records go. Each
- * kind has its own SQLite file in the audit folder (default
- * `<data dir>/audit`), never the event log: the log stays the record of
- * changes, and these records (many per second) neither grow it nor slow its
- * replay.
- *
- * Why SQLite rather than NDJSON files: auditors look records up by id and
- * list reads by key, by secret and by time with cursor paging; indexes
- * answer those without scanning every file. Rotation is by retention: past
- * `maxRecords` the oldest rows are deleted (in steps, by rowid), and SQLite
+ * The audit sink: where decision records and secret-read records go, in
+ * the audit folder (default `<data dir>/audit`), never the event log: the
+ * log stays the record of changes, and these records (many per second)
+ * neither grow it nor slow its replay. A queue (below) in front of a writer:
+ * NDJSON files rotated by size for decision records (ndjson-writer.ts: an
+ * append is the cheapest write, and records are only looked up by id), a
+ * SQLite file for secret reads (`sqliteWriter`: listed by key, secret and
+ * time with paging, which indexes answer). Rotation of the SQLite file is by
+ * retention: past `maxRecords` the oldest rows are deleted, and SQLite
  * reuses their pages, so the file stops growing at its steady size.
  *
  * Two ways to write:
@@ -42,10 +41,14 @@ export interface SinkTable<R> {
   prepare(db: Database.Database): (record: R) => void;
 }
 
+/** Where a sink's batches go. */
+export interface SinkWriter<R> {
+  /** Writes the records (all or none); throws when they cannot be written. */
+  write(records: readonly R[]): void;
+  close(): void;
+}
+
 export interface SinkOptions {
-  readonly dir: string;
-  /** Records kept; older ones are deleted. */
-  readonly maxRecords: number;
   /** Records the queue holds at most. */
   readonly queueCapacity: number;
   /** Called with the count of records dropped because the queue was full. */
@@ -63,8 +66,6 @@ export interface Sink<R> {
   flush(): void;
   /** Writes what is queued (one attempt) and closes the file. */
   close(): void;
-  /** The sink file's path. */
-  readonly path: string;
   /** Records waiting in the queue. */
   readonly queued: number;
 }
@@ -76,30 +77,34 @@ const BATCH = 2000;
 const RETRY_FIRST_MS = 50;
 const RETRY_MAX_MS = 5000;
 
-export function createSink<R>(table: SinkTable<R>, options: SinkOptions): Sink<R> {
-  const file = path.join(options.dir, table.file);
+/**
+ * The path of a sink file must still name the file a writer holds (device
+ * and inode): a file removed or replaced under the service is reopened by
+ * its path, never written into unseen.
+ */
+export function sameFile(file: string, identity: { readonly dev: number; readonly ino: number }): boolean {
+  const now = statSync(file, { throwIfNoEntry: false });
+  return now !== undefined && now.dev === identity.dev && now.ino === identity.ino;
+}
+
+/** A SQLite sink file in `dir`: one transaction per batch, retention every RETENTION_STEP records. */
+export function sqliteWriter<R>(dir: string, table: SinkTable<R>, maxRecords: number): SinkWriter<R> {
+  const file = path.join(dir, table.file);
   let db: Database.Database | undefined;
   let identity: { dev: number; ino: number } | undefined;
   let writeBatch: ((records: readonly R[]) => void) | undefined;
   let sinceRetention = 0;
   let opened = false;
 
-  const queue: R[] = [];
-  let scheduled = false;
-  let retryMs = RETRY_FIRST_MS;
-  let retryTimer: NodeJS.Timeout | undefined;
-  let closed = false;
-
   /** The open database, (re)opened when the path no longer names the file we hold. */
   function database(): Database.Database {
     if (db !== undefined) {
-      const now = statSync(file, { throwIfNoEntry: false });
-      if (now !== undefined && now.dev === identity!.dev && now.ino === identity!.ino) return db;
+      if (sameFile(file, identity!)) return db;
       db.close();
       db = undefined;
     }
     // The folder is created once, on the first open; a folder removed later is a failure to report, not to paper over.
-    if (!opened) mkdirSync(options.dir, { recursive: true, mode: 0o700 });
+    if (!opened) mkdirSync(dir, { recursive: true, mode: 0o700 });
     const fresh = new Database(file, { fileMustExist: false });
     try {
       fresh.pragma('journal_mode = WAL');
@@ -121,7 +126,7 @@ export function createSink<R>(table: SinkTable<R>, options: SinkOptions): Sink<R
       sinceRetention += records.length;
       if (sinceRetention >= RETENTION_STEP) {
         sinceRetention = 0;
-        trim(options.maxRecords);
+        trim(maxRecords);
       }
     });
     db = fresh;
@@ -129,12 +134,31 @@ export function createSink<R>(table: SinkTable<R>, options: SinkOptions): Sink<R
     return fresh;
   }
 
+  return {
+    write(records) {
+      database();
+      writeBatch!(records);
+    },
+    close() {
+      db?.close();
+      db = undefined;
+    },
+  };
+}
+
+/** A bounded queue in front of `writer` (see the header). */
+export function createSink<R>(writer: SinkWriter<R>, options: SinkOptions): Sink<R> {
+  const queue: R[] = [];
+  let scheduled = false;
+  let retryMs = RETRY_FIRST_MS;
+  let retryTimer: NodeJS.Timeout | undefined;
+  let closed = false;
+
   /** Writes up to a batch of queued records; false when the write failed (they stay queued). */
   function writeNext(): boolean {
     const batch = queue.slice(0, BATCH);
     try {
-      database();
-      writeBatch!(batch);
+      writer.write(batch);
     } catch (error) {
       options.onWriteError(error as Error);
       return false;
@@ -167,7 +191,6 @@ export function createSink<R>(table: SinkTable<R>, options: SinkOptions): Sink<R
   }
 
   return {
-    path: file,
     get queued() {
       return queue.length;
     },
@@ -182,8 +205,7 @@ export function createSink<R>(table: SinkTable<R>, options: SinkOptions): Sink<R
     },
     writeNow(record) {
       try {
-        database();
-        writeBatch!([record]);
+        writer.write([record]);
       } catch (error) {
         options.onWriteError(error as Error);
         throw error;
@@ -195,8 +217,7 @@ export function createSink<R>(table: SinkTable<R>, options: SinkOptions): Sink<R
       if (retryTimer !== undefined) clearTimeout(retryTimer);
       retryTimer = undefined;
       writeQueued();
-      db?.close();
-      db = undefined;
+      writer.close();
     },
   };
 
@@ -214,14 +235,6 @@ export function timeOrderedId(nowMs: number): string {
   const random = randomUUID();
   const hex = nowMs.toString(16).padStart(12, '0');
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7${random.slice(15)}`;
-}
-
-/** Retention for a table whose rowid grows with each record: all but the newest `keep` rows go. */
-export function trimByRowid(db: Database.Database, table: string): (keep: number) => void {
-  const statement = db.prepare(`DELETE FROM ${table} WHERE rowid <= (SELECT max(rowid) FROM ${table}) - ?`);
-  return (keep) => {
-    statement.run(keep);
-  };
 }
 
 /** Opens a sink file to read beside a running service (the CLI); undefined when it does not exist. */

@@ -5,8 +5,7 @@
  * recorded position and at the head of the log (API and CLI), masking, and
  * a full queue that drops and counts.
  */
-import Database from 'better-sqlite3';
-import { existsSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import t from 'tap';
@@ -46,7 +45,7 @@ t.test('every evaluate answer carries a decision id; logging off writes nothing'
   const bad = await app.post('/api/rule-engine/evaluate', { entity_type: 'nope', fields: {} });
   t.equal(bad.status, 400);
   t.equal(bad.headers.get(HEADER), null, 'an error has no decision');
-  t.notOk(existsSync(path.join(node.dataDir, 'audit', 'decisions.db')), 'logging is off by default: no sink file');
+  t.notOk(existsSync(path.join(node.dataDir, 'audit')), 'logging is off by default: no sink file');
   const lookup = await client(node.url, node.adminKey).get(`/api/audit/decisions/${[...ids][0]}`);
   t.equal(lookup.status, 404);
   t.equal(lookup.json.code, 'not_found');
@@ -152,23 +151,41 @@ t.test('a full queue drops records and counts them on /metrics; a request never 
   t.equal((await admin.get(`/api/audit/decisions/${first}`)).status, 200);
   t.equal(await metric(node, /^rulevault_audit_records_dropped_total\{sink="decisions"\}/), 0);
 
-  // Another process holds the sink's write lock: the queue cannot drain.
-  const holder = new Database(path.join(node.dataDir, 'audit', 'decisions.db'));
-  holder.exec('BEGIN EXCLUSIVE');
+  // The sink's folder is removed: no batch can be written, so the queue fills.
+  const auditDir = path.join(node.dataDir, 'audit');
+  rmSync(auditDir, { recursive: true, force: true });
   const ids: string[] = [];
   for (let i = 0; i < 10; i++) {
     const answer = await app.post('/api/rule-engine/evaluate', body);
-    t.equal(answer.status, 200, 'answered while the sink is locked');
+    t.equal(answer.status, 200, 'answered while the sink cannot be written');
     ids.push(answer.headers.get(HEADER)!);
   }
   t.equal(await metric(node, /^rulevault_audit_records_dropped_total\{sink="decisions"\}/), 7, '10 answers, 3 queued, 7 dropped');
   t.ok(await metric(node, /^rulevault_audit_sink_write_errors_total\{sink="decisions"\}/) >= 1, 'the failed writes are counted');
-  holder.exec('COMMIT');
-  holder.close();
+  mkdirSync(auditDir);
 
-  // Once the lock is gone the queued three are written; the dropped seven never are.
+  // Once the folder is back the queued three are written; the dropped seven never are.
   for (const id of ids.slice(0, 3)) t.equal((await admin.get(`/api/audit/decisions/${id}`)).status, 200, `queued ${id} written`);
   for (const id of ids.slice(3)) t.equal((await admin.get(`/api/audit/decisions/${id}`)).status, 404, `dropped ${id}`);
+});
+
+t.test('the sink rotates by size and keeps the newest files; a lookup finds a record in any of them', async (t) => {
+  const node = await nodeWith(t, { RULEVAULT_DECISION_LOG: '1', RULEVAULT_DECISION_LOG_MAX_FILE_BYTES: '4096', RULEVAULT_DECISION_LOG_MAX_FILES: '3' });
+  const admin = client(node.url, node.adminKey);
+  const app = client(node.url, await evaluateKey(node));
+  const ids: string[] = [];
+  for (let i = 0; i < 40; i++) {
+    ids.push((await app.post('/api/rule-engine/evaluate', { entity_type: 'context', fields: { i, pad: 'x'.repeat(200) } })).headers.get(HEADER)!);
+    // One record per batch, so the rotation is decided record by record.
+    await admin.get(`/api/audit/decisions/${ids[i]}`);
+  }
+  const files = readdirSync(path.join(node.dataDir, 'audit')).filter((name) => name.endsWith('.ndjson')).sort();
+  t.equal(files.length, 3, 'the oldest files were deleted');
+  t.ok(files.every((name) => /^decisions-[0-9a-f-]{36}\.ndjson$/.test(name)));
+  t.equal((await admin.get(`/api/audit/decisions/${ids[0]}`)).status, 404, 'the first record went with its file');
+  const kept = await Promise.all(ids.map(async (id) => (await admin.get(`/api/audit/decisions/${id}`)).status));
+  const firstKept = kept.indexOf(200);
+  t.ok(firstKept > 0 && kept.slice(firstKept).every((status) => status === 200), 'the newest records are all found, in every kept file');
 });
 
 t.test('sampling is systematic: at 5%, every twentieth answer is recorded', async (t) => {
