@@ -16,6 +16,7 @@ import type Database from 'better-sqlite3';
 import { AppError, badRequest } from '../errors';
 import type { ReadModel } from '../read-model';
 import { decodeCursor, encodeCursor, parseLimit } from '../service/listing';
+import { isoTime } from './event-filter';
 import { createSink, openSinkForReading, sqliteWriter, timeOrderedId, type Sink, type SinkTable } from './sink';
 import type { AuditSinkMetrics } from './sink-metrics';
 
@@ -125,7 +126,6 @@ const readTable: SinkTable<SecretReadRecord> = {
 
 export const SECRET_READ_QUERY_PARAMS = ['key_id', 'secret', 'from', 'to', 'limit', 'cursor'] as const;
 const DEFAULT_LIMIT = 100;
-const ISO_WITH_ZONE = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 
 interface ReadQuery {
   readonly keyId: string | undefined;
@@ -146,13 +146,7 @@ export function parseReadQuery(query: QueryText): ReadQuery {
     if (value === '' || value.length > 256) throw badRequest(`${name} must be 1 to 256 characters`);
     return value;
   };
-  const time = (name: string) => {
-    const value = text(name);
-    if (value === undefined) return undefined;
-    const ms = Date.parse(value);
-    if (!ISO_WITH_ZONE.test(value) || !Number.isFinite(ms)) throw badRequest(`${name} must be an ISO 8601 time with a zone, like 2026-01-31T12:00:00Z`);
-    return new Date(ms).toISOString();
-  };
+  const time = (name: string) => isoTime(name, text(name));
   const cursor = text('cursor');
   let afterSeq = 0;
   if (cursor !== undefined) {
