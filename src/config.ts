@@ -52,6 +52,32 @@ export interface Config {
   readonly stream: StreamSettings;
   /** Tests only: the erasure step at which the process kills itself (src/crash-points.ts). */
   readonly testCrashAt: CrashPoint | undefined;
+  /** Decision records and the secret-read audit (src/audit/sink.ts, README "For auditors"). */
+  readonly auditSink: AuditSinkSettings;
+}
+
+export interface AuditSinkSettings {
+  /** Folder of the sink files (decisions-<id>.ndjson, secret-reads.db). */
+  readonly dir: string;
+  readonly decisions: {
+    /** Decision records are written at all (every answer carries a decision id regardless). */
+    readonly enabled: boolean;
+    /** Fraction of evaluate answers recorded, above 0 and at most 1. */
+    readonly sampleRate: number;
+    /** Input field names (and prompt variable names) whose values are masked in records. */
+    readonly maskFields: readonly string[];
+    /** Records waiting to be written, at most; more are dropped and counted. */
+    readonly queueCapacity: number;
+    /** Bytes of one NDJSON file of records before the next is started. */
+    readonly maxFileBytes: number;
+    /** Files kept; the oldest is deleted past it. */
+    readonly maxFiles: number;
+  };
+  readonly secretReads: {
+    /** A read whose record cannot be written answers an error instead of the values. */
+    readonly failClosed: boolean;
+    readonly maxRecords: number;
+  };
 }
 
 export interface StreamSettings {
@@ -87,6 +113,13 @@ export const DEFAULTS = {
   requestTimeoutMs: 30_000,
   snapshotIntervalMs: 5 * 60_000,
   auditCheckpoints: 512,
+  decisionLog: {
+    sampleRate: 1,
+    queueCapacity: 10_000, // records
+    maxFileBytes: 64 * 1024 * 1024, // bytes
+    maxFiles: 16,
+  },
+  readAuditMaxRecords: 1_000_000,
   stream: {
     heartbeatMs: 15_000,
     maxBufferBytes: 4 * 1024 * 1024, // bytes
@@ -175,7 +208,39 @@ function readConfig(env: Env): Omit<Config, 'unknownVariables'> {
       replayEvents: integer(env, 'RULEVAULT_STREAM_REPLAY_EVENTS', DEFAULTS.stream.replayEvents, 0, 10_000_000),
     }),
     testCrashAt: crashPointSetting(env),
+    auditSink: Object.freeze({
+      dir: nonEmpty(env, 'RULEVAULT_AUDIT_DIR') ?? `${dataDir.replace(/\/+$/, '')}/audit`,
+      decisions: Object.freeze({
+        enabled: flag(env, 'RULEVAULT_DECISION_LOG', false),
+        sampleRate: fraction(env, 'RULEVAULT_DECISION_LOG_SAMPLE_RATE', DEFAULTS.decisionLog.sampleRate),
+        maskFields: Object.freeze(nameList(env, 'RULEVAULT_DECISION_LOG_MASK_FIELDS')),
+        queueCapacity: integer(env, 'RULEVAULT_DECISION_LOG_QUEUE', DEFAULTS.decisionLog.queueCapacity, 1, 10_000_000),
+        maxFileBytes: integer(env, 'RULEVAULT_DECISION_LOG_MAX_FILE_BYTES', DEFAULTS.decisionLog.maxFileBytes, 4096, 64 * 1024 * 1024 * 1024),
+        maxFiles: integer(env, 'RULEVAULT_DECISION_LOG_MAX_FILES', DEFAULTS.decisionLog.maxFiles, 2, 100_000),
+      }),
+      secretReads: Object.freeze({
+        failClosed: flag(env, 'RULEVAULT_READ_AUDIT_FAIL_CLOSED', false),
+        maxRecords: integer(env, 'RULEVAULT_READ_AUDIT_MAX_RECORDS', DEFAULTS.readAuditMaxRecords, 1000, 1_000_000_000),
+      }),
+    }),
   };
+}
+
+/** A decimal above 0 and at most 1 (`0.01` is 1%). */
+function fraction(env: Env, name: string, fallback: number): number {
+  const text = nonEmpty(env, name);
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!/^[0-9]*\.?[0-9]+$/.test(text) || !(value > 0 && value <= 1)) {
+    throw new ConfigError(name, `must be a fraction above 0 and at most 1 (0.01 is 1%), got "${text}"`);
+  }
+  return value;
+}
+
+/** A comma-separated list of names, trimmed, empty entries dropped. */
+function nameList(env: Env, name: string): string[] {
+  const text = nonEmpty(env, name);
+  return text === undefined ? [] : [...new Set(text.split(',').map((entry) => entry.trim()).filter((entry) => entry !== ''))];
 }
 
 export function sha256Hex(text: string): string {

@@ -6,7 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createDecisionLog } from './audit/decision-log';
+import { createReadAudit } from './audit/read-audit';
 import { createAuditService } from './audit/service';
+import { createAuditSinkMetrics, type SinkName } from './audit/sink-metrics';
 import { ConfigError, loadConfig, unknownVariableWarning, type Config } from './config';
 import { armCrashPoint } from './crash-points';
 import { acquireDataLock, DataFolderLockedError } from './data-lock';
@@ -63,6 +66,9 @@ export interface ServiceParts {
 /** The commands, queries and observers the HTTP layer is given, wired over one store and read model. */
 export function createServices({ config, store, sealer, readModel, logger, runtime, onErased }: ServiceParts): HttpDeps {
   const bus = createCommandBus(store, readModel, runtime);
+  const metrics = createMetrics(readModel, store);
+  const sinkMetrics = createAuditSinkMetrics(metrics.registry, sinkErrorLogger(logger));
+  const { auditSink } = config;
   return {
     config,
     readModel,
@@ -72,10 +78,23 @@ export function createServices({ config, store, sealer, readModel, logger, runti
     vault: createVaultCommands({ bus, store, readModel, runtime, sealer, onErased }),
     apiKeys: createApiKeyCommands({ bus, readModel, runtime, envAdminKey: config.adminKeyHash !== undefined }),
     queries: createQueries(store, readModel, config.limits),
-    metrics: createMetrics(readModel, store),
+    metrics,
+    decisions: createDecisionLog({ dir: auditSink.dir, settings: auditSink.decisions, metrics: sinkMetrics }),
+    secretReads: createReadAudit({ dir: auditSink.dir, settings: auditSink.secretReads, readModel, metrics: sinkMetrics }),
     vaultProblem: createVaultHealth(readModel, sealer, logger),
     changeFeed: createChangeFeed(readModel, config.stream, config.limits),
     audit: createAuditService({ store, readModel, limits: config.limits, timeTravel: { maxCheckpoints: config.auditCheckpoints } }),
+  };
+}
+
+/** Logs a failed audit-sink write, at most once per sink every 10 s (a stuck sink fails on every retry). */
+function sinkErrorLogger(logger: Logger): (sink: SinkName, error: Error) => void {
+  const last = new Map<SinkName, number>();
+  return (sink, error) => {
+    const now = Date.now();
+    if (now - (last.get(sink) ?? -Infinity) < 10_000) return;
+    last.set(sink, now);
+    logger.error('audit sink write failed', { sink, error: `${error.name}: ${error.message}` });
   };
 }
 
@@ -168,6 +187,9 @@ export async function startNode(config: Config, options: NodeOptions = {}): Prom
       // Streams never finish by themselves: end them (with a message saying so) once the server stops accepting.
       httpDeps.changeFeed.close();
       await closing;
+      // What the audit queues hold is written before the process goes.
+      httpDeps.decisions.close();
+      httpDeps.secretReads.close();
       snapshots.stop();
       await snapshots.save('shutdown');
       await subscription?.close();

@@ -18,6 +18,7 @@ import { createQueries } from '../../src/service/queries';
 import type { EventStore } from '../../src/store/port';
 import { lockForWrite } from '../writer-lock';
 import { CliError, type Command, type Group } from './command';
+import { decisionCommands } from './decision-commands';
 import { onStore, storeConfig } from './store-commands';
 
 const history: Command = {
@@ -146,6 +147,6 @@ async function exportTo(store: EventStore, file: string): Promise<{ events: numb
 
 export const auditGroup: Group = {
   name: 'audit',
-  summary: 'The auditor\'s commands on the store: rule history, evaluate as of a past point, replay, export and import.',
-  commands: [history, evaluate, replay, exportCommand, importCommand],
+  summary: 'The auditor\'s commands on the store: rule history, evaluate as of a past point, replay, export and import; decision records and secret reads.',
+  commands: [history, evaluate, replay, exportCommand, importCommand, ...decisionCommands],
 };

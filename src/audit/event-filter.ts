@@ -47,7 +47,8 @@ export interface EventQuery {
 
 const ISO_TIME = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:\d{2})$/;
 
-function isoTime(name: string, text: string | undefined): string | undefined {
+/** An ISO 8601 time with a zone, normalized (toISOString); a 400 naming `name` otherwise. Also the secret-read list's (read-audit.ts). */
+export function isoTime(name: string, text: string | undefined): string | undefined {
   if (text === undefined) return undefined;
   const ms = Date.parse(text);
   if (!ISO_TIME.test(text) || !Number.isFinite(ms)) {

@@ -10,6 +10,8 @@ import type { ReadModel } from '../read-model';
 import { evaluate, parseEvaluateRequest, type EvaluateRequest, type PromptLimits } from '../service/evaluate';
 import { toJsonPosition, type EventStore } from '../store/port';
 import { readEventPage } from './audit-log';
+import type { DecisionRecord } from './decision-log';
+import { recordedPoint, replayBody, replayReport } from './decision-replay';
 import { digestState } from './digest';
 import { dryRun } from './dry-run';
 import { eventCursor, parseEventQuery, type EventQueryText } from './event-filter';
@@ -57,6 +59,19 @@ export function createAuditService({ store, readModel, limits, timeTravel: optio
         as_of: { position: point.position === undefined ? null : toJsonPosition(point.position), at: point.at ?? null },
         ...(explained === undefined ? {} : { explain: explained.rules, explain_omitted_rule_ids: explained.omitted_rule_ids }),
       };
+    },
+
+    /**
+     * A decision record evaluated again and compared with its answer: at its
+     * own position, or at `asOf` (a position, an ISO time, or `head`: the
+     * log's last event now).
+     */
+    async replayDecision(record: DecisionRecord, asOf?: string) {
+      const request = parseEvaluateRequest(replayBody(record), limits);
+      const point = await timeTravel.at(
+        asOf === undefined ? recordedPoint(record) : asOf === 'head' ? { kind: 'position', position: (await store.headPosition()) ?? 0n } : parseAsOf(asOf),
+      );
+      return replayReport(record, evaluate(point.state, point.engine, request, limits), point);
     },
 
     explain: (body: unknown) => explainLive(readModel, limits, body),

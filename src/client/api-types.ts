@@ -513,6 +513,88 @@ export interface Digest {
   };
 }
 
+export interface DecisionRecord {
+  /** the RuleVault-Decision-Id the answer carried (a UUID version 7: sorts by time) */
+  decision_id: string;
+  /** ISO 8601 time the answer was computed */
+  at: string;
+  /** the API key that called */
+  key_id: string;
+  /** the log position the answer was computed at (null: the empty log) */
+  position: Position | null;
+  request: {
+    entity_type: "context" | "prompt" | "evaluation";
+    /** as sent; a masked value is "[masked]" (RULEVAULT_DECISION_LOG_MASK_FIELDS) */
+    fields: Record<string, unknown>;
+    include_entity_data: boolean;
+    /** variables (masked like fields), shouldCompile, strict, and version or label when given */
+    entity_inputs: Record<string, unknown>;
+  };
+  /** paths of the masked values (`fields.<name>`, `entity_inputs.variables.<name>`) */
+  masked: string[];
+  answer: DecisionAnswer;
+}
+
+export interface DecisionAnswer {
+  matchingRuleIds: string[];
+  entities: ({
+    rule_id: string;
+    entity_type: "context" | "prompt" | "evaluation";
+    entity_id: string;
+  })[];
+  /** SHA-256 of the JSON of entity_data, when the request asked for it */
+  entity_data_sha256?: string;
+}
+
+export interface DecisionReplay {
+  decision_id: string;
+  recorded_position: Position | null;
+  replayed_at: {
+    position: Position | null;
+    at: string | null;
+  };
+  /** true when the replayed answer equals the recorded one */
+  same: boolean;
+  /** masked values, left out of the replay: a difference may come from them */
+  masked: string[];
+  recorded: DecisionAnswer;
+  replayed: DecisionAnswer;
+  differences: {
+    matchingRuleIds?: SetDifference;
+    /** entities as `<rule_id> <entity_type>:<entity_id>` */
+    entities?: SetDifference;
+    entity_data?: {
+      recorded_sha256: string | null;
+      replayed_sha256: string | null;
+    };
+  };
+}
+
+export interface SetDifference {
+  only_recorded: string[];
+  only_replayed: string[];
+}
+
+export interface SecretReadPage {
+  reads: ({
+    /** a UUID version 7 */
+    read_id: string;
+    at: string;
+    key_id: string;
+    /** the X-Request-Id of the read */
+    request_id: string | null;
+    /** the secrets returned; never a value */
+    secrets: {
+      id: string;
+      key: string;
+      version: number;
+      value_version: number;
+    }[];
+  })[];
+  /** pass as `cursor` for the next page; null when this page is the last (always null without `limit`) */
+  next_cursor: string | null;
+}
+
 export interface AuditEvaluateRequest {
   entity_type: "context" | "prompt" | "evaluation";
   /** at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited */

@@ -40,6 +40,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/audit/decisions/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The record of an evaluate answer by its decision id (scope admin; decision logging on and the answer sampled) */
+        get: operations["auditDecision"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/audit/decisions/{id}/replay": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** A decision record evaluated again at its position (or `as_of`) and compared with its answer (scope admin) */
+        get: operations["auditDecisionReplay"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/audit/digest": {
         parameters: {
             query?: never;
@@ -83,6 +117,23 @@ export interface paths {
         };
         /** A page of the event log; secret values appear only sealed */
         get: operations["auditEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/audit/secret-reads": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The secret-read audit: get-secrets calls, oldest first, filtered and paged (scope admin); never a value */
+        get: operations["auditSecretReads"];
         put?: never;
         post?: never;
         delete?: never;
@@ -721,6 +772,62 @@ export interface components {
             tags: string[];
             updated_at: components["schemas"]["Timestamp"];
         };
+        DecisionAnswer: {
+            entities: {
+                entity_id: string;
+                /** @enum {string} */
+                entity_type: "context" | "prompt" | "evaluation";
+                rule_id: string;
+            }[];
+            /** @description SHA-256 of the JSON of entity_data, when the request asked for it */
+            entity_data_sha256?: string;
+            matchingRuleIds: string[];
+        };
+        DecisionRecord: {
+            answer: components["schemas"]["DecisionAnswer"];
+            /** @description ISO 8601 time the answer was computed */
+            at: string;
+            /** @description the RuleVault-Decision-Id the answer carried (a UUID version 7: sorts by time) */
+            decision_id: string;
+            /** @description the API key that called */
+            key_id: string;
+            /** @description paths of the masked values (`fields.<name>`, `entity_inputs.variables.<name>`) */
+            masked: string[];
+            /** @description the log position the answer was computed at (null: the empty log) */
+            position: components["schemas"]["Position"] | null;
+            request: {
+                /** @description variables (masked like fields), shouldCompile, strict, and version or label when given */
+                entity_inputs: Record<string, never>;
+                /** @enum {string} */
+                entity_type: "context" | "prompt" | "evaluation";
+                /** @description as sent; a masked value is "[masked]" (RULEVAULT_DECISION_LOG_MASK_FIELDS) */
+                fields: Record<string, never>;
+                include_entity_data: boolean;
+            };
+        };
+        DecisionReplay: {
+            decision_id: string;
+            differences: {
+                /** @description entities as `<rule_id> <entity_type>:<entity_id>` */
+                entities?: components["schemas"]["SetDifference"];
+                entity_data?: {
+                    recorded_sha256: string | null;
+                    replayed_sha256: string | null;
+                };
+                matchingRuleIds?: components["schemas"]["SetDifference"];
+            };
+            /** @description masked values, left out of the replay: a difference may come from them */
+            masked: string[];
+            recorded: components["schemas"]["DecisionAnswer"];
+            recorded_position: components["schemas"]["Position"] | null;
+            replayed: components["schemas"]["DecisionAnswer"];
+            replayed_at: {
+                at: string | null;
+                position: components["schemas"]["Position"] | null;
+            };
+            /** @description true when the replayed answer equals the recorded one */
+            same: boolean;
+        };
         Digest: {
             counts: {
                 api_keys: number;
@@ -1318,6 +1425,29 @@ export interface components {
             tags?: string[];
             value?: string;
         };
+        SecretReadPage: {
+            /** @description pass as `cursor` for the next page; null when this page is the last (always null without `limit`) */
+            next_cursor: string | null;
+            reads: {
+                at: string;
+                key_id: string;
+                /** @description a UUID version 7 */
+                read_id: string;
+                /** @description the X-Request-Id of the read */
+                request_id: string | null;
+                /** @description the secrets returned; never a value */
+                secrets: {
+                    id: string;
+                    key: string;
+                    value_version: number;
+                    version: number;
+                }[];
+            }[];
+        };
+        SetDifference: {
+            only_recorded: string[];
+            only_replayed: string[];
+        };
         /** Format: date-time */
         Timestamp: string;
         Whoami: {
@@ -1549,6 +1679,145 @@ export interface operations {
             };
         };
     };
+    auditDecision: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the decision id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the decision record */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DecisionRecord"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource (or it is deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    auditDecisionReplay: {
+        parameters: {
+            query?: {
+                /** @description replay here instead: a log position, an ISO 8601 time with a zone, or `head` (the log now) */
+                as_of?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the decision id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the replay and the differences */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["DecisionReplay"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource (or it is deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     auditDigest: {
         parameters: {
             query?: never;
@@ -1698,6 +1967,75 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuditPage"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    auditSecretReads: {
+        parameters: {
+            query?: {
+                /** @description the `next_cursor` of the previous page */
+                cursor?: string;
+                /** @description ISO 8601 time with a zone, inclusive */
+                from?: string;
+                /** @description the API key id that read */
+                key_id?: string;
+                /** @description reads per page, 1 to 1000 (default 100) */
+                limit?: string;
+                /** @description a secret's id or key: reads that returned it */
+                secret?: string;
+                /** @description ISO 8601 time with a zone, inclusive */
+                to?: string;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the page */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SecretReadPage"];
                 };
             };
             /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
@@ -2979,6 +3317,8 @@ export interface operations {
             /** @description the matches */
             200: {
                 headers: {
+                    /** @description the answer's decision_id (a UUID version 7); with decision logging on and the answer sampled, GET /api/audit/decisions/{id} shows its record */
+                    "RuleVault-Decision-Id"?: string;
                     [name: string]: unknown;
                 };
                 content: {

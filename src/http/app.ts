@@ -13,6 +13,7 @@ import { recordRequest } from './request-log';
 import { serveStream, STREAM_PATH } from './stream-endpoint';
 import { writePosition } from './write-position';
 import { auditRouter } from './routes/audit';
+import { auditRecordsRouter } from './routes/audit-records';
 import { consoleRouter } from './routes/console';
 import { metricsRouter } from './routes/metrics';
 import { contextsRouter } from './routes/contexts';
@@ -93,6 +94,7 @@ export function createApp(deps: HttpDeps): express.Express {
   app.use(promptsRouter(deps));
   app.use(vaultAdminRouter(deps));
   app.use(auditRouter(deps));
+  app.use(auditRecordsRouter(deps));
   app.use(whoamiRouter(deps));
 
   app.use((req: Request, _res: Response, next: NextFunction) => {

@@ -41,7 +41,7 @@ export function createOriginPolicy(allowedOrigins: readonly string[], surface: C
     origin: true,
     methods: surface.methods.join(', '),
     allowedHeaders: surface.headers.join(', '),
-    exposedHeaders: ['X-Request-Id', 'RuleVault-Position'],
+    exposedHeaders: ['X-Request-Id', 'RuleVault-Position', 'RuleVault-Decision-Id'],
     optionsSuccessStatus: 204,
     maxAge: 600,
   });

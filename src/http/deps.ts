@@ -1,6 +1,8 @@
 /** What the HTTP layer is given by main.ts, and the per-request helpers every route uses. */
 import type { Request, Response } from 'express';
 import { authenticate, authorize, type Principal } from '../auth';
+import type { DecisionLog } from '../audit/decision-log';
+import type { ReadAudit } from '../audit/read-audit';
 import type { AuditService } from '../audit/service';
 import type { Config } from '../config';
 import type { Scope } from '../events';
@@ -29,6 +31,10 @@ export interface HttpDeps {
   readonly audit: AuditService;
   /** The change stream's publisher (GET /api/rule-engine/stream). */
   readonly changeFeed: ChangeFeed;
+  /** Decision ids and records of evaluate answers (src/audit/decision-log.ts). */
+  readonly decisions: DecisionLog;
+  /** The secret-read audit of get-secrets (src/audit/read-audit.ts). */
+  readonly secretReads: ReadAudit;
   /** Why this process can no longer open its vault (a rotation it does not hold the key of), or undefined. */
   readonly vaultProblem: VaultProblem;
 }
@@ -37,6 +43,8 @@ export interface HttpDeps {
 export interface RequestLocals {
   keyId?: string;
   requestId?: string;
+  /** An evaluate answer's decision id, sent as RuleVault-Decision-Id. */
+  decisionId?: string;
 }
 
 /** Authenticates an Authorization header and checks a scope (or one of several); throws 401/403 as AppError. */

@@ -565,6 +565,53 @@ const schemas: { [name: string]: SchemaObject } = {
       rules: integer, contexts: integer, prompts: integer, prompt_versions: integer, secrets: integer, api_keys: integer,
     }),
   }),
+  DecisionRecord: record({
+    decision_id: { type: 'string', description: 'the RuleVault-Decision-Id the answer carried (a UUID version 7: sorts by time)' },
+    at: { type: 'string', description: 'ISO 8601 time the answer was computed' },
+    key_id: { type: 'string', description: 'the API key that called' },
+    position: { ...nullable(ref('Position')), description: 'the log position the answer was computed at (null: the empty log)' },
+    request: record({
+      entity_type: ENTITY_TYPE,
+      fields: { type: 'object', description: 'as sent; a masked value is "[masked]" (RULEVAULT_DECISION_LOG_MASK_FIELDS)' },
+      include_entity_data: { type: 'boolean' },
+      entity_inputs: { type: 'object', description: 'variables (masked like fields), shouldCompile, strict, and version or label when given' },
+    }),
+    masked: { ...strings, description: 'paths of the masked values (`fields.<name>`, `entity_inputs.variables.<name>`)' },
+    answer: ref('DecisionAnswer'),
+  }),
+  DecisionAnswer: record({
+    matchingRuleIds: strings,
+    entities: evaluateAnswerMembers.entities,
+    entity_data_sha256: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'SHA-256 of the JSON of entity_data, when the request asked for it' },
+  }, ['entity_data_sha256']),
+  DecisionReplay: record({
+    decision_id: str,
+    recorded_position: nullable(ref('Position')),
+    replayed_at: record({ position: nullable(ref('Position')), at: nullable(str) }),
+    same: { type: 'boolean', description: 'true when the replayed answer equals the recorded one' },
+    masked: { ...strings, description: 'masked values, left out of the replay: a difference may come from them' },
+    recorded: ref('DecisionAnswer'),
+    replayed: ref('DecisionAnswer'),
+    differences: record({
+      matchingRuleIds: ref('SetDifference'),
+      entities: { ...ref('SetDifference'), description: 'entities as `<rule_id> <entity_type>:<entity_id>`' },
+      entity_data: record({ recorded_sha256: nullable(str), replayed_sha256: nullable(str) }),
+    }, ['matchingRuleIds', 'entities', 'entity_data']),
+  }),
+  SetDifference: record({ only_recorded: strings, only_replayed: strings }),
+  SecretReadPage: record({
+    reads: {
+      type: 'array',
+      items: record({
+        read_id: { type: 'string', description: 'a UUID version 7' },
+        at: str,
+        key_id: str,
+        request_id: { ...nullable(str), description: 'the X-Request-Id of the read' },
+        secrets: { type: 'array', items: record({ id: str, key: str, version: integer, value_version: integer }), description: 'the secrets returned; never a value' },
+      }),
+    },
+    next_cursor: nextCursor,
+  }),
   AuditEvaluateRequest: input({
     ...evaluateMembers,
     as_of: {
@@ -762,7 +809,19 @@ const paths: { [path: string]: PathItem } = {
       description: 'The body is read as JSON whatever the Content-Type says.',
       tags: ['public'],
       requestBody: body(ref('EvaluateRequest')),
-      responses: { 200: answer('the matches', ref('EvaluateResponse')), ...errors(400, 401, 403, 413, 503) },
+      responses: {
+        200: {
+          description: 'the matches',
+          headers: {
+            'RuleVault-Decision-Id': {
+              description: 'the answer\'s decision_id (a UUID version 7); with decision logging on and the answer sampled, GET /api/audit/decisions/{id} shows its record',
+              schema: { type: 'string', pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$' },
+            },
+          },
+          content: json(ref('EvaluateResponse')),
+        },
+        ...errors(400, 401, 403, 413, 503),
+      },
     },
   },
   '/api/vault/get-secrets': {
@@ -952,6 +1011,43 @@ const paths: { [path: string]: PathItem } = {
       tags: ['audit'],
       requestBody: body(ref('AuditEvaluateRequest')),
       responses: { 200: answer('the answer as of that point', ref('AuditEvaluateResponse')), ...errors(...ADMIN_WRITE_ERRORS) },
+    },
+  },
+  '/api/audit/decisions/{id}': {
+    get: {
+      operationId: 'auditDecision',
+      summary: 'The record of an evaluate answer by its decision id (scope admin; decision logging on and the answer sampled)',
+      tags: ['audit'],
+      parameters: [idParameter('decision')],
+      responses: { 200: answer('the decision record', ref('DecisionRecord')), ...errors(400, ...ADMIN_READ_ERRORS, 404) },
+    },
+  },
+  '/api/audit/decisions/{id}/replay': {
+    get: {
+      operationId: 'auditDecisionReplay',
+      summary: 'A decision record evaluated again at its position (or `as_of`) and compared with its answer (scope admin)',
+      tags: ['audit'],
+      parameters: [
+        idParameter('decision'),
+        { name: 'as_of', in: 'query', description: 'replay here instead: a log position, an ISO 8601 time with a zone, or `head` (the log now)', schema: str },
+      ],
+      responses: { 200: answer('the replay and the differences', ref('DecisionReplay')), ...errors(400, ...ADMIN_READ_ERRORS, 404) },
+    },
+  },
+  '/api/audit/secret-reads': {
+    get: {
+      operationId: 'auditSecretReads',
+      summary: 'The secret-read audit: get-secrets calls, oldest first, filtered and paged (scope admin); never a value',
+      tags: ['audit'],
+      parameters: [
+        { name: 'key_id', in: 'query', description: 'the API key id that read', schema: str },
+        { name: 'secret', in: 'query', description: 'a secret\'s id or key: reads that returned it', schema: str },
+        { name: 'from', in: 'query', description: 'ISO 8601 time with a zone, inclusive', schema: str },
+        { name: 'to', in: 'query', description: 'ISO 8601 time with a zone, inclusive', schema: str },
+        { name: 'limit', in: 'query', description: 'reads per page, 1 to 1000 (default 100)', schema: { type: 'string', pattern: '^[0-9]+$' } },
+        { name: 'cursor', in: 'query', description: 'the `next_cursor` of the previous page', schema: str },
+      ],
+      responses: { 200: answer('the page', ref('SecretReadPage')), ...errors(400, ...ADMIN_READ_ERRORS) },
     },
   },
   '/api/rule-engine/dry-run': {

@@ -38,6 +38,7 @@ export const EVALUATE: PublicEndpoint = {
     const request = parseEvaluateRequest(body, deps.config.limits);
     const answer = evaluate(deps.readModel.state, deps.readModel.engine, request, deps.config.limits);
     deps.metrics.observeMatches(answer.matchingRuleIds.length);
+    locals.decisionId = deps.decisions.decide(locals.keyId!, request, answer, deps.readModel.position);
     return answer;
   },
 };
@@ -49,6 +50,7 @@ export const GET_SECRETS: PublicEndpoint = {
     const principal = authorizeHeader(deps, authorization, locals, 'secrets:read');
     const secrets = getSecrets(deps.readModel.state.vault, deps.sealer, principal, parseSecretsQuery(body));
     deps.metrics.secretsRead(principal.id, Object.keys(secrets).length);
+    deps.secretReads.recordRead(principal.id, secrets, locals.requestId);
     return { err: null, res: secrets };
   },
 };
@@ -63,6 +65,9 @@ export const GET_COMPILED: PublicEndpoint = {
     return { err: null, res: getCompiledPrompt(deps.readModel.state, request, deps.config.limits) };
   },
 };
+
+/** The response header carrying an evaluate answer's decision_id (README, For auditors: decision records). */
+export const DECISION_ID_HEADER = 'RuleVault-Decision-Id';
 
 export const PUBLIC_ENDPOINTS: readonly PublicEndpoint[] = [EVALUATE, GET_SECRETS, GET_COMPILED];
 
@@ -117,7 +122,8 @@ export function answerPublic(
   try {
     if ('failure' in body) throw body.failure;
     const value = decodeJsonBody(body.bytes, headers['content-type']);
-    return answered(endpoint, 200, endpoint.answer(deps, headers.authorization, value, locals));
+    const answer = endpoint.answer(deps, headers.authorization, value, locals);
+    return answered(endpoint, 200, answer, locals.decisionId === undefined ? undefined : { [DECISION_ID_HEADER]: locals.decisionId });
   } catch (error) {
     return failed(deps, endpoint, error, undefined, locals);
   }

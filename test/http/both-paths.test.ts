@@ -210,7 +210,7 @@ function toRequest(seeded: Seeded, c: Case, index: number): RawRequest {
 const COMPARED_HEADERS = [
   'content-type', 'content-length', 'cache-control', 'connection', 'vary', 'x-request-id', 'allow',
   'access-control-allow-origin', 'access-control-allow-methods', 'access-control-allow-headers',
-  'access-control-expose-headers', 'access-control-max-age', 'access-control-allow-credentials',
+  'access-control-expose-headers', 'access-control-max-age', 'access-control-allow-credentials', 'rulevault-decision-id',
 ];
 
 /** Status, the headers a client reads, and the body with this node's ids and times named. */
@@ -221,6 +221,8 @@ function normalize(seeded: Seeded, answer: RawResponse) {
   for (const name of COMPARED_HEADERS) headers[name] = answer.headers[name];
   // A minted request id differs from node to node; that it was minted is what must agree.
   if (typeof headers['x-request-id'] === 'string' && !(headers['x-request-id'] as string).startsWith('case-')) headers['x-request-id'] = '<minted>';
+  // A decision id is minted per answer: that the answer has one is what must agree.
+  if (typeof headers['rulevault-decision-id'] === 'string') headers['rulevault-decision-id'] = '<minted>';
   // Lengths differ only where a named value differs in length (none of ours does), so keep them.
   return { hung: answer.hung, status: answer.status, headers, body: text };
 }

@@ -59,6 +59,7 @@ t.test('real answers match the documented schemas', async (t) => {
   const node: TestNode = await startTestNode(testEnv(tempDir(), {
     RULEVAULT_ALLOWED_CORS_ORIGINS: ALLOWED_ORIGIN,
     RULEVAULT_MAX_BODY_BYTES: '65536',
+    RULEVAULT_DECISION_LOG: '1',
   }));
   t.teardown(async () => {
     await node.stop();
@@ -331,6 +332,20 @@ t.test('real answers match the documented schemas', async (t) => {
   await hit('get', '/api/rule-engine/rules/{id}/history', 200, { ...admin, params: { id: rule.json.id }, query: '?limit=1' });
   await hit('get', '/api/audit/events', 200, { ...admin, query: `?limit=2&cursor=${first.json.next_cursor}` });
   await hit('get', '/api/audit/events', 400, { ...admin, query: '?verbose=1' });
+
+  // Decision records (decision logging is on for this node) and the secret-read audit.
+  const decisionId = withContext.headers.get('RuleVault-Decision-Id')!;
+  await hit('get', '/api/audit/decisions/{id}', 200, { ...admin, params: { id: decisionId } });
+  await hit('get', '/api/audit/decisions/{id}', 404, { ...admin, params: { id: '00000000-0000-7000-8000-000000000000' } });
+  await hit('get', '/api/audit/decisions/{id}', 403, { key: evaluateKey, params: { id: decisionId } });
+  await hit('get', '/api/audit/decisions/{id}/replay', 200, { ...admin, params: { id: decisionId } });
+  await hit('get', '/api/audit/decisions/{id}/replay', 200, { ...admin, params: { id: decisionId }, query: '?as_of=head' });
+  await hit('get', '/api/audit/decisions/{id}/replay', 400, { ...admin, params: { id: decisionId }, query: '?as_of=soon' });
+  await hit('get', '/api/audit/decisions/{id}/replay', 404, { ...admin, params: { id: 'nope' } });
+  await hit('get', '/api/audit/secret-reads', 200, admin);
+  await hit('get', '/api/audit/secret-reads', 200, { ...admin, query: '?limit=1&from=2000-01-01T00:00:00Z' });
+  await hit('get', '/api/audit/secret-reads', 400, { ...admin, query: '?limit=0' });
+  await hit('get', '/api/audit/secret-reads', 401, {});
 
   t.same(documentedRoutes().filter((route) => !seen.has(route)), [], 'every documented operation was exercised');
 });

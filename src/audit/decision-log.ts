@@ -1,0 +1,176 @@
+/**
+ * Decision records: every evaluate answer gets a decision id (the
+ * `RuleVault-Decision-Id` response header); with decision logging on, a
+ * sample of answers is recorded with what is needed to replay them: the
+ * time, the key id, the log position the answer was computed at, the
+ * request (named fields masked) and the answer.
+ *
+ * The request path only draws the id and, when sampled, queues references
+ * to the request and the answer it already holds (both are fresh objects
+ * nobody mutates after the answer is built). Masking, hashing and
+ * serializing happen when the queue is drained (sink.ts), after the answer
+ * is sent.
+ *
+ * What a record keeps of the answer: `matchingRuleIds` and `entities` as
+ * answered, and a SHA-256 of `entity_data` when the request asked for it.
+ * The records themselves (contexts, rendered prompts) are rebuilt from the
+ * log at the recorded position, so the sink holds ids and a hash, not
+ * copies of the catalog, and stays small.
+ */
+import { createHash } from 'node:crypto';
+import type { AuditSinkSettings } from '../config';
+import type { EvaluateRequest, EvaluateResponse } from '../service/evaluate';
+import { findLine, ndjsonWriter } from './ndjson-writer';
+import { createSink, timeOrderedId, type Sink } from './sink';
+import type { AuditSinkMetrics } from './sink-metrics';
+
+/** What stands in a record for a masked value. */
+export const MASKED = '[masked]';
+
+export interface DecisionRecord {
+  readonly decision_id: string;
+  /** ISO 8601 time the answer was computed. */
+  readonly at: string;
+  readonly key_id: string;
+  /** The log position the read model had applied (decimal), null for the empty log. */
+  readonly position: string | null;
+  /** The evaluate request as read, in its wire shape; masked values are MASKED. */
+  readonly request: {
+    readonly entity_type: string;
+    readonly fields: Record<string, unknown>;
+    readonly include_entity_data: boolean;
+    readonly entity_inputs: Record<string, unknown>;
+  };
+  /** Paths of the masked values (`fields.<name>`, `entity_inputs.variables.<name>`). */
+  readonly masked: readonly string[];
+  readonly answer: {
+    readonly matchingRuleIds: readonly string[];
+    readonly entities: EvaluateResponse['entities'];
+    /** SHA-256 (hex) of JSON of the answer's entity_data; present when the request asked for entity data. */
+    readonly entity_data_sha256?: string;
+  };
+}
+
+export type DecisionSettings = AuditSinkSettings['decisions'];
+
+export interface DecisionLog {
+  /** The answer's decision id; its record is queued when logging is on and the answer is sampled. */
+  decide(keyId: string, request: EvaluateRequest, answer: EvaluateResponse, position: bigint | undefined): string;
+  /** Records waiting to be written. */
+  readonly queued: number;
+  /** Writes what is queued now, so a lookup that follows sees it. */
+  flush(): void;
+  /** Writes what is queued and closes the sink. */
+  close(): void;
+}
+
+export interface DecisionLogDeps {
+  readonly dir: string;
+  readonly settings: DecisionSettings;
+  readonly metrics: AuditSinkMetrics;
+  /** Milliseconds since the epoch (the decision id and the record's time). */
+  readonly now?: () => number;
+}
+
+/** What the request path queues: references only. */
+interface Pending {
+  readonly id: string;
+  readonly atMs: number;
+  readonly keyId: string;
+  readonly position: bigint | undefined;
+  readonly request: EvaluateRequest;
+  readonly answer: EvaluateResponse;
+}
+
+/** Decision files are `decisions-<first decision id>.ndjson` in the audit folder. */
+export const DECISIONS_PREFIX = 'decisions';
+const SAMPLE_SCALE = 1_000_000;
+
+export function createDecisionLog({ dir, settings, metrics, now = Date.now }: DecisionLogDeps): DecisionLog {
+  const masks = new Set(settings.maskFields);
+  let sink: Sink<Pending> | undefined;
+  if (settings.enabled) {
+    const files = { dir, prefix: DECISIONS_PREFIX, maxFileBytes: settings.maxFileBytes, maxFiles: settings.maxFiles };
+    const writer = ndjsonWriter<Pending>(files, (pending) => pending.id, (pending) => JSON.stringify(toRecord(pending, masks)));
+    sink = createSink(writer, {
+      queueCapacity: settings.queueCapacity,
+      onDropped: (count) => metrics.dropped('decisions', count),
+      onWriteError: (error) => metrics.writeFailed('decisions', error),
+    });
+  }
+  // Systematic sampling, in integer parts per million: each answer adds the rate, and one is recorded each time a whole
+  // million is reached. Exactly the rate over any run of answers, deterministic, and no random draw per request.
+  const step = Math.max(1, Math.round(settings.sampleRate * SAMPLE_SCALE));
+  let credit = 0;
+  return {
+    decide(keyId, request, answer, position) {
+      const atMs = now();
+      const id = timeOrderedId(atMs);
+      if (sink === undefined) return id;
+      credit += step;
+      if (credit >= SAMPLE_SCALE) {
+        credit -= SAMPLE_SCALE;
+        sink.enqueue({ id, atMs, keyId, position, request, answer });
+      }
+      return id;
+    },
+    get queued() {
+      return sink?.queued ?? 0;
+    },
+    flush: () => sink?.flush(),
+    close: () => sink?.close(),
+  };
+}
+
+/** The record of a queued decision, masked. */
+export function toRecord(pending: Pending, masks: ReadonlySet<string>): DecisionRecord {
+  const { request, answer } = pending;
+  const masked: string[] = [];
+  const fields = maskValues(request.fields, masks, 'fields', masked);
+  const variables = maskValues(request.variables, masks, 'entity_inputs.variables', masked);
+  const entityInputs: Record<string, unknown> = { variables, shouldCompile: request.shouldCompile, strict: request.strict };
+  if (request.version !== undefined) entityInputs.version = request.version;
+  if (request.label !== undefined) entityInputs.label = request.label;
+  return {
+    decision_id: pending.id,
+    at: new Date(pending.atMs).toISOString(),
+    key_id: pending.keyId,
+    position: pending.position === undefined ? null : pending.position.toString(),
+    request: { entity_type: request.entityType, fields, include_entity_data: request.includeEntityData, entity_inputs: entityInputs },
+    masked,
+    answer: {
+      matchingRuleIds: answer.matchingRuleIds,
+      entities: answer.entities,
+      ...(answer.entity_data === undefined ? {} : { entity_data_sha256: entityDataDigest(answer.entity_data) }),
+    },
+  };
+}
+
+/** SHA-256 of the JSON of an answer's entity_data, as a record and a replay compare it. */
+export function entityDataDigest(entityData: unknown): string {
+  return createHash('sha256').update(JSON.stringify(entityData), 'utf8').digest('hex');
+}
+
+function maskValues(values: Readonly<Record<string, unknown>>, masks: ReadonlySet<string>, prefix: string, masked: string[]): Record<string, unknown> {
+  if (masks.size === 0) return values as Record<string, unknown>;
+  let copy: Record<string, unknown> | undefined;
+  for (const name of Object.keys(values)) {
+    if (!masks.has(name)) continue;
+    // A null prototype: a field named __proto__ stays a plain member.
+    copy ??= Object.assign(Object.create(null) as Record<string, unknown>, values);
+    copy[name] = MASKED;
+    masked.push(`${prefix}.${name}`);
+  }
+  return copy ?? (values as Record<string, unknown>);
+}
+
+/** A decision record by id from the sink files in `dir`, beside a running service; undefined when there is none. */
+export function readDecision(dir: string, id: string): DecisionRecord | undefined {
+  const line = findLine({ dir, prefix: DECISIONS_PREFIX }, 'decision_id', id);
+  return line === undefined ? undefined : (JSON.parse(line) as DecisionRecord);
+}
+
+/** Why a decision id may have no record: said once, for the API and the CLI. */
+export function decisionNotFound(id: string): string {
+  return `decision ${id} not found: it was not sampled (RULEVAULT_DECISION_LOG_SAMPLE_RATE), is older than the records kept, or decision logging was off (RULEVAULT_DECISION_LOG)`;
+}

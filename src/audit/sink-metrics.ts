@@ -1,0 +1,38 @@
+/**
+ * The audit sink's counters on /metrics, registered once per node on the
+ * node's registry (src/metrics.ts): records dropped because a queue was full,
+ * and writes that failed.
+ */
+import { Counter, type Registry } from 'prom-client';
+
+export type SinkName = 'decisions' | 'secret-reads';
+
+export interface AuditSinkMetrics {
+  dropped(sink: SinkName, count: number): void;
+  writeFailed(sink: SinkName, error: Error): void;
+}
+
+/** `onError`: told about each failed write (the caller logs it, without flooding). */
+export function createAuditSinkMetrics(registry: Registry, onError: (sink: SinkName, error: Error) => void): AuditSinkMetrics {
+  const dropped = new Counter({
+    name: 'rulevault_audit_records_dropped_total',
+    help: 'Audit records (decision records, secret reads) dropped because the sink queue was full',
+    labelNames: ['sink'], registers: [registry],
+  });
+  const failed = new Counter({
+    name: 'rulevault_audit_sink_write_errors_total',
+    help: 'Failed writes to an audit sink file (a queued batch is retried; a fail-closed read is refused)',
+    labelNames: ['sink'], registers: [registry],
+  });
+  for (const sink of ['decisions', 'secret-reads'] as const) {
+    dropped.inc({ sink }, 0);
+    failed.inc({ sink }, 0);
+  }
+  return {
+    dropped: (sink, count) => dropped.inc({ sink }, count),
+    writeFailed: (sink, error) => {
+      failed.inc({ sink });
+      onError(sink, error);
+    },
+  };
+}
