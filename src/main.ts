@@ -22,6 +22,7 @@ import { createApiKeyCommands } from './service/api-key-commands';
 import { createCatalogCommands } from './service/catalog-commands';
 import { createChangeFeed } from './service/change-feed';
 import { createCommandBus, type Runtime } from './service/command-bus';
+import { createImportCommands } from './service/import';
 import { createQueries } from './service/queries';
 import { createVaultCommands } from './service/vault-commands';
 import { createVaultHealth } from './service/vault-health';
@@ -71,6 +72,9 @@ export function createServices({ config, store, sealer, readModel, logger, runti
     catalog: createCatalogCommands({ bus, readModel, runtime, maxRegexLength: config.limits.maxRegexLength, templateLimits: config.limits }),
     vault: createVaultCommands({ bus, store, readModel, runtime, sealer, onErased }),
     apiKeys: createApiKeyCommands({ bus, readModel, runtime, envAdminKey: config.adminKeyHash !== undefined }),
+    imports: createImportCommands({
+      bus, readModel, runtime, maxRegexLength: config.limits.maxRegexLength, templateLimits: config.limits, settings: config.import,
+    }),
     queries: createQueries(store, readModel, config.limits),
     metrics: createMetrics(readModel, store),
     vaultProblem: createVaultHealth(readModel, sealer, logger),
