@@ -192,3 +192,26 @@ t.test('rulevault import <file|-> with --json', async (t) => {
   t.equal(help.code, 0);
   t.match(help.stdout, /^usage: rulevault import <file\|-> \[options\]/);
 });
+
+t.test('on EventStoreDB (stand-in): one append per item, in order, under the request id; evaluable when answered', async (t) => {
+  const dir = tempDir();
+  const node = await startTestNode(testEnv(dir), undefined, 'esdb');
+  t.teardown(async () => {
+    await node.stop();
+    removeDir(dir);
+  });
+  const admin = client(node.url, node.adminKey);
+  const answer = await admin.post('/api/import', undefined, {
+    ...importBody(ndjson([{ kind: 'context', name: 'tone', content: 'x' }, { kind: 'rule', name: 'r', ...condition('tier', 'gold'), entities: [{ entity_type: 'context', entity_id: 'tone' }] }])),
+    headers: { 'x-request-id': 'import-esdb-1' },
+  });
+  t.equal(answer.status, 201, answer.text);
+  const evaluateKey = (await admin.post('/api/api-keys', { name: 'e', scopes: ['evaluate'] })).json.key;
+  const evaluated = await client(node.url, evaluateKey).post('/api/rule-engine/evaluate', { entity_type: 'context', fields: { tier: 'gold' } });
+  t.same(evaluated.json.matchingRuleIds, [answer.json.items[1].id]);
+  const events = (await node.node.store.readAll({ limit: 1000 })).filter((e) => e.metadata.request_id === 'import-esdb-1');
+  t.same(events.map((e) => e.type), ['ContextCreated', 'RuleCreated'], 'the batch, in order, under the request id');
+  const bad = await admin.post('/api/import', undefined, importBody(ndjson([{ kind: 'context', name: 'c', content: 'x' }, { kind: 'rule', name: 'r' }])));
+  t.equal(bad.status, 400);
+  t.same((await admin.get('/api/contexts')).json.contexts.length, 1, 'a bad batch writes nothing there either');
+});
