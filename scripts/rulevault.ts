@@ -5,13 +5,14 @@
  */
 import { dispatch, type Group } from './cli/command';
 import { auditGroup } from './cli/audit-commands';
+import { importCommand } from './cli/import-command';
 import { secretsGroup } from './cli/secret-commands';
 import { storeCommands } from './cli/store-commands';
 
 export const ROOT: Group = {
   name: 'rulevault',
-  summary: 'RuleVault from the command line: API keys, the log and master-key rotation on the store; secrets over HTTP; the auditor\'s commands.',
-  commands: [...storeCommands, secretsGroup, auditGroup],
+  summary: 'RuleVault from the command line: API keys, the log and master-key rotation on the store; secrets and imports over HTTP; the auditor\'s commands.',
+  commands: [...storeCommands, secretsGroup, importCommand, auditGroup],
 };
 
 /**

@@ -50,6 +50,8 @@ export interface Config {
   readonly metricsTokenHash: string | undefined;
   /** The change stream (src/service/change-feed.ts, README "GET /api/rule-engine/stream"). */
   readonly stream: StreamSettings;
+  /** POST /api/import and `rulevault import` (src/service/import.ts, README "Import"). */
+  readonly import: ImportSettings;
   /** Tests only: the erasure step at which the process kills itself (src/crash-points.ts). */
   readonly testCrashAt: CrashPoint | undefined;
   /** Decision records and the secret-read audit (src/audit/sink.ts, README "For auditors"). */
@@ -89,6 +91,13 @@ export interface StreamSettings {
   readonly replayEvents: number;
 }
 
+export interface ImportSettings {
+  /** Items (rules, contexts, prompts) in one import; more is a 413. */
+  readonly maxItems: number;
+  /** Bytes of one import's body (it has its own limit: RULEVAULT_MAX_BODY_BYTES is for single writes); more is a 413. */
+  readonly maxBytes: number;
+}
+
 export const DEFAULTS = {
   port: 3000,
   host: '127.0.0.1',
@@ -124,6 +133,11 @@ export const DEFAULTS = {
     heartbeatMs: 15_000,
     maxBufferBytes: 4 * 1024 * 1024, // bytes
     replayEvents: 10_000,
+  },
+  import: {
+    // 100k standard-workload rules are ~40 MB of NDJSON (bench: import).
+    maxItems: 100_000,
+    maxBytes: 128 * 1024 * 1024, // bytes
   },
 } as const;
 
@@ -206,6 +220,11 @@ function readConfig(env: Env): Omit<Config, 'unknownVariables'> {
       heartbeatMs: integer(env, 'RULEVAULT_STREAM_HEARTBEAT_MS', DEFAULTS.stream.heartbeatMs, 10, 3_600_000),
       maxBufferBytes: integer(env, 'RULEVAULT_STREAM_MAX_BUFFER_BYTES', DEFAULTS.stream.maxBufferBytes, 1024, 1024 * 1024 * 1024),
       replayEvents: integer(env, 'RULEVAULT_STREAM_REPLAY_EVENTS', DEFAULTS.stream.replayEvents, 0, 10_000_000),
+    }),
+    import: Object.freeze({
+      maxItems: integer(env, 'RULEVAULT_IMPORT_MAX_ITEMS', DEFAULTS.import.maxItems, 1, 10_000_000),
+      // A JS string holds at most ~512 MiB: the body is decoded into one.
+      maxBytes: integer(env, 'RULEVAULT_IMPORT_MAX_BYTES', DEFAULTS.import.maxBytes, 1024, 512 * 1024 * 1024),
     }),
     testCrashAt: crashPointSetting(env),
     auditSink: Object.freeze({

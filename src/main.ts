@@ -25,6 +25,7 @@ import { createApiKeyCommands } from './service/api-key-commands';
 import { createCatalogCommands } from './service/catalog-commands';
 import { createChangeFeed } from './service/change-feed';
 import { createCommandBus, type Runtime } from './service/command-bus';
+import { createImportCommands } from './service/import';
 import { createQueries } from './service/queries';
 import { createVaultCommands } from './service/vault-commands';
 import { createVaultHealth } from './service/vault-health';
@@ -77,6 +78,9 @@ export function createServices({ config, store, sealer, readModel, logger, runti
     catalog: createCatalogCommands({ bus, readModel, runtime, maxRegexLength: config.limits.maxRegexLength, templateLimits: config.limits }),
     vault: createVaultCommands({ bus, store, readModel, runtime, sealer, onErased }),
     apiKeys: createApiKeyCommands({ bus, readModel, runtime, envAdminKey: config.adminKeyHash !== undefined }),
+    imports: createImportCommands({
+      bus, readModel, runtime, maxRegexLength: config.limits.maxRegexLength, templateLimits: config.limits, settings: config.import,
+    }),
     queries: createQueries(store, readModel, config.limits),
     metrics,
     decisions: createDecisionLog({ dir: auditSink.dir, settings: auditSink.decisions, metrics: sinkMetrics }),

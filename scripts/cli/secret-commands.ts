@@ -12,17 +12,17 @@ import { clientSettings } from '../../src/config';
 import { CliError, columns, commaList, UsageError, commandUsage, type Command, type Group, type Invocation, type Option } from './command';
 import { dotenvProblem, ENV_NAME, toDotenv } from './dotenv';
 
-const SERVICE_OPTIONS: readonly Option[] = [
+export const SERVICE_OPTIONS: readonly Option[] = [
   { name: 'url', value: '<url>', help: 'the service (default: $RULEVAULT_URL)' },
   { name: 'api-key-file', value: '<file>', help: 'read the API key from this file (default: $RULEVAULT_API_KEY); never pass a key as an argument' },
 ];
 
-interface Service {
+export interface Service {
   readonly url: string;
   readonly apiKey: string;
 }
 
-async function service(options: Invocation['options']): Promise<Service> {
+export async function service(options: Invocation['options']): Promise<Service> {
   const settings = clientSettings();
   const url = typeof options.url === 'string' ? options.url : settings.url;
   if (url === undefined) throw new CliError('no RuleVault URL: pass --url or set RULEVAULT_URL');
@@ -37,15 +37,28 @@ async function service(options: Invocation['options']): Promise<Service> {
   return { url, apiKey };
 }
 
-/** One HTTP call; a non-2xx answer becomes a CliError carrying the server's message and status. */
-async function call(svc: Service, method: string, path: string, body?: unknown): Promise<unknown> {
+/** A body sent as given (an import's file), rather than as the JSON of a value. */
+export interface RawBody {
+  readonly raw: Buffer;
+  readonly contentType: string;
+}
+
+/**
+ * One HTTP call; a non-2xx answer becomes a CliError carrying the server's
+ * message, status and code. `timeoutMs`: an import of 100k items takes tens of seconds.
+ */
+export async function call(svc: Service, method: string, path: string, body?: unknown, timeoutMs = 30_000): Promise<unknown> {
+  const raw = body instanceof Object && 'raw' in body ? (body as RawBody) : undefined;
   let response: Response;
   try {
     response = await fetch(new URL(path.replace(/^\//, ''), svc.url.endsWith('/') ? svc.url : svc.url + '/'), {
       method,
-      headers: { Authorization: `Bearer ${svc.apiKey}`, ...(body === undefined ? {} : { 'Content-Type': 'application/json' }) },
-      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-      signal: AbortSignal.timeout(30_000),
+      headers: {
+        Authorization: `Bearer ${svc.apiKey}`,
+        ...(body === undefined ? {} : { 'Content-Type': raw?.contentType ?? 'application/json' }),
+      },
+      ...(body === undefined ? {} : { body: raw?.raw ?? JSON.stringify(body) }),
+      signal: AbortSignal.timeout(timeoutMs),
     });
   } catch (error) {
     const cause = (error as { cause?: { code?: string; message?: string } }).cause;
@@ -59,8 +72,10 @@ async function call(svc: Service, method: string, path: string, body?: unknown):
     throw new CliError(`RuleVault answered ${response.status} without a JSON body`, { status: response.status });
   }
   if (!response.ok) {
-    const err = (json as { err?: unknown } | undefined)?.err;
-    throw new CliError(typeof err === 'string' ? err : `RuleVault answered ${response.status}`, { status: response.status });
+    const { err, code } = (json ?? {}) as { err?: unknown; code?: unknown };
+    throw new CliError(typeof err === 'string' ? err : `RuleVault answered ${response.status}`, {
+      status: response.status, ...(typeof code === 'string' ? { code } : {}),
+    });
   }
   return json;
 }

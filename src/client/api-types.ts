@@ -344,6 +344,72 @@ export interface PromptVersionInput {
   config?: Record<string, unknown>;
 }
 
+/** One item: `kind`, an optional `id` (a UUID; default a new one), and the create body of its route. A rule's context or prompt link names an existing id, or the id or name of an item earlier in the import (a prompt link also an existing prompt's name). */
+export type ImportItem = ({
+  kind: "rule";
+  id?: string;
+  name: string;
+  description?: string;
+  status?: "ACTIVE" | "INACTIVE";
+  group_operator?: "AND" | "OR";
+  condition_groups: ({
+    condition_operator?: "AND" | "OR";
+    conditions: ({
+      field: string;
+      operator: "equals" | "not_equals" | "contains" | "not_contains" | "starts_with" | "ends_with" | "regex" | "in" | "not_in" | "gt" | "gte" | "lt" | "lte" | "between";
+      /** a number or boolean is stored as its JSON text */
+      value: string | number | boolean;
+      data_type?: "string" | "number" | "boolean";
+    })[];
+  })[];
+  /** a context or prompt named must exist; a PATCH checks only the links it adds and drops links to ones deleted since */
+  entities?: ({
+    entity_type: "context" | "prompt" | "evaluation";
+    entity_id: string;
+  })[];
+}) | ({
+  kind: "context";
+  id?: string;
+  name: string;
+  content: string;
+  description?: string;
+  tags?: string[];
+  /** any JSON object; a `__proto__` key stays plain data */
+  meta_properties?: Record<string, unknown>;
+  status?: "ACTIVE" | "INACTIVE";
+}) | ({
+  kind: "prompt";
+  id?: string;
+  /** unique (exact, case-sensitive); 409 when taken */
+  name: string;
+  /** a template (a text prompt), or an ordered list of messages, each content a template (a chat prompt) */
+  prompt: string | {
+    role: string;
+    /** a Handlebars template */
+    content: string;
+  }[];
+  version?: string;
+  /** any JSON object (model, temperature, tools, ...) of at most 16 KiB, stored and returned as given */
+  config?: Record<string, unknown>;
+  tags?: string[];
+  /** any JSON object; a `__proto__` key stays plain data */
+  meta_properties?: Record<string, unknown>;
+  status?: "ACTIVE" | "INACTIVE";
+});
+
+export interface ImportResult {
+  imported: number;
+  rules: number;
+  contexts: number;
+  prompts: number;
+  position: Position;
+  items: ({
+    kind: "rule" | "context" | "prompt";
+    id: string;
+    name: string;
+  })[];
+}
+
 export interface PromptLabelMove {
   version: string;
 }

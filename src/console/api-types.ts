@@ -185,6 +185,26 @@ export interface paths {
         patch: operations["updateContext"];
         trace?: never;
     };
+    "/api/import": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Import rules, contexts and prompts: all or nothing, answered once every item is evaluable (scope admin)
+         * @description The body is NDJSON (one ImportItem per line; blank lines skipped) or a JSON array of ImportItems, whatever the Content-Type, uncompressed. Every item is checked as its create route checks it before anything is written; the first bad one is the error, its message starting with `line <n>` (NDJSON) or `item [<i>]` (array). At most RULEVAULT_IMPORT_MAX_ITEMS items and RULEVAULT_IMPORT_MAX_BYTES bytes (413 above; RULEVAULT_MAX_BODY_BYTES does not apply). On the embedded store the batch is one transaction; on EventStoreDB one append per item, in order (README "Import").
+         */
+        post: operations["importItems"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/prompt/get-compiled": {
         parameters: {
             query?: never;
@@ -1120,6 +1140,82 @@ export interface components {
             /** @constant */
             status: "ok";
         };
+        /** @description One item: `kind`, an optional `id` (a UUID; default a new one), and the create body of its route. A rule's context or prompt link names an existing id, or the id or name of an item earlier in the import (a prompt link also an existing prompt's name). */
+        ImportItem: {
+            condition_groups: {
+                /** @enum {string} */
+                condition_operator?: "AND" | "OR";
+                conditions: {
+                    /** @enum {string} */
+                    data_type?: "string" | "number" | "boolean";
+                    field: string;
+                    /** @enum {string} */
+                    operator: "equals" | "not_equals" | "contains" | "not_contains" | "starts_with" | "ends_with" | "regex" | "in" | "not_in" | "gt" | "gte" | "lt" | "lte" | "between";
+                    /** @description a number or boolean is stored as its JSON text */
+                    value: string | number | boolean;
+                }[];
+            }[];
+            description?: string;
+            /** @description a context or prompt named must exist; a PATCH checks only the links it adds and drops links to ones deleted since */
+            entities?: {
+                entity_id: string;
+                /** @enum {string} */
+                entity_type: "context" | "prompt" | "evaluation";
+            }[];
+            /** @enum {string} */
+            group_operator?: "AND" | "OR";
+            id?: string;
+            /** @constant */
+            kind: "rule";
+            name: string;
+            /** @enum {string} */
+            status?: "ACTIVE" | "INACTIVE";
+        } | {
+            content: string;
+            description?: string;
+            id?: string;
+            /** @constant */
+            kind: "context";
+            /** @description any JSON object; a `__proto__` key stays plain data */
+            meta_properties?: Record<string, never>;
+            name: string;
+            /** @enum {string} */
+            status?: "ACTIVE" | "INACTIVE";
+            tags?: string[];
+        } | {
+            /** @description any JSON object (model, temperature, tools, ...) of at most 16 KiB, stored and returned as given */
+            config?: Record<string, never>;
+            id?: string;
+            /** @constant */
+            kind: "prompt";
+            /** @description any JSON object; a `__proto__` key stays plain data */
+            meta_properties?: Record<string, never>;
+            /** @description unique (exact, case-sensitive); 409 when taken */
+            name: string;
+            /** @description a template (a text prompt), or an ordered list of messages, each content a template (a chat prompt) */
+            prompt: string | {
+                /** @description a Handlebars template */
+                content: string;
+                role: string;
+            }[];
+            /** @enum {string} */
+            status?: "ACTIVE" | "INACTIVE";
+            tags?: string[];
+            version?: string;
+        };
+        ImportResult: {
+            contexts: number;
+            imported: number;
+            items: {
+                id: string;
+                /** @enum {string} */
+                kind: "rule" | "context" | "prompt";
+                name: string;
+            }[];
+            position: components["schemas"]["Position"];
+            prompts: number;
+            rules: number;
+        };
         NotReady: {
             /**
              * @description bad_request 400, unauthorized 401, forbidden 403, not_found 404, conflict 409, payload_too_large 413, internal 500, unavailable 503 (not ready, or the vault cannot be opened); a code is never renamed
@@ -1581,7 +1677,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES */
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES (an import: RULEVAULT_IMPORT_MAX_BYTES, or more items than RULEVAULT_IMPORT_MAX_ITEMS) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -1914,7 +2010,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES */
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES (an import: RULEVAULT_IMPORT_MAX_BYTES, or more items than RULEVAULT_IMPORT_MAX_ITEMS) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2194,7 +2290,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES */
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES (an import: RULEVAULT_IMPORT_MAX_BYTES, or more items than RULEVAULT_IMPORT_MAX_ITEMS) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2437,7 +2533,86 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES */
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES (an import: RULEVAULT_IMPORT_MAX_BYTES, or more items than RULEVAULT_IMPORT_MAX_ITEMS) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    importItems: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ImportItem"][];
+                "application/x-ndjson": string;
+            };
+        };
+        responses: {
+            /** @description the items created, in the order given */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImportResult"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES (an import: RULEVAULT_IMPORT_MAX_BYTES, or more items than RULEVAULT_IMPORT_MAX_ITEMS) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2617,7 +2792,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES */
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES (an import: RULEVAULT_IMPORT_MAX_BYTES, or more items than RULEVAULT_IMPORT_MAX_ITEMS) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -2863,7 +3038,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES */
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES (an import: RULEVAULT_IMPORT_MAX_BYTES, or more items than RULEVAULT_IMPORT_MAX_ITEMS) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3033,7 +3208,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES */
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES (an import: RULEVAULT_IMPORT_MAX_BYTES, or more items than RULEVAULT_IMPORT_MAX_ITEMS) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3212,7 +3387,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES */
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES (an import: RULEVAULT_IMPORT_MAX_BYTES, or more items than RULEVAULT_IMPORT_MAX_ITEMS) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3281,7 +3456,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES */
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES (an import: RULEVAULT_IMPORT_MAX_BYTES, or more items than RULEVAULT_IMPORT_MAX_ITEMS) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3352,7 +3527,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES */
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES (an import: RULEVAULT_IMPORT_MAX_BYTES, or more items than RULEVAULT_IMPORT_MAX_ITEMS) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3421,7 +3596,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES */
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES (an import: RULEVAULT_IMPORT_MAX_BYTES, or more items than RULEVAULT_IMPORT_MAX_ITEMS) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3565,7 +3740,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES */
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES (an import: RULEVAULT_IMPORT_MAX_BYTES, or more items than RULEVAULT_IMPORT_MAX_ITEMS) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -3808,7 +3983,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES */
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES (an import: RULEVAULT_IMPORT_MAX_BYTES, or more items than RULEVAULT_IMPORT_MAX_ITEMS) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4118,7 +4293,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES */
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES (an import: RULEVAULT_IMPORT_MAX_BYTES, or more items than RULEVAULT_IMPORT_MAX_ITEMS) */
             413: {
                 headers: {
                     [name: string]: unknown;
@@ -4291,7 +4466,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES */
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES (an import: RULEVAULT_IMPORT_MAX_BYTES, or more items than RULEVAULT_IMPORT_MAX_ITEMS) */
             413: {
                 headers: {
                     [name: string]: unknown;

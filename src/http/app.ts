@@ -14,6 +14,7 @@ import { serveStream, STREAM_PATH } from './stream-endpoint';
 import { writePosition } from './write-position';
 import { auditRouter } from './routes/audit';
 import { auditRecordsRouter } from './routes/audit-records';
+import { importRouter } from './routes/import';
 import { consoleRouter } from './routes/console';
 import { metricsRouter } from './routes/metrics';
 import { contextsRouter } from './routes/contexts';
@@ -67,6 +68,9 @@ export function createApp(deps: HttpDeps): express.Express {
   app.use('/api', (_req, _res, next) => {
     next(readModel.caughtUp ? undefined : new AppError('unavailable', NOT_READY_MESSAGE));
   });
+
+  // Before the body limit and the JSON parser: an import is NDJSON or JSON, with a limit of its own.
+  app.use(importRouter(deps));
 
   // A declared length over the limit is refused from the headers, and the connection closed: the body is never read.
   app.use((req: Request, res: Response, next: NextFunction) => {

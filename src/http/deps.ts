@@ -13,6 +13,7 @@ import type { ApiKeyCommands } from '../service/api-key-commands';
 import type { CatalogCommands } from '../service/catalog-commands';
 import type { ChangeFeed } from '../service/change-feed';
 import type { Actor } from '../service/command-bus';
+import type { ImportCommands } from '../service/import';
 import type { Queries } from '../service/queries';
 import type { VaultCommands } from '../service/vault-commands';
 import type { VaultProblem } from '../service/vault-health';
@@ -24,6 +25,8 @@ export interface HttpDeps {
   readonly catalog: CatalogCommands;
   readonly vault: VaultCommands;
   readonly apiKeys: ApiKeyCommands;
+  /** POST /api/import. */
+  readonly imports: ImportCommands;
   readonly queries: Queries;
   readonly sealer: Sealer;
   readonly logger: Logger;

@@ -125,7 +125,7 @@ const ERROR_MEANING = {
   403: 'The key lacks the scope, or the browser Origin is not allowed',
   404: 'No such resource (or it is deleted)',
   409: 'The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key)',
-  413: 'The request body is larger than RULEVAULT_MAX_BODY_BYTES',
+  413: 'The request body is larger than RULEVAULT_MAX_BODY_BYTES (an import: RULEVAULT_IMPORT_MAX_BYTES, or more items than RULEVAULT_IMPORT_MAX_ITEMS)',
   503: 'The read models are still catching up with the log',
 } as const;
 type ErrorStatus = keyof typeof ERROR_MEANING;
@@ -362,6 +362,20 @@ function explanation(dryRun: boolean): SchemaObject {
   });
 }
 
+const contextInputMembers = {
+  name: { type: 'string', maxLength: 256 }, content: str, description: str, tags: tagsInput, meta_properties: META, status: STATUS,
+} as const satisfies { [name: string]: SchemaObject };
+const promptInputMembers = {
+  name: { type: 'string', maxLength: 256, description: 'unique (exact, case-sensitive); 409 when taken' },
+  prompt: PROMPT_INPUT,
+  version: VERSION,
+  config: CONFIG_INPUT,
+  tags: tagsInput,
+  meta_properties: META,
+  status: STATUS,
+} as const satisfies { [name: string]: SchemaObject };
+const IMPORT_ID: SchemaObject = { type: 'string', pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' };
+
 const schemas: { [name: string]: SchemaObject } = {
   Error: record({ err: str, code: ERROR_CODE }),
   Position: { type: 'string', pattern: '^(0|[1-9][0-9]*)$', description: 'a revision or log position, as a decimal string' },
@@ -481,25 +495,33 @@ const schemas: { [name: string]: SchemaObject } = {
     next_cursor: nextCursor,
   }),
 
-  ContextInput: adminInput({
-    name: { type: 'string', maxLength: 256 }, content: str, description: str, tags: tagsInput, meta_properties: META, status: STATUS,
-  }, ['name', 'content']),
+  ContextInput: adminInput(contextInputMembers, ['name', 'content']),
   ContextPatch: adminInput({
     name: { type: 'string', maxLength: 256 }, content: str, description: str, tags: tagsInput, meta_properties: META, status: STATUS,
   }),
   Context: record({ ...contextMembers, revision: ref('Position'), position: ref('Position') }),
   ContextList: record({ contexts: { type: 'array', items: ref('Context') }, next_cursor: nextCursor }),
 
-  PromptInput: adminInput({
-    name: { type: 'string', maxLength: 256, description: 'unique (exact, case-sensitive); 409 when taken' },
-    prompt: PROMPT_INPUT,
-    version: VERSION,
-    config: CONFIG_INPUT,
-    tags: tagsInput,
-    meta_properties: META,
-    status: STATUS,
-  }, ['name', 'prompt']),
+  PromptInput: adminInput(promptInputMembers, ['name', 'prompt']),
   PromptVersionInput: adminInput({ prompt: PROMPT_INPUT, version: VERSION, config: CONFIG_INPUT }, ['prompt']),
+  ImportItem: {
+    description: 'One item: `kind`, an optional `id` (a UUID; default a new one), and the create body of its route. ' +
+      'A rule\'s context or prompt link names an existing id, or the id or name of an item earlier in the import ' +
+      '(a prompt link also an existing prompt\'s name).',
+    oneOf: [
+      adminInput({ kind: { const: 'rule' }, id: IMPORT_ID, ...ruleInputMembers }, ['kind', 'name', 'condition_groups']),
+      adminInput({ kind: { const: 'context' }, id: IMPORT_ID, ...contextInputMembers }, ['kind', 'name', 'content']),
+      adminInput({ kind: { const: 'prompt' }, id: IMPORT_ID, ...promptInputMembers }, ['kind', 'name', 'prompt']),
+    ],
+  },
+  ImportResult: record({
+    imported: { type: 'integer', minimum: 1 },
+    rules: { type: 'integer', minimum: 0 },
+    contexts: { type: 'integer', minimum: 0 },
+    prompts: { type: 'integer', minimum: 0 },
+    position: ref('Position'),
+    items: { type: 'array', items: record({ kind: { type: 'string', enum: ['rule', 'context', 'prompt'] }, id: str, name: str }) },
+  }),
   PromptLabelMove: adminInput({ version: VERSION }, ['version']),
   PromptHistory: record({ events: { type: 'array', items: record(eventMembers) }, next_cursor: nextCursor }),
   PromptPatch: adminInput({ name: { type: 'string', maxLength: 256 }, tags: tagsInput, meta_properties: META, status: STATUS }),
@@ -969,6 +991,27 @@ const paths: { [path: string]: PathItem } = {
     },
   },
 
+  '/api/import': {
+    post: {
+      operationId: 'importItems',
+      summary: 'Import rules, contexts and prompts: all or nothing, answered once every item is evaluable (scope admin)',
+      description: 'The body is NDJSON (one ImportItem per line; blank lines skipped) or a JSON array of ImportItems, ' +
+        'whatever the Content-Type, uncompressed. Every item is checked as its create route checks it before anything is written; ' +
+        'the first bad one is the error, its message starting with `line <n>` (NDJSON) or `item [<i>]` (array). ' +
+        'At most RULEVAULT_IMPORT_MAX_ITEMS items and RULEVAULT_IMPORT_MAX_BYTES bytes (413 above; RULEVAULT_MAX_BODY_BYTES does not apply). ' +
+        'On the embedded store the batch is one transaction; on EventStoreDB one append per item, in order (README "Import").',
+      tags: ['import'],
+      requestBody: {
+        required: true,
+        content: {
+          'application/x-ndjson': { schema: { type: 'string', description: 'one ImportItem per line' } },
+          'application/json': { schema: { type: 'array', items: ref('ImportItem'), minItems: 1 } },
+        },
+      },
+      responses: { 201: answer('the items created, in the order given', ref('ImportResult')), ...errors(...ADMIN_WRITE_ERRORS, 409) },
+    },
+  },
+
   '/api/whoami': {
     get: {
       operationId: 'whoami',
@@ -1093,6 +1136,7 @@ export const openApiDocument: OpenApiDocument = {
     { name: 'vault', description: 'secrets, managed without ever reading values (scope admin)' },
     { name: 'api-keys', description: 'API keys (scope admin)' },
     { name: 'audit', description: 'the event log (scope admin)' },
+    { name: 'import', description: 'bulk import of rules, contexts and prompts (scope admin)' },
     { name: 'probes', description: 'health, readiness and metrics' },
     { name: 'docs', description: 'this document and its browsable form' },
   ],

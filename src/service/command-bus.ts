@@ -10,7 +10,7 @@ import { encodeEventData, SCHEMA_VERSION, type DomainEvent } from '../events';
 import type { ReadModel } from '../read-model';
 import {
   ConcurrencyError, StoreUnavailableError, StreamDeletedError,
-  type AppendResult, type EventStore, type ExpectedRevision, type NewEvent,
+  type AppendResult, type EventStore, type ExpectedRevision, type NewEvent, type StreamAppend,
 } from '../store/port';
 
 /** Who asked, and which request; travels into every event's metadata. */
@@ -29,7 +29,21 @@ export interface AppendOptions {
   readonly erasing?: boolean;
 }
 
+/** One stream's decided events in an `appendBatch`. */
+export interface DecidedAppend {
+  readonly stream: string;
+  readonly expected: ExpectedRevision;
+  readonly events: readonly DomainEvent[];
+}
+
 export interface CommandBus {
+  /**
+   * Appends several streams' events (an import) and waits until the read model
+   * applied the last. One atomic write where the store has one (SQLite);
+   * elsewhere one append per stream in order (EventStoreDB): a failure part
+   * way is a 503 saying how many were written, all under the actor's request id.
+   */
+  appendBatch(appends: readonly DecidedAppend[], actor: Actor): Promise<AppendResult>;
   append(stream: string, expected: ExpectedRevision, events: readonly DomainEvent[], actor: Actor, options?: AppendOptions): Promise<AppendResult>;
   /**
    * Runs `attempt` (read model -> decide -> append); when another writer moved
@@ -48,17 +62,28 @@ export function createCommandBus(store: EventStore, readModel: ReadModel, runtim
     tail = run.catch(() => undefined);
     return run;
   }
+  const toRecords = (events: readonly DomainEvent[], actor: Actor, at: string): NewEvent[] => events.map((event) => ({
+    type: event.type,
+    data: encodeEventData(event),
+    metadata: { actor: actor.id, at, request_id: actor.requestId, schema: SCHEMA_VERSION },
+  }));
   return {
     async append(stream, expected, events, actor, options = {}) {
-      const at = runtime.now().toISOString();
-      const records: NewEvent[] = events.map((event) => ({
-        type: event.type,
-        data: encodeEventData(event),
-        metadata: { actor: actor.id, at, request_id: actor.requestId, schema: SCHEMA_VERSION },
-      }));
+      const records = toRecords(events, actor, runtime.now().toISOString());
       const result = await appendMapped(store, stream, records, expected, options.erasing === true);
       await readModel.waitFor(result.position);
       return result;
+    },
+    async appendBatch(appends, actor) {
+      if (appends.length === 0) throw new RangeError('appendBatch: nothing to append');
+      const at = runtime.now().toISOString();
+      const records = appends.map(({ stream, expected, events }) => ({ stream, expected, events: toRecords(events, actor, at) }));
+      const results = store.appendAtomically !== undefined
+        ? await mapped(() => store.appendAtomically!(records))
+        : await appendOneByOne(store, records, actor);
+      const last = results[results.length - 1]!;
+      await readModel.waitFor(last.position);
+      return last;
     },
     withRetry(ifMatch, attempt) {
       // One decision at a time on this node: its own writers never race each other,
@@ -93,13 +118,38 @@ class StaleWriteError extends Error {
   }
 }
 
-async function appendMapped(store: EventStore, stream: string, events: NewEvent[], expected: ExpectedRevision, erasing: boolean) {
+function appendMapped(store: EventStore, stream: string, events: NewEvent[], expected: ExpectedRevision, erasing: boolean) {
+  return mapped(() => (erasing ? store.appendErasing(stream, events, expected) : store.append(stream, events, expected)));
+}
+
+/** A store call whose concurrency failures may be retried and whose other failures become AppErrors. */
+async function mapped<T>(call: () => Promise<T>): Promise<T> {
   try {
-    return await (erasing ? store.appendErasing(stream, events, expected) : store.append(stream, events, expected));
+    return await call();
   } catch (error) {
     if (error instanceof ConcurrencyError) throw new StaleWriteError(error);
     throw toAppError(error);
   }
+}
+
+/**
+ * A store without atomic multi-stream appends (EventStoreDB): one append per
+ * stream, in order. Failing on the first, nothing is written and the error
+ * is the usual one; failing later, the caller learns how much was written.
+ */
+async function appendOneByOne(store: EventStore, appends: readonly StreamAppend[], actor: Actor): Promise<AppendResult[]> {
+  const results: AppendResult[] = [];
+  for (const { stream, events, expected } of appends) {
+    try {
+      results.push(await mapped(() => store.append(stream, events, expected)));
+    } catch (error) {
+      if (results.length === 0) throw error;
+      throw new AppError('unavailable', `the write stopped after ${results.length} of ${appends.length} streams: ` +
+        `this event store cannot append several streams atomically; the written events carry request_id ${actor.requestId} ` +
+        `(${error instanceof Error ? error.message : 'unknown error'})`);
+    }
+  }
+  return results;
 }
 
 function toAppError(error: unknown): unknown {

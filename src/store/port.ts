@@ -47,6 +47,13 @@ export interface RecordedEvent {
  */
 export type ExpectedRevision = 'no_stream' | 'stream_exists' | 'any' | bigint;
 
+/** One stream's part of an `appendAtomically`. */
+export interface StreamAppend {
+  readonly stream: string;
+  readonly events: readonly NewEvent[];
+  readonly expected: ExpectedRevision;
+}
+
 export interface AppendResult {
   /** Revision of the last event written. */
   readonly nextRevision: bigint;
@@ -86,6 +93,14 @@ export interface EventStore {
    * Resolves only once the events are durable. `events` must not be empty.
    */
   append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  /**
+   * Optional (the embedded store has it; EventStoreDB cannot append to
+   * several streams atomically): appends to several streams, in order, as
+   * one atomic and durable write (SQLite: one transaction, one fsync). Throws
+   * what `append` throws, for the first append whose expectation fails, and
+   * then nothing at all is written. Results in the order given.
+   */
+  appendAtomically?(appends: readonly StreamAppend[]): Promise<AppendResult[]>;
   /** All events of one stream from `fromRevision` (inclusive). [] when it does not exist. */
   readStream(stream: string, options?: { readonly fromRevision?: bigint }): Promise<RecordedEvent[]>;
   /** One page of the whole log in position order, after `options.after`. */

@@ -22,6 +22,7 @@ import {
   type NewEvent,
   type ReadAllOptions,
   type RecordedEvent,
+  type StreamAppend,
   type Subscription,
   type SubscriptionHandlers,
 } from './port';
@@ -162,6 +163,11 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     return { nextRevision: revision, position };
   });
 
+  // Import (issue 18 item 4): several streams' appends as one transaction,
+  // each through appendTx (nested: a savepoint), so one commit, one fsync.
+  const appendManyTx = db.transaction((appends: readonly StreamAppend[]): AppendResult[] =>
+    appends.map(({ stream, events, expected }) => appendTx(stream, events, expected)));
+
   const erasedText = JSON.stringify(ERASED_DATA);
   const eraseBefore = (stream: string, revision: bigint): number =>
     statements.eraseBefore.run(erasedText, stream, revision, erasedText).changes;
@@ -236,6 +242,13 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       const result = guard(() => appendTx.immediate(stream, events, expected));
       wakeAll();
       return result;
+    },
+
+    async appendAtomically(appends) {
+      for (const { stream, events } of appends) if (events.length === 0) throw new RangeError(`append to ${stream}: no events given`);
+      const results = guard(() => appendManyTx.immediate(appends));
+      wakeAll();
+      return results;
     },
 
     async readStream(stream, options = {}) {

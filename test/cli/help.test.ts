@@ -81,7 +81,7 @@ t.test('an unknown option or command on any command exits 2 and says which', asy
   t.match(noValue.stderr, /^error: option --limit needs a value <n>\n/);
   const bare = await runCli([], {});
   t.equal(bare.code, 2);
-  t.match(bare.stderr, /^error: a command is missing; commands: api-keys, log, rotate-master-key, secrets, audit\n/);
+  t.match(bare.stderr, /^error: a command is missing; commands: api-keys, log, rotate-master-key, secrets, import, audit\n/);
 });
 
 t.test('the package bin runs the same CLI', async (t) => {

@@ -29,7 +29,8 @@ function unknownIdBody(template: string): string {
 }
 
 forCells(t, 'error-codes', (t, cell) => {
-  const live = withNode(t, { cell, env: { RULEVAULT_MAX_BODY_BYTES: String(LIMIT), RULEVAULT_ALLOWED_CORS_ORIGINS: 'https://app.example.com' } });
+  // The import route has a body limit of its own: the same here, so its 413 is walked too.
+  const live = withNode(t, { cell, env: { RULEVAULT_MAX_BODY_BYTES: String(LIMIT), RULEVAULT_IMPORT_MAX_BYTES: String(LIMIT), RULEVAULT_ALLOWED_CORS_ORIGINS: 'https://app.example.com' } });
 
   /** Checks one error answer: `code` is documented and is the code of its status (get-secrets: 200, `res: null`). */
   function checkCode(t: Test, label: string, path: string, answer: Answer, expected: ErrorCode): void {

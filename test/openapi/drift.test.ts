@@ -60,6 +60,7 @@ t.test('real answers match the documented schemas', async (t) => {
     RULEVAULT_ALLOWED_CORS_ORIGINS: ALLOWED_ORIGIN,
     RULEVAULT_MAX_BODY_BYTES: '65536',
     RULEVAULT_DECISION_LOG: '1',
+    RULEVAULT_IMPORT_MAX_BYTES: '262144',
   }));
   t.teardown(async () => {
     await node.stop();
@@ -154,6 +155,18 @@ t.test('real answers match the documented schemas', async (t) => {
   const spare = await hit('post', '/api/contexts', 201, { ...admin, body: { name: 'spare', content: 'x' } });
   await hit('delete', '/api/contexts/{id}', 204, { ...admin, params: { id: spare.json.id } });
   await hit('delete', '/api/contexts/{id}', 404, { ...admin, params: { id: spare.json.id } });
+
+  // Import: NDJSON (and its error answers), with a link by name to an earlier item.
+  const imported = { raw: [
+    JSON.stringify({ kind: 'context', name: 'imported', content: 'x' }),
+    JSON.stringify({ kind: 'rule', name: 'imported', condition_groups: [{ conditions: [{ field: 'a', operator: 'equals', value: '1' }] }], entities: [{ entity_type: 'context', entity_id: 'imported' }] }),
+  ].join('\n'), headers: { 'content-type': 'application/x-ndjson' } };
+  await hit('post', '/api/import', 201, { ...admin, ...imported });
+  await hit('post', '/api/import', 400, { ...admin, raw: '{"kind": "rule"}' });
+  await hit('post', '/api/import', 409, { ...admin, raw: '[{"kind": "prompt", "name": "p1", "prompt": "a"}, {"kind": "prompt", "name": "p1", "prompt": "b"}]' });
+  await hit('post', '/api/import', 413, { ...admin, raw: JSON.stringify({ kind: 'context', name: 'big', content: 'x'.repeat(300_000) }) });
+  await hit('post', '/api/import', 401, { raw: '[]' });
+  await hit('post', '/api/import', 403, { key: evaluateKey, raw: '[]' });
 
   // Prompts and versions.
   const prompt = await hit('post', '/api/prompts', 201, { ...admin, body: { name: 'greet', prompt: 'Hello {{user}} from {{place}}' } });

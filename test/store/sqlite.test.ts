@@ -7,7 +7,7 @@ import { createInterface } from 'node:readline';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { NewEvent, RecordedEvent } from '../../src/store/port';
-import { StoreUnavailableError } from '../../src/store/port';
+import { ConcurrencyError, StoreUnavailableError } from '../../src/store/port';
 import { expectationHolds, openSqliteStore, pageSize, type SqliteStoreOptions } from '../../src/store/sqlite';
 import { runStoreContract } from './contract';
 
@@ -71,6 +71,28 @@ t.test('readAll caps a page at 10000 events', async (t) => {
   }
   t.equal((await store.readAll({ limit: 1_000_000 })).length, 10_000);
   t.equal((await store.readAll()).length, 1000);
+});
+
+t.test('appendAtomically: several streams in one transaction, all or nothing', async (t) => {
+  const dir = await tempDir();
+  const store = openSqliteStore(join(dir, 'events.db'));
+  t.teardown(async () => {
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+  await store.append('taken-1', [event('Made')], 'no_stream');
+  const results = await store.appendAtomically!([
+    { stream: 'a-1', events: [event('A'), event('A2')], expected: 'no_stream' },
+    { stream: 'taken-1', events: [event('B')], expected: 0n },
+  ]);
+  t.same(results.map((r) => [r.nextRevision, r.position]), [[1n, 3n], [1n, 4n]], 'results in the order given');
+  await t.rejects(store.appendAtomically!([
+    { stream: 'c-1', events: [event('C')], expected: 'no_stream' },
+    { stream: 'taken-1', events: [event('D')], expected: 0n },
+    { stream: 'e-1', events: [event('E')], expected: 'no_stream' },
+  ]), ConcurrencyError, 'a failed expectation refuses the whole batch');
+  t.same((await store.readAll()).map((e) => e.type), ['Made', 'A', 'A2', 'B'], 'nothing of the refused batch was written');
+  t.same(await store.readStream('c-1'), [], 'not even the append before the failed one');
 });
 
 t.test('creates the folder and file; an empty log has no head', async (t) => {

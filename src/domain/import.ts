@@ -1,0 +1,212 @@
+/**
+ * Import: a batch of rules, contexts and prompts read from NDJSON or a JSON
+ * array, each item checked with the same parsing and deciders as its
+ * single-item route, and decided as a whole before anything is written (the
+ * service appends the batch in one write). Pure: ids come from `newId`.
+ *
+ * An item is `{"kind": "rule" | "context" | "prompt", "id"?: <uuid>, ...the
+ * create body of its route}`. A rule's link to a context or prompt names it by
+ * id (an existing one, or an item earlier in the batch) or by the name of an
+ * item earlier in the batch (a prompt also by an existing prompt's name).
+ */
+import { AppError, badRequest, conflict } from '../errors';
+import { streams, type ContextEvent, type EntityLink, type PromptEvent, type RuleEvent } from '../events';
+import type { CatalogState } from '../../projections';
+import type { TemplateLimits } from '../prompts/template';
+import { decideCreateContext, parseContextCreate } from './contexts';
+import { readEnum, readString, requireObject } from './input';
+import { decideCreatePrompt, parsePromptCreate } from './prompts';
+import { decideCreateRule, parseRuleCreate, type RuleContext } from './rules';
+
+export const IMPORT_KINDS = ['rule', 'context', 'prompt'] as const;
+export type ImportKind = (typeof IMPORT_KINDS)[number];
+
+/** One item as read: its JSON value and where it was (`line 3` of NDJSON, `item [2]` of an array). */
+export interface ImportLine {
+  readonly value: unknown;
+  readonly where: string;
+}
+
+/** One decided item: the stream it creates and its events. */
+export interface PlannedItem {
+  readonly kind: ImportKind;
+  readonly id: string;
+  readonly name: string;
+  readonly stream: string;
+  readonly events: readonly (RuleEvent | ContextEvent | PromptEvent)[];
+}
+
+export interface ImportContext {
+  readonly state: CatalogState;
+  readonly maxRegexLength: number;
+  readonly templateLimits: TemplateLimits;
+  readonly newId: () => string;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * The items of an import body: a JSON array when its first character (after
+ * a byte-order mark and white space) is `[`, else NDJSON (one JSON object per
+ * line; blank lines are skipped). More than `maxItems` items is a 413.
+ */
+export function readImportText(text: string, maxItems: number): ImportLine[] {
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  const start = body.search(/\S/);
+  if (start === -1) throw badRequest('the import is empty: send NDJSON (one item per line) or a JSON array of items');
+  const lines = body[start] === '[' ? readArrayText(body) : readNdjson(body, maxItems);
+  if (lines.length > maxItems) throw tooManyItems(maxItems);
+  if (lines.length === 0) throw badRequest('the import holds no items');
+  return lines;
+}
+
+function readArrayText(body: string): ImportLine[] {
+  let items: unknown;
+  try {
+    items = JSON.parse(body);
+  } catch (error) {
+    throw badRequest(`the import is not valid JSON: ${(error as Error).message}`);
+  }
+  if (!Array.isArray(items)) throw badRequest('the import is not valid JSON: a body starting with [ must be one JSON array');
+  return items.map((value, i) => ({ value, where: `item [${i}]` }));
+}
+
+function readNdjson(body: string, maxItems: number): ImportLine[] {
+  const lines: ImportLine[] = [];
+  let from = 0;
+  for (let n = 1; from <= body.length; n++) {
+    let to = body.indexOf('\n', from);
+    if (to === -1) to = body.length;
+    const line = body.slice(from, to);
+    from = to + 1;
+    if (line.trim() === '') continue;
+    // Counted before parsing on: an oversized import is refused without parsing all of it.
+    if (lines.length === maxItems) throw tooManyItems(maxItems);
+    try {
+      lines.push({ value: JSON.parse(line), where: `line ${n}` });
+    } catch (error) {
+      throw badRequest(`line ${n}: not valid JSON (${(error as Error).message}); NDJSON needs one JSON object per line`);
+    }
+  }
+  return lines;
+}
+
+function tooManyItems(maxItems: number): AppError {
+  return new AppError('payload_too_large', `the import holds more than ${maxItems} items (RULEVAULT_IMPORT_MAX_ITEMS): split it into batches`);
+}
+
+/**
+ * Decides every item in order against the catalog plus the items before it.
+ * The first item that its single-item route would refuse stops the import:
+ * the error (same code) names the item's line or index, and nothing is decided.
+ */
+export function decideImport(lines: readonly ImportLine[], context: ImportContext): PlannedItem[] {
+  const { state } = context;
+  const batch = new BatchIndex();
+  const ruleContext: RuleContext = {
+    maxRegexLength: context.maxRegexLength,
+    entityExists: (link) => (link.entity_type !== 'evaluation' && batch.has(link.entity_type, link.entity_id))
+      || (link.entity_type === 'context' ? state.contexts.has(link.entity_id) : state.prompts.has(link.entity_id)),
+  };
+  const planned: PlannedItem[] = [];
+  for (const { value, where } of lines) {
+    try {
+      const item = decideItem(value, context, ruleContext, batch);
+      batch.add(item);
+      planned.push(item);
+    } catch (error) {
+      if (error instanceof AppError) throw new AppError(error.code, `${where}: ${error.message}`);
+      throw error;
+    }
+  }
+  return planned;
+}
+
+function decideItem(value: unknown, context: ImportContext, ruleContext: RuleContext, batch: BatchIndex): PlannedItem {
+  const { kind: kindValue, id: idValue, ...body } = requireObject(value, 'the item');
+  if (kindValue === undefined) throw badRequest(`kind is required: one of ${IMPORT_KINDS.join(', ')}`);
+  const kind = readEnum(kindValue, 'kind', IMPORT_KINDS);
+  const id = idValue === undefined ? context.newId() : readItemId(idValue, kind, context.state, batch);
+  switch (kind) {
+    case 'rule': {
+      const input = parseRuleCreate(body);
+      const entities = input.entities.map((link, i) => resolveLink(link, `entities[${i}]`, context.state, batch));
+      const unique = [...new Map(entities.map((link) => [`${link.entity_type}:${link.entity_id}`, link])).values()];
+      return { kind, id, name: input.name, stream: streams.rule(id), events: decideCreateRule(id, { ...input, entities: unique }, ruleContext) };
+    }
+    case 'context': {
+      const input = parseContextCreate(body);
+      return { kind, id, name: input.name, stream: streams.context(id), events: decideCreateContext(id, input) };
+    }
+    case 'prompt': {
+      const input = parsePromptCreate(body, context.templateLimits);
+      const holder = context.state.prompts.idsByName.get(input.name) ?? batch.promptNamed(input.name);
+      return { kind, id, name: input.name, stream: streams.prompt(id), events: decideCreatePrompt(id, input, holder) };
+    }
+  }
+}
+
+/** A caller-chosen id: a UUID no resource and no earlier item has. */
+function readItemId(value: unknown, kind: ImportKind, state: CatalogState, batch: BatchIndex): string {
+  const id = readString(value, 'id', { maxLength: 36 });
+  if (!UUID.test(id)) throw badRequest('id must be a UUID (e.g. 3f2b8c9e-1d4a-4b6c-9e8f-0a1b2c3d4e5f), or left out for a new one');
+  if (batch.ids.has(id)) throw badRequest(`id ${id} is already used by ${batch.ids.get(id)} of this import`);
+  const taken = kind === 'rule' ? state.rules.has(id) : kind === 'context' ? state.contexts.has(id) : state.prompts.has(id);
+  if (taken) throw conflict(`${kind} ${id} exists already`);
+  return id;
+}
+
+/**
+ * A context or prompt link as written in the item: an id (of an earlier item,
+ * or an existing one), else the name of an earlier item (a prompt's: also an
+ * existing prompt's, names being unique). Evaluation links stay as given.
+ */
+function resolveLink(link: EntityLink, path: string, state: CatalogState, batch: BatchIndex): EntityLink {
+  const { entity_type: type, entity_id: ref } = link;
+  if (type === 'evaluation') return link;
+  if (batch.has(type, ref)) return link;
+  if (type === 'context' ? state.contexts.has(ref) : state.prompts.has(ref)) return link;
+  const named = batch.named(type, ref);
+  if (named.length > 1) {
+    throw badRequest(`${path}: ${named.length} ${type}s of this import are named ${JSON.stringify(ref)}; link by id (give the items an id)`);
+  }
+  const id = named[0] ?? (type === 'prompt' ? state.prompts.idsByName.get(ref) : undefined);
+  if (id === undefined) {
+    throw badRequest(`${path}: no ${type} with the id or name ${JSON.stringify(ref)} exists or comes earlier in this import`);
+  }
+  return { entity_type: type, entity_id: id };
+}
+
+/** The items decided so far: ids by kind, and ids by name. */
+class BatchIndex {
+  readonly ids = new Map<string, string>();
+  private readonly byKind = { context: new Set<string>(), prompt: new Set<string>(), rule: new Set<string>() };
+  private readonly names = { context: new Map<string, string[]>(), prompt: new Map<string, string[]>() };
+
+  add(item: PlannedItem): void {
+    this.ids.set(item.id, `the ${item.kind} ${JSON.stringify(item.name)}`);
+    this.byKind[item.kind].add(item.id);
+    if (item.kind === 'rule') return;
+    const names = this.names[item.kind];
+    names.set(item.name, [...(names.get(item.name) ?? []), item.id]);
+  }
+
+  has(kind: 'context' | 'prompt', id: string): boolean {
+    return this.byKind[kind].has(id);
+  }
+
+  named(kind: 'context' | 'prompt', name: string): readonly string[] {
+    return this.names[kind].get(name) ?? [];
+  }
+
+  promptNamed(name: string): string | undefined {
+    return this.named('prompt', name)[0];
+  }
+}
+
+/** How many items of each kind a plan holds. */
+export function countKinds(items: readonly PlannedItem[]): { rules: number; contexts: number; prompts: number } {
+  const counts = { rules: 0, contexts: 0, prompts: 0 };
+  for (const item of items) counts[`${item.kind}s`]++;
+  return counts;
+}

@@ -1,0 +1,60 @@
+/**
+ * POST /api/import and `rulevault import`: a batch of rules, contexts and
+ * prompts, decided whole against the read model (src/domain/import.ts), then
+ * appended in one write and answered once this node's read model applied it,
+ * so every imported rule is evaluable when the import answers.
+ *
+ * Atomicity: on the embedded store, one transaction (one fsync): all or
+ * nothing. EventStoreDB cannot append to several streams atomically: the
+ * batch is appended one stream at a time, in order, every event under the
+ * request's id; a failure part way answers 503 with how many were written
+ * (README "Import").
+ */
+import type { ImportSettings } from '../config';
+import { countKinds, decideImport, readImportText } from '../domain/import';
+import { toJsonPosition } from '../store/port';
+import type { ReadModel } from '../read-model';
+import type { TemplateLimits } from '../prompts/template';
+import type { Actor, CommandBus, Runtime } from './command-bus';
+
+export interface ImportDeps {
+  readonly bus: CommandBus;
+  readonly readModel: ReadModel;
+  readonly runtime: Runtime;
+  readonly maxRegexLength: number;
+  readonly templateLimits: TemplateLimits;
+  readonly settings: ImportSettings;
+}
+
+export interface ImportAnswer {
+  readonly imported: number;
+  readonly rules: number;
+  readonly contexts: number;
+  readonly prompts: number;
+  /** Log position of the batch's last event; the read model had applied it when this was answered. */
+  readonly position: string;
+  /** One per item, in the order given: the id it was created with. */
+  readonly items: readonly { readonly kind: string; readonly id: string; readonly name: string }[];
+}
+
+export function createImportCommands({ bus, readModel, runtime, maxRegexLength, templateLimits, settings }: ImportDeps) {
+  return {
+    /** Imports an NDJSON or JSON-array text; throws the first bad item's error (400, 409, 413) with nothing written. */
+    async importText(text: string, actor: Actor): Promise<ImportAnswer> {
+      const lines = readImportText(text, settings.maxItems);
+      // Decided inside the bus's one-at-a-time section: the batch sees every write before it, and none interleaves.
+      return bus.withRetry(undefined, async () => {
+        const planned = decideImport(lines, { state: readModel.state, maxRegexLength, templateLimits, newId: runtime.newId });
+        const last = await bus.appendBatch(planned.map(({ stream, events }) => ({ stream, expected: 'no_stream', events })), actor);
+        return {
+          imported: planned.length,
+          ...countKinds(planned),
+          position: toJsonPosition(last.position),
+          items: planned.map(({ kind, id, name }) => ({ kind, id, name })),
+        };
+      });
+    },
+  };
+}
+
+export type ImportCommands = ReturnType<typeof createImportCommands>;
