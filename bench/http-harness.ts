@@ -84,6 +84,10 @@ export interface StartOptions {
    * load on the two cores the service is using.
    */
   readonly onReadyLine?: boolean;
+  /** Another build's service entry point (A/B runs of bench/cpu-per-request.ts); default this build's dist/src/main.js. */
+  readonly main?: string;
+  /** Node flags after the `npm start` ones (e.g. --cpu-prof). */
+  readonly nodeFlags?: readonly string[];
 }
 
 /**
@@ -92,7 +96,8 @@ export interface StartOptions {
  */
 export async function startService(dataDir: string, options: StartOptions = {}): Promise<Running> {
   const port = await freePort();
-  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, path.join(DIST, 'src', 'main.js')], {
+  const main = options.main ?? path.join(DIST, 'src', 'main.js');
+  const child = spawn(process.execPath, [...SERVICE_NODE_FLAGS, ...(options.nodeFlags ?? []), main], {
     env: {
       ...process.env,
       PORT: String(port),
@@ -154,8 +159,8 @@ export function peakRssMb(pid: number | undefined): number | undefined {
 }
 
 /** A node:http baseline answering `answer`: bare (fixed bytes) or the honest floor (parse + stringify; bare-server.ts). */
-export async function startBare(answer: string, mode: 'bare' | 'floor' = 'bare'): Promise<Running> {
-  const args = [path.join(DIST, 'bench', 'bare-server.js'), answer, ...(mode === 'floor' ? ['--floor'] : [])];
+export async function startBare(answer: string, mode: 'bare' | 'floor' = 'bare', nodeFlags: readonly string[] = []): Promise<Running> {
+  const args = [...nodeFlags, path.join(DIST, 'bench', 'bare-server.js'), answer, ...(mode === 'floor' ? ['--floor'] : [])];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve) => child.stdout!.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))));
   return { url: `http://127.0.0.1:${port}`, child, stop: stopper(child) };
@@ -168,6 +173,16 @@ export function load(spec: LoadSpec): LoadResult {
   if (out.status !== 0) throw new Error(`load generator failed: ${out.error?.message ?? out.stderr}`);
   return JSON.parse(out.stdout.trim().split('\n').pop()!) as LoadResult;
 }
+
+/** CPU time a live process has used so far (user + system, every thread), in µs; Linux only (/proc). */
+export function cpuMicros(pid: number | undefined): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name: state is field 3, utime 14, stime 15 (proc(5)), in clock ticks.
+  const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(rest[11]) + Number(rest[12])) * 1e6) / CLOCK_TICKS;
+}
+
+const CLOCK_TICKS = 100;
 
 export function timing(result: LoadResult): Timing {
   return { samples: result.requests, p50_us: result.p50_ms * 1000, p99_us: result.p99_ms * 1000, ops_per_s: result.rps };

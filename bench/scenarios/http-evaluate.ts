@@ -3,9 +3,9 @@
  * against the same app's no-op route, the honest floor and a bare node:http server.
  */
 import { compareHttp } from '../http-comparison';
-import { benchKeyEvent, loadedDataDir, ruleEvents } from '../http-harness';
+import { loadedDataDir } from '../http-harness';
+import { evaluateWorkload } from '../http-workloads';
 import type { Scenario } from '../scenario';
-import { generateRequests, generateRules } from '../workload';
 
 export const scenario: Scenario = {
   name: 'http-evaluate',
@@ -14,10 +14,10 @@ export const scenario: Scenario = {
     '3 s warm-up + 10 s (quick: 1 + 3); subject vs the same express app\'s no-op route, the honest floor and a bare node:http server ' +
     'answering the same JSON. ratio = baseline p50 / subject p50; rps_vs_* = subject req/s / baseline req/s.',
   async run({ quick }) {
-    const data = loadedDataDir([benchKeyEvent(), ...ruleEvents(generateRules({ seed: 1, count: 10_000 }))]);
+    const workload = evaluateWorkload();
+    const data = loadedDataDir(workload.events);
     try {
-      const bodies = generateRequests({ seed: 2, count: 500 }).map((fields) => JSON.stringify({ entity_type: 'context', fields }));
-      return await compareHttp({ label: 'evaluate 10k', dataDir: data.dir, path: '/api/rule-engine/evaluate', bodies, quick });
+      return await compareHttp({ label: workload.label, dataDir: data.dir, path: workload.path, bodies: workload.bodies, quick });
     } finally {
       data.remove();
     }

@@ -28,13 +28,8 @@ export function recordRequest(deps: Pick<HttpDeps, 'logger' | 'metrics'>, req: R
     const status = res.statusCode;
     const pattern = routeLabel(req);
     deps.metrics.observeRequest(method, pattern, status, ms / 1000);
-    const logger = deps.logger.pino;
-    if (!logger.isLevelEnabled('info')) return;
     // Never a body, a header or a key: only the key's id.
-    logger.info(
-      { request_id: requestId, method, route: pattern, status, duration_ms: Math.round(ms), key_id: locals.keyId ?? null },
-      status >= 500 ? 'request failed' : 'request',
-    );
+    deps.logger.request({ request_id: requestId, method, route: pattern, status, duration_ms: Math.round(ms), key_id: locals.keyId ?? null });
   });
 }
 

@@ -194,3 +194,28 @@ t.test('the sealer keeps its own key copy and dispose zeroes it', async (t) => {
   failsClosed(t, () => sealer.seal(SECRET_ID, 2, PLAINTEXT), 'seal after dispose');
   failsClosed(t, () => sealer.makeCanary(), 'makeCanary after dispose');
 });
+
+t.test('an envelope opened before (its data key held unwrapped) still fails closed on any change', async (t) => {
+  const sealer = await newSealer();
+  const sealed: SealedValue = { ...sealer.seal(SECRET_ID, 3, PLAINTEXT) };
+  const writable = sealed as unknown as { [k: string]: string };
+  const other = sealer.seal(OTHER_ID, 3, 'other value');
+  t.equal(sealer.open(SECRET_ID, 3, sealed), PLAINTEXT, 'first open');
+  t.equal(sealer.open(SECRET_ID, 3, sealed), PLAINTEXT, 'second open of the same envelope');
+  failsClosed(t, () => sealer.open(OTHER_ID, 3, sealed), 'the opened envelope under another secret id');
+  failsClosed(t, () => sealer.open(SECRET_ID, 4, sealed), 'the opened envelope under another version');
+  // The very object the cache is keyed by, altered in place field by field.
+  for (const field of BASE64_FIELDS) {
+    const original = sealed[field];
+    writable[field] = replaceChar(original, 2);
+    failsClosed(t, () => sealer.open(SECRET_ID, 3, sealed), `${field} altered in place after an open`);
+    writable[field] = original;
+  }
+  writable.ciphertext = other.ciphertext;
+  writable.nonce = other.nonce;
+  failsClosed(t, () => sealer.open(SECRET_ID, 3, sealed), 'another value spliced in place', 'other value');
+  writable.ciphertext = sealer.seal(SECRET_ID, 3, PLAINTEXT).ciphertext;
+  failsClosed(t, () => sealer.open(SECRET_ID, 3, sealed), 'a ciphertext of the same value under another data key');
+  sealer.dispose();
+  failsClosed(t, () => sealer.open(SECRET_ID, 3, sealed), 'open after dispose, even of an opened envelope');
+});

@@ -1,0 +1,167 @@
+/**
+ * Server CPU per request under load (issue 18): what a request costs the
+ * server in CPU µs, whatever the client and the other work on the machine
+ * leave it of the cores. Wall-clock req/s on this shared 2-core machine
+ * drifts by 10% between runs; CPU per request drifts much less.
+ *
+ *   node dist/bench/cpu-per-request.js --workload evaluate|secrets
+ *     [--rounds 3] [--seconds 5] [--warmup 2] [--log-level warn|info]
+ *     [--base <another build's dist/src/main.js>] [--variant label:KEY=VALUE,...]...
+ *     [--prof <dir>] [--no-noop]
+ *
+ * Each round measures every target once, in an order that alternates
+ * between rounds (A/B): the service's route, the same service's no-op route
+ * (express), the honest floor (bench/bare-server.ts --floor) and, with
+ * --base, the same route on another build (for example the main branch's
+ * dist) and, per --variant, the same route on this build started with more
+ * environment (e.g. `--variant info:LOG_LEVEL=info`). A measurement is a warm-up load, then a measured load of
+ * autocannon (-c 64, p=1, its own process), with the server's CPU (user +
+ * system, all threads, from /proc) read around the measured load only.
+ * Prints per target the median over rounds of CPU µs per request and req/s.
+ * --prof runs the service and the floor under `node --cpu-prof` and writes
+ * their profiles there (service.cpuprofile, floor.cpuprofile) when they stop.
+ */
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { BENCH_KEY, cpuMicros, load, loadedDataDir, startBare, startService, type Running } from './http-harness';
+import { evaluateWorkload, secretsWorkload, type HttpWorkload } from './http-workloads';
+import { median } from './stats';
+
+interface Args {
+  workload: string;
+  rounds: number;
+  seconds: number;
+  warmup: number;
+  logLevel: string;
+  base: string | undefined;
+  prof: string | undefined;
+  connections: number;
+  noop: boolean;
+  variants: { label: string; env: Record<string, string> }[];
+}
+
+function parseArgs(argv: readonly string[]): Args {
+  const args: Args = { workload: 'evaluate', rounds: 3, seconds: 5, warmup: 2, logLevel: 'warn', base: undefined, prof: undefined, connections: 64, noop: true, variants: [] };
+  for (let i = 0; i < argv.length; i++) {
+    const value = argv[i + 1];
+    switch (argv[i]) {
+      case '--workload': args.workload = value; break;
+      case '--rounds': args.rounds = Number(value); break;
+      case '--seconds': args.seconds = Number(value); break;
+      case '--warmup': args.warmup = Number(value); break;
+      case '--log-level': args.logLevel = value; break;
+      case '--base': args.base = path.resolve(value); break;
+      case '--prof': args.prof = path.resolve(value); break;
+      case '--connections': args.connections = Number(value); break;
+      case '--variant': args.variants.push(parseVariant(value)); break;
+      case '--no-noop': args.noop = false; i--; break;
+      default: throw new Error(`unknown argument ${argv[i]}`);
+    }
+    i++;
+  }
+  return args;
+}
+
+/** `label:KEY=VALUE,KEY=VALUE`: another service of this build with that environment (e.g. `info:LOG_LEVEL=info`). */
+function parseVariant(text: string): { label: string; env: Record<string, string> } {
+  const colon = text.indexOf(':');
+  if (colon < 1) throw new Error(`--variant takes label:KEY=VALUE[,KEY=VALUE], got ${text}`);
+  const env: Record<string, string> = {};
+  for (const pair of text.slice(colon + 1).split(',').filter(Boolean)) {
+    const eq = pair.indexOf('=');
+    env[pair.slice(0, eq)] = pair.slice(eq + 1);
+  }
+  return { label: text.slice(0, colon), env };
+}
+
+interface Target {
+  readonly name: string;
+  readonly server: Running;
+  readonly url: string;
+}
+
+interface Sample {
+  readonly cpuUsPerRequest: number;
+  readonly rps: number;
+}
+
+function measure(args: Args, target: Target, bodies: readonly string[]): Sample {
+  const spec = (seconds: number) => ({
+    url: target.url,
+    headers: { authorization: `Bearer ${BENCH_KEY}`, 'content-type': 'application/json' },
+    bodies,
+    connections: args.connections,
+    pipelining: 1,
+    warmupSeconds: 0,
+    seconds,
+  });
+  if (args.warmup > 0) load(spec(args.warmup));
+  const before = cpuMicros(target.server.child.pid);
+  const result = load(spec(args.seconds));
+  const used = cpuMicros(target.server.child.pid) - before;
+  if (result.non2xx > 0 || result.errors > 0) throw new Error(`${target.name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
+  return { cpuUsPerRequest: used / result.requests, rps: result.rps };
+}
+
+async function main(): Promise<void> {
+  const args = parseArgs(process.argv.slice(2));
+  const workload: HttpWorkload = args.workload === 'secrets' ? await secretsWorkload() : evaluateWorkload();
+  const data = loadedDataDir(workload.events);
+  const baseDir = mkdtempSync(path.join(os.tmpdir(), 'rulevault-bench-base-'));
+  const env = { LOG_LEVEL: args.logLevel };
+  const running: Running[] = [];
+  try {
+    const profFlags = (name: string) => (args.prof === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${args.prof}`, `--cpu-prof-name=${name}.cpuprofile`]);
+    const service = await startService(data.dir, { env, nodeFlags: profFlags('service') });
+    running.push(service);
+    const sample = await fetch(service.url + workload.path, { method: 'POST', headers: { authorization: `Bearer ${BENCH_KEY}` }, body: workload.bodies[0] });
+    const answer = await sample.text();
+    if (sample.status !== 200) throw new Error(`${workload.path} answered ${sample.status}: ${answer}`);
+    const floor = await startBare(answer, 'floor', profFlags('floor'));
+    running.push(floor);
+    const targets: Target[] = [
+      { name: workload.label, server: service, url: service.url + workload.path },
+      { name: 'honest floor', server: floor, url: floor.url },
+    ];
+    // Left out of a profile (--no-noop), where its express stacks would blur the route's.
+    if (args.noop) targets.splice(1, 0, { name: 'no-op route', server: service, url: service.url + '/bench/noop' });
+    // Each other service gets its own copy of the data folder: a service holds its folder's lock.
+    const copies = [...(args.base === undefined ? [] : [{ label: 'base build', env: {}, main: args.base }]), ...args.variants];
+    for (const [i, other] of copies.entries()) {
+      const dir = path.join(baseDir, String(i));
+      cpSync(data.dir, dir, { recursive: true });
+      const started = await startService(dir, { env: { ...env, ...other.env }, main: 'main' in other ? other.main : undefined });
+      running.push(started);
+      targets.push({ name: `${workload.label} (${other.label})`, server: started, url: started.url + workload.path });
+    }
+    const samples = new Map<string, Sample[]>(targets.map((t) => [t.name, []]));
+    for (let round = 0; round < args.rounds; round++) {
+      const order = round % 2 === 0 ? targets : [...targets].reverse();
+      for (const target of order) {
+        const s = measure(args, target, workload.bodies);
+        samples.get(target.name)!.push(s);
+        console.log(`round ${round + 1} ${target.name}: ${s.cpuUsPerRequest.toFixed(1)} CPU µs/request, ${Math.round(s.rps)} req/s`);
+      }
+    }
+    console.log(`\n${workload.label}, -c ${args.connections}, p=1, LOG_LEVEL=${args.logLevel}, ${args.rounds} rounds of ${args.warmup} s + ${args.seconds} s, load ${os.loadavg()[0].toFixed(2)} (1 min) at end`);
+    const floorCpu = median(samples.get('honest floor')!.map((s) => s.cpuUsPerRequest));
+    for (const target of targets) {
+      const list = samples.get(target.name)!;
+      const cpu = median(list.map((s) => s.cpuUsPerRequest));
+      const rps = median(list.map((s) => s.rps));
+      console.log(`${target.name.padEnd(34)} ${cpu.toFixed(1).padStart(7)} CPU µs/request (${(floorCpu / cpu).toFixed(2)}x the floor's)  ${Math.round(rps).toString().padStart(6)} req/s  [${list.map((s) => s.cpuUsPerRequest.toFixed(1)).join(', ')}]`);
+    }
+  } finally {
+    await Promise.all(running.map((r) => r.stop()));
+    data.remove();
+    rmSync(baseDir, { recursive: true, force: true });
+  }
+}
+
+if (require.main === module) {
+  main().catch((error: unknown) => {
+    console.error(error);
+    process.exit(1);
+  });
+}
