@@ -61,6 +61,8 @@ export function loadedDataDir(events: Iterable<BulkEvent>): DataDir {
 export interface Running {
   readonly url: string;
   readonly child: ChildProcess;
+  /** The service's `ready` log line (JSON), when started with `onReadyLine`. */
+  readonly readyLog?: string;
   stop(): Promise<void>;
 }
 
@@ -88,6 +90,8 @@ export interface StartOptions {
   readonly main?: string;
   /** Node flags after the `npm start` ones (e.g. --cpu-prof). */
   readonly nodeFlags?: readonly string[];
+  /** How long to wait for ready (default 120 s; a start with 1M rules takes longer). */
+  readonly readyTimeoutMs?: number;
 }
 
 /**
@@ -113,11 +117,12 @@ export async function startService(dataDir: string, options: StartOptions = {}):
   });
   const url = `http://127.0.0.1:${port}`;
   const running = { url, child, stop: stopper(child) };
+  const timeoutMs = options.readyTimeoutMs ?? 120_000;
   if (options.onReadyLine) {
-    await readyLine(child);
-    return running;
+    const readyLog = await readyLine(child, timeoutMs);
+    return { ...running, readyLog };
   }
-  const deadline = Date.now() + 120_000;
+  const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`the service exited with ${child.exitCode}`);
     const ready = await fetch(`${url}/readyz`).then((r) => r.status === 200, () => false);
@@ -128,14 +133,14 @@ export async function startService(dataDir: string, options: StartOptions = {}):
   throw new Error('the service did not become ready');
 }
 
-/** Resolves at the child's `"msg":"ready"` log line; its stdout keeps draining afterwards. */
-function readyLine(child: ChildProcess): Promise<void> {
+/** Resolves with the child's `"msg":"ready"` log line; its stdout keeps draining afterwards. */
+function readyLine(child: ChildProcess, timeoutMs: number): Promise<string> {
   return new Promise((resolve, reject) => {
     const lines = createInterface({ input: child.stdout! });
     const timer = setTimeout(() => {
       child.kill('SIGKILL');
       reject(new Error('the service did not become ready'));
-    }, 120_000);
+    }, timeoutMs);
     child.once('exit', (code) => {
       clearTimeout(timer);
       reject(new Error(`the service exited with ${code}`));
@@ -143,7 +148,7 @@ function readyLine(child: ChildProcess): Promise<void> {
     lines.on('line', (line) => {
       if (!line.includes('"msg":"ready"')) return;
       clearTimeout(timer);
-      resolve();
+      resolve(line);
     });
   });
 }
@@ -153,6 +158,22 @@ export function peakRssMb(pid: number | undefined): number | undefined {
   try {
     const match = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match === null ? undefined : Number(match[1]) / 1024;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CPU seconds (user + system) a running process has used so far (Linux:
+ * /proc/<pid>/stat), undefined where unknown. On a busy machine a start's
+ * CPU time says more than its wall time.
+ */
+export function cpuSeconds(pid: number | undefined): number | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // Fields after the command (which may hold spaces): utime and stime are the 12th and 13th.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100;
   } catch {
     return undefined;
   }

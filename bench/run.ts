@@ -6,7 +6,9 @@
  * description and `run({quick})`, which measures in its own process and
  * returns cases as data (subject timing, optional baseline timing from the
  * same process run, optional figures). Adding a scenario is dropping a file
- * there; nothing here lists them.
+ * there; nothing here lists them. A scenario too long for the default run
+ * (minutes: million) also exports `explicitOnly = true` and runs only when
+ * --only names it.
  *
  * Each run of each scenario is a fresh `node --expose-gc` process
  * (bench/child.ts, which hands the cases back on stdout), so JIT state, heap and caches never leak between
@@ -94,11 +96,16 @@ function command(argv: readonly string[]): string {
   return process.env.npm_lifecycle_event === 'bench' ? `npm run bench${args}` : `node dist/bench/run.js ${argv.join(' ')}`.trim();
 }
 
+/** True for a scenario that runs only when --only names it. */
+function explicitOnly(name: string): boolean {
+  return (require(path.join(SCENARIO_DIR, `${name}.js`)) as { explicitOnly?: boolean }).explicitOnly === true;
+}
+
 function discover(only: readonly string[] | null): string[] {
   const names = readdirSync(SCENARIO_DIR).filter((f) => f.endsWith('.js')).map((f) => f.slice(0, -3)).sort();
   const unknown = only?.filter((n) => !names.includes(n)) ?? [];
   if (unknown.length > 0) throw new Error(`no scenario ${unknown.join(', ')}; have ${names.join(', ')}`);
-  return only === null ? names : names.filter((n) => only.includes(n));
+  return only === null ? names.filter((n) => !explicitOnly(n)) : names.filter((n) => only.includes(n));
 }
 
 interface ChildOutput {

@@ -1,7 +1,7 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { peakRssMb, SERVICE_NODE_FLAGS, startBare } from '../bench/http-harness';
+import { cpuSeconds, peakRssMb, SERVICE_NODE_FLAGS, startBare } from '../bench/http-harness';
 
 t.test('the bench starts the service with the node flags `npm start` uses', async (t) => {
   const pkg = JSON.parse(readFileSync(path.resolve(__dirname, '..', '..', 'package.json'), 'utf8')) as { scripts: { start: string } };
@@ -15,6 +15,19 @@ t.test('peakRssMb reads a live process and answers undefined for a gone one', as
   const mb = peakRssMb(process.pid);
   if (process.platform === 'linux') t.ok(mb !== undefined && mb > 10 && mb < 100_000, `this process peaked at ${mb} MB`);
   t.equal(peakRssMb(2 ** 22 + 1), undefined);
+});
+
+t.test('cpuSeconds reads a live process\'s CPU time and answers undefined for a gone one', async (t) => {
+  if (process.platform === 'linux') {
+    // Burn at least 0.3 s of CPU here, then the reading must have grown by about that much.
+    const before = cpuSeconds(process.pid)!;
+    const own = process.cpuUsage();
+    while (process.cpuUsage(own).user < 300_000);
+    const after = cpuSeconds(process.pid)!;
+    t.ok(after - before >= 0.25, `grew by ${(after - before).toFixed(2)} s for ~0.3 s of work`);
+    t.ok(Math.abs(after - process.cpuUsage().user / 1e6 - process.cpuUsage().system / 1e6) < 0.1, 'agrees with process.cpuUsage');
+  }
+  t.equal(cpuSeconds(2 ** 22 + 1), undefined);
 });
 
 t.test('the honest floor parses the body and answers the same JSON; the bare server parses nothing', async (t) => {

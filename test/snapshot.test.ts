@@ -7,7 +7,7 @@ import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { createLogger } from '../src/log';
-import { SNAPSHOT_FILE } from '../src/snapshot';
+import { SNAPSHOT_FILE, SNAPSHOT_FORMAT } from '../src/snapshot';
 import { client } from './support/http';
 import { removeDir, startTestNode, tempDir, testEnv } from './support/node';
 import { runCli } from './support/process';
@@ -65,6 +65,13 @@ t.test('a snapshot round trip: start from it, replay only what follows, answer t
   const text = readFileSync(file, 'utf8');
   t.notOk(text.includes('snapshot-plaintext-value'), 'no plaintext secret in the snapshot');
   t.notOk(text.includes(Buffer.from('snapshot-plaintext-value').toString('base64')), 'not even base64');
+  // One JSON value per line (no string need hold a whole snapshot of 1M rules): each parses alone.
+  const lines = text.split('\n').filter((line) => line !== '').map((line) => JSON.parse(line));
+  t.match(lines[0], { format: SNAPSHOT_FORMAT, sha256: /^[0-9a-f]{64}$/ }, 'the header line');
+  t.match(lines[1], { format: SNAPSHOT_FORMAT, log_id: String }, 'the envelope line');
+  const rules = lines.findIndex((line) => line.member === 'rules');
+  t.equal(lines[rules].items, 10, 'the rules member counts its items');
+  t.same(lines.slice(rules + 1, rules + 11).map((rule) => rule.name).sort(), Array.from({ length: 10 }, (_, i) => `r${i}`).sort(), 'one rule a line');
 
   // Writes made after the snapshot (by the CLI, while no node runs) are replayed on top of it.
   const cliKey = await runCli(['api-keys', 'create', '--name', 'after-snapshot', '--scopes', 'evaluate'], env);
@@ -90,12 +97,13 @@ for (const [name, damage, reason] of [
   ['corrupt', (text: string) => text.replace('r5', 'r6'), /checksum/],
   ['truncated', (text: string) => text.slice(0, Math.floor(text.length / 2)), /checksum/],
   ['garbled', (text: string) => `#${text}`, /not valid JSON/],
-  ['another format', (text: string) => text.replace(/^\{"format":2,/, '{"format":999,'), /format 999/],
+  ['another format', (text: string) => text.replace(/^\{"format":\d+,/, '{"format":999,'), /format 999/],
+  ['format 2', (text: string) => text.replace(/^\{"format":\d+,/, '{"format":2,'), new RegExp(`format 2, this version reads ${SNAPSHOT_FORMAT}`)],
   ['format 1', (text: string) => {
     const body = text.slice(text.indexOf('\n') + 1);
     const { createHash } = require('node:crypto') as typeof import('node:crypto');
     return JSON.stringify({ sha256: createHash('sha256').update(body).digest('hex'), body });
-  }, /format 1, this version reads 2/],
+  }, new RegExp(`format 1, this version reads ${SNAPSHOT_FORMAT}`)],
 ] as const) {
   t.test(`a ${name} snapshot is ignored with a warning and the log replayed`, async (t) => {
     const { dir, env, key, live } = await populatedThenStopped(t);
@@ -132,7 +140,8 @@ t.test('erasing a secret rewrites the snapshot at once', async (t) => {
   await first.node.stop();
   const file = path.join(dir, SNAPSHOT_FILE);
   const text = readFileSync(file, 'utf8');
-  const sealed = JSON.parse(text.slice(text.indexOf('\n') + 1)).secrets[0].sealed;
+  const lines = text.split('\n');
+  const sealed = JSON.parse(lines[lines.findIndex((line) => line.startsWith('{"member":"secrets"')) + 1]).sealed;
   t.ok(readFileSync(file, 'utf8').includes(sealed.ciphertext), 'the snapshot held the sealed value');
   const second = await start(env);
   t.teardown(() => second.node.stop());

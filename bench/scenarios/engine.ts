@@ -1,7 +1,8 @@
 /**
  * In-process evaluate: the compiled engine vs json-rules-engine (the
  * reference translation in src/engine/reference.ts) on the same generated
- * rules and requests, in the same process.
+ * rules and requests, in the same process. The scoped shape at 1M rules is
+ * the `million` scenario (minutes: run only with --only million).
  */
 import { createEngine, type Engine, type RuleDefinition } from '../../src/engine';
 import { createReferenceEngine } from '../../test/support/reference';

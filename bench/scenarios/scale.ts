@@ -1,7 +1,8 @@
 /**
  * How the compiled engine scales: evaluate cost at 1k/10k/100k mixed rules
  * (is it sublinear?), memory at 100k rules, and the cost of changing one rule
- * (upsert of an existing id) at 100k rules.
+ * (upsert of an existing id) at 100k rules. Build time, memory and evaluate
+ * at 1M rules are the `million` scenario's (run only with --only million).
  */
 import { createEngine, type Engine } from '../../src/engine';
 import type { CaseResult, Scenario } from '../scenario';

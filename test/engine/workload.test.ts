@@ -2,7 +2,7 @@
 import t from 'tap';
 import { checkConditionGroups } from '../../src/engine';
 import { percentile } from '../../bench/stats';
-import { FIELDS, generateRequests, generateRules, SCOPED_FROM, toDefinitions } from '../../bench/workload';
+import { FIELDS, generateRequests, generateRules, SCOPED_FROM, scopedTenants, toDefinitions } from '../../bench/workload';
 
 t.test('same seed, same rules and requests; another seed, others', async (t) => {
   t.same(generateRules({ seed: 3, count: 50 }), generateRules({ seed: 3, count: 50 }));
@@ -64,4 +64,15 @@ t.test('"scoped" is the standard rule set, then rules of one tenant each', async
     return b.group_operator === 'AND' && first.condition_operator === 'AND' && lead.field === 'tenant.id' && lead.operator === 'equals';
   });
   t.ok(tenantScoped, 'every later rule is an AND led by tenant.id equals');
+});
+
+t.test('"scoped" past 100k rules widens tenant.id, in its rules and its requests alike', async (t) => {
+  t.equal(scopedTenants(100_000), 2000, 'up to 100k: the standard 2,000 tenants (the 100k figures stay comparable)');
+  t.equal(scopedTenants(1_000_000), 20_000, '1M: one tenant per 50 rules');
+  t.same(generateRequests({ seed: 9, count: 300, tenants: 2000 }), generateRequests({ seed: 9, count: 300 }), '2,000 tenants: the standard requests');
+  const tenantNumber = (value: unknown): number => Number(String(value).slice('tenant-'.length));
+  // Only the tenant count (the rule count) is varied here: generating 1M rules in a test would take a minute.
+  const wide = generateRequests({ seed: 9, count: 2000, tenants: 20_000 }).map((f) => f['tenant.id']).filter((v) => v !== undefined);
+  t.ok(wide.every((v) => tenantNumber(v) < 20_000), 'requests name only tenants the rules may name');
+  t.ok(wide.some((v) => tenantNumber(v) >= 2000), 'and tenants beyond the standard 2,000');
 });
