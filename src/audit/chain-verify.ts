@@ -75,7 +75,7 @@ export interface VerifyOptions {
 
 const ERASED_TEXT = JSON.stringify(ERASED_DATA);
 /** How many recent links a checkpoint may reach back to. */
-const WINDOW = 1 << 16;
+const WINDOW = 1 << 12;
 
 /** Verifies `records`, in log order. */
 export async function verifyChain(records: AsyncIterable<ChainRecord>, options: VerifyOptions): Promise<VerifyReport> {
