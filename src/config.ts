@@ -21,6 +21,12 @@ export interface Config {
   readonly masterKey: string | undefined;
   /** Base64 target key for `cli rotate-master-key` when keys come from the environment. */
   readonly newMasterKey: string | undefined;
+  /** Base64 seed of the hash chain's Ed25519 signing key, if given (else `<dataDir>/signing.key`). */
+  readonly signingKey: string | undefined;
+  /** Base64 seed of the next signing key for `audit signing-key rotate` when keys come from the environment. */
+  readonly newSigningKey: string | undefined;
+  /** Events between two signed checkpoints of the hash chain the service writes; 0: none (on demand only). */
+  readonly chainCheckpointEvery: number;
   /** SHA-256 (hex) of RULEVAULT_ADMIN_KEY; the key itself is not kept. */
   readonly adminKeyHash: string | undefined;
   /** Allowed browser origins, exact `scheme://host[:port]`. */
@@ -122,6 +128,7 @@ export const DEFAULTS = {
   requestTimeoutMs: 30_000,
   snapshotIntervalMs: 5 * 60_000,
   auditCheckpoints: 512,
+  chainCheckpointEvery: 1000, // events
   decisionLog: {
     sampleRate: 1,
     queueCapacity: 10_000, // records
@@ -191,6 +198,9 @@ function readConfig(env: Env): Omit<Config, 'unknownVariables'> {
     eventStore: eventStore(env, dataDir),
     masterKey: nonEmpty(env, 'RULEVAULT_MASTER_KEY'),
     newMasterKey: nonEmpty(env, 'RULEVAULT_NEW_MASTER_KEY'),
+    signingKey: nonEmpty(env, 'RULEVAULT_SIGNING_KEY'),
+    newSigningKey: nonEmpty(env, 'RULEVAULT_NEW_SIGNING_KEY'),
+    chainCheckpointEvery: integer(env, 'RULEVAULT_CHAIN_CHECKPOINT_EVERY', DEFAULTS.chainCheckpointEvery, 0, 100_000_000),
     adminKeyHash: optionalSecretHash(env, 'RULEVAULT_ADMIN_KEY'),
     corsOrigins: Object.freeze([...new Set(corsOrigins)]),
     publicUrl,

@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createChainCheckpointer } from './audit/chain-checkpointer';
 import { createDecisionLog } from './audit/decision-log';
 import { createReadAudit } from './audit/read-audit';
 import { createAuditService } from './audit/service';
@@ -33,6 +34,7 @@ import { createSnapshotter, loadStartState } from './snapshotter';
 import { openStore } from './store/open-store';
 import type { EventStore, Subscription } from './store/port';
 import { loadMasterKey } from './vault/master-key';
+import { loadSigningKey } from './vault/signing-key';
 import { createSealer, type Sealer } from './vault/seal';
 
 export interface RunningNode {
@@ -124,6 +126,8 @@ export async function startNode(config: Config, options: NodeOptions = {}): Prom
   if (master.source === 'created') {
     logger.warn('created a new master key: back it up, secrets cannot be opened without it', { path: master.path });
   }
+  const signing = await loadSigningKey({ envValue: config.signingKey, dataDir: config.dataDir }).catch(failed);
+  if (signing.source === 'created') logger.warn('created the hash chain\'s signing key: back it up', { path: signing.path, public_key: signing.key.publicKey });
   const sealer = await createSealer(master.key).catch(failed);
   opened.push(() => sealer.dispose());
   const store = await openStore(config.eventStore, logger).catch(failed);
@@ -142,11 +146,13 @@ export async function startNode(config: Config, options: NodeOptions = {}): Prom
   const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   lock.setUrl(url);
 
+  const checkpoints = createChainCheckpointer({ store, key: signing.key, every: config.chainCheckpointEvery, logger, now: runtime.now, requestId: () => `system-${runtime.newId()}` });
   let subscription: Subscription | undefined;
   const ready = new Promise<void>((resolve, reject) => {
     subscription = store.subscribe(fromPosition, {
       onEvent: (event) => {
         readModel.apply(event);
+        checkpoints.observe(event);
         replayed++;
         // A rotation recorded after start-up by someone else: checked (and logged) now, not at the next /readyz.
         if (event.stream === KEYRING_STREAM && readModel.caughtUp) httpDeps.vaultProblem();
@@ -171,6 +177,7 @@ export async function startNode(config: Config, options: NodeOptions = {}): Prom
       logger.warn('created the first admin API key; it was printed once on stderr, never logged', { key_id: created.id });
     }
     readModel.markCaughtUp();
+    checkpoints.start();
     metrics.setReplaySeconds((Date.now() - startedAt) / 1000);
     logger.info('ready', {
       url,
@@ -197,6 +204,7 @@ export async function startNode(config: Config, options: NodeOptions = {}): Prom
       snapshots.stop();
       await snapshots.save('shutdown');
       await subscription?.close();
+      await checkpoints.stop();
       await store.close();
       sealer.dispose();
       lock.release();

@@ -17,6 +17,7 @@ import { createReadModel } from '../../src/read-model';
 import { createQueries } from '../../src/service/queries';
 import type { EventStore } from '../../src/store/port';
 import { lockForWrite } from '../writer-lock';
+import { chainCommands } from './chain-commands';
 import { CliError, type Command, type Group } from './command';
 import { decisionCommands } from './decision-commands';
 import { onStore, storeConfig } from './store-commands';
@@ -147,6 +148,6 @@ async function exportTo(store: EventStore, file: string): Promise<{ events: numb
 
 export const auditGroup: Group = {
   name: 'audit',
-  summary: 'The auditor\'s commands on the store: rule history, evaluate as of a past point, replay, export and import; decision records and secret reads.',
-  commands: [history, evaluate, replay, exportCommand, importCommand, ...decisionCommands],
+  summary: 'The auditor\'s commands on the store: rule history, evaluate as of a past point, replay, export and import; the hash chain (verify, checkpoints, signing key); decision records and secret reads.',
+  commands: [history, evaluate, replay, exportCommand, importCommand, ...chainCommands, ...decisionCommands],
 };

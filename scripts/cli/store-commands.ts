@@ -57,7 +57,7 @@ const adminApi = (call: string): Advice => (url) =>
   `stop the service first, or make the same change through its admin API (an admin key in $ADMIN_KEY):\n  curl ${call.replace('<url>', url)} -H "Authorization: Bearer $ADMIN_KEY"`;
 
 /** Runs a writing command under the data folder's lock. */
-async function writing<T>(config: Config, command: string, advice: Advice, work: () => Promise<T>): Promise<T> {
+export async function writing<T>(config: Config, command: string, advice: Advice, work: () => Promise<T>): Promise<T> {
   const lock = lockForWrite(config, command, advice);
   try {
     return await work();

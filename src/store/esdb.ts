@@ -13,7 +13,15 @@
  *   scavenge (AdapterTraits.erasesInPlace is false).
  * - Every call has a deadline, so an unreachable server fails with
  *   StoreUnavailableError instead of hanging.
+ * - The hash chain (chain.ts): the server assigns positions only after an
+ *   append, so a link covers the chain sequence, not the position. Before
+ *   each append the adapter reads the chain's head (the newest event of our
+ *   streams in $all) and, for `any` or `stream_exists`, the stream's
+ *   revision, then appends with that exact revision. This node's appends are
+ *   serialized; two nodes appending at the same instant can both link to one
+ *   head, a fork `audit verify` reports (README: Event stores).
  */
+import { randomUUID } from 'node:crypto';
 import {
   ANY,
   BACKWARDS,
@@ -30,14 +38,17 @@ import {
   type StreamingRead,
 } from '@eventstore/db-client';
 import { crashPoint } from '../crash-points';
+import { EMPTY_CHAIN, headOf, linkAppend, splitMetadata, type ChainHead } from './chain';
 import { isStreamNotFound, mapClientError } from './esdb-errors';
 import { fromResolved, toEventData } from './esdb-events';
 import { comparePositions, decodePosition, encodePosition } from './esdb-position';
 import { startResumingSubscription, type ClientSubscription } from './esdb-subscription';
 import {
+  ConcurrencyError,
   StoreUnavailableError,
   StreamDeletedError,
   type AdapterTraits,
+  type AppendResult,
   type EventStore,
   type ExpectedRevision,
   type RecordedEvent,
@@ -95,11 +106,78 @@ export function createEsdbStore(connectionString: string, options: EsdbStoreOpti
   const readAllRaw = (fromPosition: Position | typeof START | typeof END, direction: typeof FORWARDS | typeof BACKWARDS) =>
     read('readAll', undefined, () => client.readAll({ fromPosition, direction, maxCount: batchSize }));
 
-  const append: EventStore['append'] = async (stream, events, expected) => {
-    if (events.length === 0) throw new RangeError(`append to ${stream}: no events given`);
-    const data = events.map((event) => toEventData(stream, event));
+  /** The newest event of our streams in $all, undefined when there is none. */
+  const lastOwnEvent = async (): Promise<RecordedEvent | undefined> => {
+    let from: Position | typeof END = END;
+    for (;;) {
+      const raw = await readAllRaw(from, BACKWARDS);
+      for (const resolved of raw) {
+        const event = fromResolved(resolved, isOwnStream);
+        if (event) return event;
+      }
+      const oldest = raw[raw.length - 1]?.event?.position;
+      if (raw.length < batchSize || oldest === undefined) return undefined;
+      from = oldest;
+    }
+  };
+
+  /** The chain's head; undefined: the log was written before the chain (not upgraded). */
+  const chainHead = async (): Promise<ChainHead | undefined> => {
+    const last = await lastOwnEvent();
+    if (last === undefined) return EMPTY_CHAIN;
+    const { link } = splitMetadata(last.metadata);
+    return link === undefined ? undefined : headOf(link);
+  };
+
+  /** The stream's last revision, undefined when it has none. */
+  const streamRevision = async (stream: string): Promise<bigint | undefined> => {
+    try {
+      const [last] = await read('readStream', stream, () => client.readStream(stream, { fromRevision: END, direction: BACKWARDS, maxCount: 1 }));
+      return last?.event?.revision;
+    } catch (error) {
+      if (isStreamNotFound(error)) return undefined;
+      throw error;
+    }
+  };
+
+  // One append at a time on this node: each links to the head the previous one left.
+  let appending: Promise<unknown> = Promise.resolve();
+  const serialized = <T>(work: () => Promise<T>): Promise<T> => {
+    const next = appending.then(work, work);
+    appending = next.catch(() => undefined);
+    return next;
+  };
+
+  const append = (stream: string, events: Parameters<EventStore['append']>[1], expected: ExpectedRevision, erasing = false): Promise<AppendResult> => {
+    if (events.length === 0) return Promise.reject(new RangeError(`append to ${stream}: no events given`));
+    return serialized(async () => {
+      for (let attempt = 0; ; attempt++) {
+        try {
+          return await appendLinked(stream, events, expected, erasing);
+        } catch (error) {
+          // `any` and `stream_exists` were sent as the exact revision read before; another writer moved the stream on.
+          if (!(error instanceof ConcurrencyError) || typeof expected === 'bigint' || expected === 'no_stream' || attempt >= 4) throw error;
+        }
+      }
+    });
+  };
+
+  const appendLinked = async (stream: string, events: Parameters<EventStore['append']>[1], expected: ExpectedRevision, erasing: boolean): Promise<AppendResult> => {
+    const head = await chainHead();
+    let sent = expected;
+    if (head !== undefined && (expected === 'any' || expected === 'stream_exists')) {
+      // The link covers the revision: know it before the write, and make the write hold it.
+      const current = await streamRevision(stream);
+      if (current !== undefined) sent = current;
+      else if (expected === 'any') sent = 'no_stream';
+    }
+    const first = typeof sent === 'bigint' ? sent + 1n : 0n;
+    const linked = linkAppend(head, stream, first, events, erasing, randomUUID);
+    const data = linked.events.map((event) =>
+      toEventData(stream, { id: event.id, type: event.type, data: event.data, metadata: event.link === undefined ? event.own : { ...event.own, chain: event.link } as never }),
+    );
     const result = await call('append', stream, expected, () =>
-      client.appendToStream(stream, data, { expectedRevision: toClientExpected(expected), deadline: deadlineMs }),
+      client.appendToStream(stream, data, { expectedRevision: toClientExpected(sent), deadline: deadlineMs }),
     );
     // What an append response calls its position differs between server
     // versions; the last event, read back, carries its exact $all position.
@@ -128,10 +206,10 @@ export function createEsdbStore(connectionString: string, options: EsdbStoreOpti
   return {
     description: `EventStoreDB ${redactCredentials(connectionString)}`,
 
-    append,
+    append: (stream, events, expected) => append(stream, events, expected),
 
     async appendErasing(stream, events, expected) {
-      const result = await append(stream, events, expected);
+      const result = await append(stream, events, expected, true);
       crashPoint('erasure:after-commit');
       await truncateBefore(stream, result.nextRevision - BigInt(events.length) + 1n);
       return result;
@@ -198,17 +276,7 @@ export function createEsdbStore(connectionString: string, options: EsdbStoreOpti
     },
 
     async headPosition() {
-      let from: Position | typeof END = END;
-      for (;;) {
-        const raw = await readAllRaw(from, BACKWARDS);
-        for (const resolved of raw) {
-          const event = fromResolved(resolved, isOwnStream);
-          if (event) return event.position;
-        }
-        const oldest = raw[raw.length - 1]?.event?.position;
-        if (raw.length < batchSize || oldest === undefined) return undefined;
-        from = oldest;
-      }
+      return (await lastOwnEvent())?.position;
     },
 
     async close() {

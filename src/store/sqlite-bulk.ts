@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
+import { EMPTY_CHAIN, linkAppend, type ChainHead } from './chain';
 import type { EventMetadata, Json } from './port';
 import { prepareDatabase } from './sqlite-schema';
 
@@ -18,8 +19,12 @@ export interface BulkEvent {
   readonly id?: string;
 }
 
-/** Appends `events` in order (revisions per stream from 0); throws if the store already holds events. */
-export function bulkLoadSqlite(path: string, events: Iterable<BulkEvent>, batchSize = 50_000): number {
+/**
+ * Appends `events` in order (revisions per stream from 0); throws if the store
+ * already holds events. `linked` false writes a log as it was before the hash
+ * chain (benchmarks compare the two; tests build logs for chain-upgrade).
+ */
+export function bulkLoadSqlite(path: string, events: Iterable<BulkEvent>, batchSize = 50_000, linked = true): number {
   mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path);
   try {
@@ -32,13 +37,18 @@ export function bulkLoadSqlite(path: string, events: Iterable<BulkEvent>, batchS
       'INSERT INTO streams (stream, revision) VALUES (?, ?) ON CONFLICT (stream) DO UPDATE SET revision = excluded.revision',
     );
     const revisions = new Map<string, number>();
+    // Linked as the adapter links appends (src/store/chain.ts), one event at a time.
+    let head: ChainHead | undefined = linked ? EMPTY_CHAIN : undefined;
     const flush = db.transaction((batch: BulkEvent[]) => {
       const touched = new Set<string>();
       for (const event of batch) {
         const revision = (revisions.get(event.stream) ?? -1) + 1;
         revisions.set(event.stream, revision);
         touched.add(event.stream);
-        insert.run(event.stream, revision, event.id ?? randomUUID(), event.type, JSON.stringify(event.data), JSON.stringify(event.metadata));
+        const linked = linkAppend(head, event.stream, BigInt(revision), [event], false, randomUUID);
+        head = linked.head;
+        const row = linked.events[0]!;
+        insert.run(event.stream, revision, row.id, row.type, row.dataText, row.metadataText);
       }
       for (const stream of touched) setRevision.run(stream, revisions.get(stream)!);
     });

@@ -10,6 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { crashPoint } from '../crash-points';
+import { EMPTY_CHAIN, headOf, linkAppend, splitMetadataText, type ChainHead } from './chain';
 import {
   ConcurrencyError,
   ERASED_DATA,
@@ -128,6 +129,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       )
       .raw(),
     head: db.prepare<[], bigint | null>('SELECT max(position) FROM events').pluck(),
+    lastMetadata: db.prepare<[], string>('SELECT metadata FROM events ORDER BY position DESC LIMIT 1').pluck(),
     dataVersion: db.prepare<[], bigint>('PRAGMA data_version').pluck(),
   };
 
@@ -139,24 +141,26 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     return row.revision ?? undefined;
   };
 
+  /** The chain's head, read inside the write transaction (another process may have appended); undefined: an unchained log. */
+  const chainHead = (): ChainHead | undefined => {
+    const last = statements.lastMetadata.get();
+    if (last === undefined) return EMPTY_CHAIN;
+    const { link } = splitMetadataText(last);
+    return link === undefined ? undefined : headOf(link);
+  };
+
   // Checked and written in one IMMEDIATE transaction: the write lock is taken
   // before the revision is read, so two processes cannot both pass the check.
   // UNIQUE (stream, revision) backs this up should that ever be broken.
-  const appendTx = db.transaction((stream: string, events: readonly NewEvent[], expected: ExpectedRevision): AppendResult => {
+  // The chain's head is read under the same lock, so links never fork.
+  const appendTx = db.transaction((stream: string, events: readonly NewEvent[], expected: ExpectedRevision, erasing = false): AppendResult => {
     const current = currentRevision(stream);
     if (!expectationHolds(expected, current)) throw new ConcurrencyError(stream, expected, current);
     let revision = current ?? -1n;
     let position = 0n;
-    for (const event of events) {
+    for (const event of linkAppend(chainHead(), stream, revision + 1n, events, erasing, randomUUID).events) {
       revision += 1n;
-      const result = statements.insert.run(
-        stream,
-        revision,
-        event.id ?? randomUUID(),
-        event.type,
-        JSON.stringify(event.data),
-        JSON.stringify(event.metadata),
-      );
+      const result = statements.insert.run(stream, revision, event.id, event.type, event.dataText, event.metadataText);
       position = BigInt(result.lastInsertRowid);
     }
     statements.setRevision.run(stream, revision);
@@ -175,7 +179,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   // The erasure record and the erasure in one transaction: no reader, crash
   // or restart ever sees the one without the other.
   const appendErasingTx = db.transaction((stream: string, events: readonly NewEvent[], expected: ExpectedRevision): AppendResult => {
-    const result = appendTx(stream, events, expected);
+    const result = appendTx(stream, events, expected, true);
     eraseBefore(stream, result.nextRevision - BigInt(events.length) + 1n);
     crashPoint('erasure:in-transaction');
     return result;

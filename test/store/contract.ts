@@ -19,6 +19,7 @@ import {
   type NewEvent,
   type RecordedEvent,
 } from '../../src/store/port';
+import { checkLink, splitMetadata } from '../../src/store/chain';
 
 export interface OpenedStore {
   readonly store: EventStore;
@@ -180,7 +181,7 @@ export function runStoreContract(t: tap.Test, adapterName: string, open: () => P
     await store.append(stream, [{ id, type: 'RoundTripped', data, metadata }, event('NoIdGiven'), event('NoIdGiven')], 'no_stream');
     const [given, generatedA, generatedB] = await store.readStream(stream);
     t.same(given?.data, data, 'data survives unchanged');
-    t.same(given?.metadata, metadata, 'metadata survives unchanged');
+    t.same(splitMetadata(given!.metadata).own, metadata, 'metadata survives unchanged (beside the chain link the store adds)');
     t.equal(given?.id, id, 'a given id is kept');
     t.equal(given?.type, 'RoundTripped');
     t.equal(typeof given?.revision, 'bigint');
@@ -189,7 +190,36 @@ export function runStoreContract(t: tap.Test, adapterName: string, open: () => P
     t.not(generatedA?.id, generatedB?.id, 'generated ids are unique');
     const inLog = (await readAllAfter(store, start)).find((e) => e.id === id);
     t.same(inLog?.data, data, 'readAll returns the same data');
-    t.same(inLog?.metadata, metadata, 'readAll returns the same metadata');
+    t.same(inLog?.metadata, given?.metadata, 'readAll returns the same metadata');
+  });
+
+  test('every event carries a link of the hash chain; a link a caller passes is replaced; erasure keeps the links', async (t, { store, ns }) => {
+    const stream = ns.stream('chained');
+    const start = await store.headPosition();
+    const forged = { ...event('Made', { sealed: 'first' }).metadata, chain: { v: 1, seq: 99, prev: '0'.repeat(64), digest: '1'.repeat(64), hash: '2'.repeat(64) } };
+    await store.append(stream, [{ type: 'Made', data: { sealed: 'first' }, metadata: forged as never }, event('Changed', { n: 1 })], 'no_stream');
+    await store.append(ns.stream('other'), [event('Made')], 'any');
+    await store.appendErasing(stream, [event('Erased', { id: '1' })], 1n);
+    await store.append(stream, [event('After')], 'any');
+    const log = await readAllAfter(store, start);
+    t.ok(log.length >= 5, 'the events are in the log');
+    const links = log.map((e) => splitMetadata(e.metadata).link);
+    t.ok(links.every((link) => link !== undefined), 'every event carries a link');
+    for (let i = 1; i < log.length; i++) {
+      t.equal(links[i]!.seq, links[i - 1]!.seq + 1, `link ${i} follows link ${i - 1}`);
+      t.equal(links[i]!.prev, links[i - 1]!.hash, `link ${i} names the hash before it`);
+    }
+    t.notOk(links.some((link) => link!.hash === '2'.repeat(64)), 'the forged link was not kept');
+    const erasedText = JSON.stringify(ERASED_DATA);
+    for (const [i, e] of log.entries()) {
+      const { own } = splitMetadata(e.metadata);
+      const check = checkLink(links[i]!, { stream: e.stream, revision: e.revision, id: e.id, type: e.type, dataText: JSON.stringify(e.data), metaText: JSON.stringify(own) }, erasedText);
+      t.ok(check === 'ok' || (check === 'erased' && e.stream === stream && e.revision < 2n), `${e.stream}@${e.revision} matches its link (${check})`);
+    }
+    const erasing = log.find((e) => e.stream === stream && e.type === 'Erased');
+    t.equal(splitMetadata(erasing!.metadata).link?.erases, '2', 'the erasure record names the revision before which its stream is erased');
+    const after = log.find((e) => e.stream === stream && e.type === 'After');
+    t.equal(after?.revision, 3n, 'an append with any links the revision it gets');
   });
 
   test('headPosition follows the newest event', async (t, { store, ns }) => {
