@@ -96,5 +96,5 @@ t.test('the first-start admin key is a banner on stderr, never in the JSON log',
   const lines = stdout.split('\n').filter(Boolean);
   t.ok(lines.every((line) => JSON.parse(line)), 'stdout is JSON lines only');
   t.notOk(stdout.includes(key!), 'the key is in no log line');
-  t.match(lines.map((line) => JSON.parse(line)), [{ msg: /created a new master key/ }, { msg: /created the first admin API key; it was printed once on stderr/, key_id: /.+/ }, { msg: 'ready' }]);
+  t.match(lines.map((line) => JSON.parse(line)), [{ msg: /created a new master key/ }, { msg: /created the hash chain's signing key/, public_key: /.+/ }, { msg: /created the first admin API key; it was printed once on stderr/, key_id: /.+/ }, { msg: 'ready' }]);
 });
