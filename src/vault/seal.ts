@@ -105,14 +105,15 @@ export async function createSealer(masterKey: Uint8Array): Promise<Sealer> {
   function openValue(secretId: string, valueVersion: number, sealed: SealedValue, dataKey: Uint8Array): Uint8Array {
     const ciphertext = fromBase64(sodium, sealed.ciphertext, 'ciphertext');
     const nonce = fromNonce(sodium, sealed.nonce, 'nonce');
+    return decryptValue(secretId, valueVersion, ciphertext, valueAdditionalData(secretId, valueVersion), nonce, dataKey);
+  }
+
+  /** The value's AEAD open, from decoded parts (`openValue`, or a kept envelope in `open`). */
+  function decryptValue(
+    secretId: string, valueVersion: number, ciphertext: Uint8Array, additionalData: Uint8Array | string, nonce: Uint8Array, dataKey: Uint8Array,
+  ): Uint8Array {
     try {
-      return sodium.crypto_aead_xchacha20poly1305_ietf_decrypt(
-        null,
-        ciphertext,
-        valueAdditionalData(secretId, valueVersion),
-        nonce,
-        dataKey,
-      );
+      return sodium.crypto_aead_xchacha20poly1305_ietf_decrypt(null, ciphertext, additionalData, nonce, dataKey);
     } catch {
       throw new VaultError(
         `the value of secret ${secretId} version ${valueVersion} does not open: it was altered or sealed for another secret or version`,
@@ -229,11 +230,7 @@ export async function createSealer(masterKey: Uint8Array): Promise<Sealer> {
       const envelope = openedEnvelope(secretId, valueVersion, sealed);
       let message: Uint8Array;
       try {
-        message = sodium.crypto_aead_xchacha20poly1305_ietf_decrypt(null, envelope.ciphertext, envelope.additionalData, envelope.nonce, envelope.dataKey);
-      } catch {
-        throw new VaultError(
-          `the value of secret ${secretId} version ${valueVersion} does not open: it was altered or sealed for another secret or version`,
-        );
+        message = decryptValue(secretId, valueVersion, envelope.ciphertext, envelope.additionalData, envelope.nonce, envelope.dataKey);
       } finally {
         if (!envelope.cached) sodium.memzero(envelope.dataKey);
       }
