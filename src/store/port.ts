@@ -142,6 +142,12 @@ export interface EventStore {
    */
   deleteStream(stream: string, expected?: ExpectedRevision): Promise<void>;
   /**
+   * Optional: a hint that another process appended (a worker's writer said
+   * so), so subscriptions read the log now instead of at their next poll.
+   * A store that pushes appends to its subscriptions (EventStoreDB) needs none.
+   */
+  wake?(): void;
+  /**
    * Position of the newest event in the log, undefined when empty. On a store
    * that erases deleted streams at once it may move backwards after a delete.
    */

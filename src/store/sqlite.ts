@@ -314,6 +314,10 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       return guard(headPosition);
     },
 
+    wake() {
+      if (!closed) wakeAll();
+    },
+
     async close() {
       if (closed) return;
       closed = true;
