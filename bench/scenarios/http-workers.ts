@@ -4,7 +4,7 @@
  * writer and its workers, read from /proc), which does not depend on how many
  * cores there are and so says what more cores would give.
  */
-import { BENCH_KEY, load, loadedDataDir, serviceCpuMicros, startService, timing } from '../http-harness';
+import { BENCH_KEY, load, loadedDataDir, peakRssMb, serviceCpuMicros, startService, timing } from '../http-harness';
 import { evaluateWorkload } from '../http-workloads';
 import type { LoadSpec } from '../load';
 import type { CaseResult, Scenario } from '../scenario';
@@ -41,6 +41,7 @@ export const scenario: Scenario = {
           const before = serviceCpuMicros(service.child.pid);
           const measured = load(spec(quick ? 3 : 10));
           const cpu = serviceCpuMicros(service.child.pid) - before;
+          const workerPids = workers === 1 ? [service.child.pid!] : childPids(service.child.pid!);
           rps.set(workers, measured.rps);
           results.push({
             case: `${workload.label}, ${workers} worker${workers === 1 ? '' : 's'}, p=1`,
@@ -49,6 +50,9 @@ export const scenario: Scenario = {
               workers,
               cpu_us_per_request: cpu / measured.requests,
               rps_vs_one_worker: measured.rps / rps.get(1)!,
+              // Peak RSS of the process that answers (the service itself at 1; the largest worker at 2), and of the writer.
+              serving_rss_mb: Math.max(...workerPids.map((pid) => peakRssMb(pid) ?? 0)),
+              writer_rss_mb: peakRssMb(service.child.pid) ?? 0,
               non2xx: measured.non2xx,
               errors: measured.errors,
             },

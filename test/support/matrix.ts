@@ -26,6 +26,8 @@ export const SQLITE_EXPRESS: Cell = { store: 'sqlite', path: 'express' };
 export const ESDB_LEAN: Cell = { store: 'esdb', path: 'lean' };
 /** Two HTTP workers in front of the writer (src/cluster/): every write crosses a process boundary, and answers come from either worker. */
 export const SQLITE_WORKERS: Cell = { store: 'sqlite', path: 'lean', workers: 2 };
+/** The same on EventStoreDB: each worker follows the log with a catch-up subscription of its own. */
+export const ESDB_WORKERS: Cell = { store: 'esdb', path: 'lean', workers: 2 };
 
 /**
  * Suites that answer the public endpoints also run on the express path; every
@@ -42,13 +44,13 @@ export const MATRIX = {
   cors: [SQLITE_LEAN, SQLITE_EXPRESS, ESDB_LEAN, SQLITE_WORKERS],
   'dead-links': [SQLITE_LEAN, ESDB_LEAN],
   'error-codes': [SQLITE_LEAN, SQLITE_EXPRESS, SQLITE_WORKERS],
-  evaluate: [SQLITE_LEAN, SQLITE_EXPRESS, ESDB_LEAN, SQLITE_WORKERS],
+  evaluate: [SQLITE_LEAN, SQLITE_EXPRESS, ESDB_LEAN, SQLITE_WORKERS, ESDB_WORKERS],
   'get-secrets': [SQLITE_LEAN, SQLITE_EXPRESS, ESDB_LEAN, SQLITE_WORKERS],
   observability: [SQLITE_LEAN, SQLITE_EXPRESS, ESDB_LEAN],
   'openlit-prompts': [SQLITE_LEAN, SQLITE_EXPRESS, ESDB_LEAN, SQLITE_WORKERS],
   'prompt-labels': [SQLITE_LEAN, ESDB_LEAN, SQLITE_WORKERS],
   restart: [SQLITE_LEAN, ESDB_LEAN],
-  'rules-admin': [SQLITE_LEAN, ESDB_LEAN, SQLITE_WORKERS],
+  'rules-admin': [SQLITE_LEAN, ESDB_LEAN, SQLITE_WORKERS, ESDB_WORKERS],
   stream: [SQLITE_LEAN, SQLITE_EXPRESS, ESDB_LEAN],
 } as const satisfies Record<string, readonly Cell[]>;
 

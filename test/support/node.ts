@@ -47,10 +47,10 @@ export function testEnv(dataDir: string, overrides: Record<string, string> = {})
 export async function startTestNode(env?: Record<string, string>, logger: Logger = silentLogger, store: Store = 'sqlite'): Promise<TestNode> {
   const dataDir = env?.RULEVAULT_DATA_DIR ?? tempDir();
   const fullEnv = env ?? testEnv(dataDir);
-  if (Number(fullEnv.RULEVAULT_WORKERS ?? '1') > 1) return startServiceProcess(fullEnv, dataDir);
   // On an esdb cell the node runs on an EventStoreDB (stand-in) log per data folder.
   const eventStore = fullEnv.RULEVAULT_EVENTSTORE ?? (await backendFor(dataDir, store));
   if (eventStore !== undefined) fullEnv.RULEVAULT_EVENTSTORE = eventStore;
+  if (Number(fullEnv.RULEVAULT_WORKERS ?? '1') > 1) return startServiceProcess(fullEnv, dataDir);
   const announced: string[] = [];
   const node = await startNode(loadConfig(fullEnv), { logger, announce: (text) => announced.push(text) });
   await node.ready;
