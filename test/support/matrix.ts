@@ -35,7 +35,7 @@ export const ESDB_WORKERS: Cell = { store: 'esdb', path: 'lean', workers: 2 };
  * suites of the contract's reads and writes also run with two workers.
  */
 export const MATRIX = {
-  'admin-writes': [SQLITE_LEAN, ESDB_LEAN],
+  'admin-writes': [SQLITE_LEAN, ESDB_LEAN, SQLITE_WORKERS],
   auth: [SQLITE_LEAN, ESDB_LEAN, SQLITE_WORKERS],
   'body-parsing': [SQLITE_LEAN, SQLITE_EXPRESS, ESDB_LEAN],
   'catalog-admin': [SQLITE_LEAN, ESDB_LEAN, SQLITE_WORKERS],
@@ -51,7 +51,7 @@ export const MATRIX = {
   'prompt-labels': [SQLITE_LEAN, ESDB_LEAN, SQLITE_WORKERS],
   restart: [SQLITE_LEAN, ESDB_LEAN],
   'rules-admin': [SQLITE_LEAN, ESDB_LEAN, SQLITE_WORKERS, ESDB_WORKERS],
-  stream: [SQLITE_LEAN, SQLITE_EXPRESS, ESDB_LEAN],
+  stream: [SQLITE_LEAN, SQLITE_EXPRESS, ESDB_LEAN, SQLITE_WORKERS],
 } as const satisfies Record<string, readonly Cell[]>;
 
 export type Suite = keyof typeof MATRIX;
