@@ -351,6 +351,10 @@ export async function startWorker(config: Config, logger: Logger): Promise<{ sto
     metricsJson: () => services.metrics.registry.getMetricsAsJSON(),
     stop: exitAfter(0),
   });
+  // The writer went away (it died, or stopped without telling): nothing can be written any more, so stop serving too.
+  // Set before anything else, so a worker whose writer dies while it starts does not linger.
+  process.once('disconnect', exitAfter(1));
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, exitAfter(0));
   // The writer created the master key (if it had to) before forking: this only reads it.
   const master = await loadMasterKey({ envValue: config.masterKey, dataDir: config.dataDir });
   const sealer = await createSealer(master.key);
@@ -400,9 +404,6 @@ export async function startWorker(config: Config, logger: Logger): Promise<{ sto
     })();
     return stopping;
   };
-  // The writer went away (it died, or stopped without telling): nothing can be written any more, so stop serving too.
-  process.once('disconnect', exitAfter(1));
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, exitAfter(0));
   await link.listening(serverUrl(server));
   return { stop };
 }
