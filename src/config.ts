@@ -41,6 +41,8 @@ export interface Config {
   readonly logLevel: LogLevel;
   /** Answer the two public endpoints on the lean node:http path in front of express (src/http/fast-path.ts). */
   readonly fastPath: boolean;
+  /** The embedded store's group commit (default on): concurrent writes share one sync of the disk. */
+  readonly groupCommit: boolean;
   /** Serve POST /bench/noop, the benchmark's same-app baseline (off in production). */
   readonly benchRoutes: boolean;
   /**
@@ -223,6 +225,7 @@ function readConfig(env: Env): Omit<Config, 'unknownVariables'> {
     logLevel: logLevel(env),
     benchRoutes: flag(env, 'RULEVAULT_BENCH_ROUTES', false),
     fastPath: flag(env, 'RULEVAULT_FAST_PATH', true),
+    groupCommit: flag(env, 'RULEVAULT_GROUP_COMMIT', true),
     snapshotIntervalMs: integer(env, 'RULEVAULT_SNAPSHOT_INTERVAL_MS', DEFAULTS.snapshotIntervalMs, 0, 7 * 24 * 3_600_000),
     metricsTokenHash: optionalSecretHash(env, 'RULEVAULT_METRICS_TOKEN'),
     auditCheckpoints: integer(env, 'RULEVAULT_AUDIT_CHECKPOINTS', DEFAULTS.auditCheckpoints, 2, 65_536),

@@ -52,6 +52,12 @@ export interface NodeOptions {
   /** Where the first-start admin key is printed, once (default: a banner on stderr, never the JSON log). */
   readonly announce?: (text: string) => void;
   readonly runtime?: Runtime;
+  /**
+   * Called after a failed sync of the event store (fail-stop): the fatal line
+   * is logged, the server has stopped and its in-flight requests were
+   * answered. `main` exits non-zero; an in-process node just stays stopped.
+   */
+  readonly onFatal?: (error: Error) => void;
 }
 
 const SYSTEM_ACTOR = { id: 'system', requestId: 'startup' };
@@ -130,7 +136,17 @@ export async function startNode(config: Config, options: NodeOptions = {}): Prom
   if (signing.source === 'created') logger.warn('created the hash chain\'s signing key: back it up', { path: signing.path, public_key: signing.key.publicKey });
   const sealer = await createSealer(master.key).catch(failed);
   opened.push(() => sealer.dispose());
-  const store = await openStore(config.eventStore, logger).catch(failed);
+  // Fail-stop: after a failed sync, commits may be visible that are not on disk and no one can tell which;
+  // the store refuses writes from then on, and the node stops serving (README "Embedded SQLite").
+  let fatal: Error | undefined;
+  let stopServing = (): Promise<void> => Promise.resolve();
+  const onSyncFailure = (error: Error): void => {
+    fatal = error;
+    logger.pino.fatal({ error: error.message }, 'the event store could not make writes durable; stopping (restart to recover from what is on disk)');
+    snapshots.stop();
+    void stopServing().then(() => options.onFatal?.(error));
+  };
+  const store = await openStore(config.eventStore, logger, { groupCommit: config.groupCommit, onSyncFailure }).catch(failed);
   opened.push(() => store.close());
 
   const initial = await loadStartState(store, config.dataDir, logger).catch(failed);
@@ -145,6 +161,7 @@ export async function startNode(config: Config, options: NodeOptions = {}): Prom
   const address = server.address() as AddressInfo;
   const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
   lock.setUrl(url);
+  stopServing = () => closeServer(server, config.shutdownGraceMs);
 
   const checkpoints = createChainCheckpointer({ store, key: signing.key, every: config.chainCheckpointEvery, logger, now: runtime.now, requestId: () => `system-${runtime.newId()}` });
   let subscription: Subscription | undefined;
@@ -202,7 +219,8 @@ export async function startNode(config: Config, options: NodeOptions = {}): Prom
       httpDeps.decisions.close();
       httpDeps.secretReads.close();
       snapshots.stop();
-      await snapshots.save('shutdown');
+      // After a failed sync the read models may hold writes that are not on disk: no snapshot of them.
+      if (fatal === undefined) await snapshots.save('shutdown');
       await subscription?.close();
       await checkpoints.stop();
       await store.close();
@@ -284,7 +302,7 @@ export async function main(): Promise<void> {
   armCrashPoint(config.testCrashAt);
   let node: RunningNode;
   try {
-    node = await startNode(config, { logger });
+    node = await startNode(config, { logger, onFatal: () => process.exit(1) });
     await node.ready;
   } catch (error) {
     process.stderr.write(`RuleVault cannot start: ${error instanceof Error ? error.message : String(error)}\n`);
