@@ -4,7 +4,7 @@
  * A bad value throws a `ConfigError` naming the variable.
  */
 import { createHash } from 'node:crypto';
-import { CRASH_POINTS, type CrashPoint } from './crash-points';
+import { CRASH_POINTS, FAIL_POINTS, type CrashPoint, type FailPoint } from './crash-points';
 import { LOG_LEVELS, type LogLevel } from './log';
 import type { Limits } from './limits';
 
@@ -61,7 +61,7 @@ export interface Config {
   /** POST /api/import and `rulevault import` (src/service/import.ts, README "Import"). */
   readonly import: ImportSettings;
   /** Tests only: the erasure step at which the process kills itself (src/crash-points.ts). */
-  readonly testCrashAt: CrashPoint | undefined;
+  readonly testCrashAt: CrashPoint | FailPoint | undefined;
   /** Decision records and the secret-read audit (src/audit/sink.ts, README "For auditors"). */
   readonly auditSink: AuditSinkSettings;
 }
@@ -321,13 +321,14 @@ function logLevel(env: Env): LogLevel {
   return value as LogLevel;
 }
 
-function crashPointSetting(env: Env): CrashPoint | undefined {
+function crashPointSetting(env: Env): CrashPoint | FailPoint | undefined {
   const value = nonEmpty(env, 'RULEVAULT_TEST_CRASH_AT');
   if (value === undefined) return undefined;
-  if (!(CRASH_POINTS as readonly string[]).includes(value)) {
-    throw new ConfigError('RULEVAULT_TEST_CRASH_AT', `is for tests only; must be one of ${CRASH_POINTS.join(', ')}, got "${value}"`);
+  const points: readonly string[] = [...CRASH_POINTS, ...FAIL_POINTS];
+  if (!points.includes(value)) {
+    throw new ConfigError('RULEVAULT_TEST_CRASH_AT', `is for tests only; must be one of ${points.join(', ')}, got "${value}"`);
   }
-  return value as CrashPoint;
+  return value as CrashPoint | FailPoint;
 }
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {

@@ -13,7 +13,7 @@ import { randomUUID } from 'node:crypto';
 import { closeSync, fdatasync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { crashPoint } from '../crash-points';
+import { crashPoint, failPoint } from '../crash-points';
 import { EMPTY_CHAIN, headOf, linkAppend, splitMetadataText, type ChainHead } from './chain';
 import {
   ConcurrencyError,
@@ -125,7 +125,10 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   }
   const fd = walFd;
   const group: GroupSync | undefined = fd === undefined ? undefined : createGroupSync(
-    () => new Promise<void>((resolve, reject) => fdatasync(fd, (error) => (error === null ? resolve() : reject(error)))),
+    () => new Promise<void>((resolve, reject) => {
+      if (failPoint('store:sync-fails')) return reject(Object.assign(new Error('EIO: i/o error, fdatasync (test failpoint)'), { code: 'EIO' }));
+      fdatasync(fd, (error) => (error === null ? resolve() : reject(error)));
+    }),
     (error) => options.onSyncFailure?.(error),
   );
   /** Commits that had to become durable (with group commit off each fsynced on its own). */

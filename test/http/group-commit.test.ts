@@ -65,6 +65,28 @@ t.test('concurrent writes share syncs, and every acknowledged one survives a kil
   t.same([...first.ids, ...second.ids].filter((id) => !present.has(id)), [], 'every acknowledged rule is in the file');
 });
 
+t.test('a failed sync: the waiting write answers 503, the service logs a fatal line and exits non-zero', async (t) => {
+  const dir = tempDir();
+  t.teardown(() => removeDir(dir));
+  const env = testEnv(dir);
+  // A first start enrols the master key (a write), with syncs that work.
+  const first = await startTestNode(env);
+  await first.stop();
+
+  const service = await spawnService({ ...env, RULEVAULT_TEST_CRASH_AT: 'store:sync-fails' }, await freePort());
+  t.teardown(() => {
+    service.child.kill('SIGKILL');
+  });
+  const answer = await client(service.url, env.RULEVAULT_ADMIN_KEY).post('/api/rule-engine/rules', {
+    name: 'never-acknowledged', condition_groups: [{ conditions: [{ field: 'tier', operator: 'equals', value: 'gold' }] }],
+  });
+  t.equal(answer.status, 503, 'the write is not acknowledged');
+  t.notMatch(answer.text, /EIO|fdatasync/, 'the answer does not leak the I/O error');
+  t.equal(await exited(service.child), 1, 'the service exits with code 1');
+  const fatal = service.output().split('\n').find((line) => line.includes('"level":"fatal"'));
+  t.match(fatal, /could not make writes durable.*EIO/, 'a fatal line names the error');
+});
+
 t.test('decisions stay one at a time under group commit', async (t) => {
   const live = withNode(t);
 
