@@ -22,7 +22,9 @@ interface Measured {
 
 /** One metric's value on the service's /metrics. */
 async function metric(url: string, name: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })).text();
+  // A fresh connection each time: one kept alive across the load would have been closed by the server meanwhile.
+  const headers = { authorization: `Bearer ${ADMIN_KEY}`, connection: 'close' };
+  const text = await (await fetch(`${url}/metrics`, { headers })).text();
   const match = new RegExp(`^${name} (\\d+)$`, 'm').exec(text);
   if (match === null) throw new Error(`/metrics has no ${name}`);
   return Number(match[1]);
