@@ -5,7 +5,7 @@
  */
 import { createHash } from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import { CRASH_POINTS, type CrashPoint } from './crash-points';
+import { CRASH_POINTS, FAIL_POINTS, type CrashPoint, type FailPoint } from './crash-points';
 import { LOG_LEVELS, type LogLevel } from './log';
 import type { Limits } from './limits';
 
@@ -42,6 +42,8 @@ export interface Config {
   readonly logLevel: LogLevel;
   /** Answer the two public endpoints on the lean node:http path in front of express (src/http/fast-path.ts). */
   readonly fastPath: boolean;
+  /** The embedded store's group commit (default on): concurrent writes share one sync of the disk. */
+  readonly groupCommit: boolean;
   /** Serve POST /bench/noop, the benchmark's same-app baseline (off in production). */
   readonly benchRoutes: boolean;
   /**
@@ -60,7 +62,7 @@ export interface Config {
   /** POST /api/import and `rulevault import` (src/service/import.ts, README "Import"). */
   readonly import: ImportSettings;
   /** Tests only: the erasure step at which the process kills itself (src/crash-points.ts). */
-  readonly testCrashAt: CrashPoint | undefined;
+  readonly testCrashAt: CrashPoint | FailPoint | undefined;
   /** Decision records and the secret-read audit (src/audit/sink.ts, README "For auditors"). */
   readonly auditSink: AuditSinkSettings;
   /**
@@ -233,6 +235,7 @@ function readConfig(env: Env): Omit<Config, 'unknownVariables'> {
     benchRoutes: flag(env, 'RULEVAULT_BENCH_ROUTES', false),
     fastPath: flag(env, 'RULEVAULT_FAST_PATH', true),
     workers: workerCount(env),
+    groupCommit: flag(env, 'RULEVAULT_GROUP_COMMIT', true),
     snapshotIntervalMs: integer(env, 'RULEVAULT_SNAPSHOT_INTERVAL_MS', DEFAULTS.snapshotIntervalMs, 0, 7 * 24 * 3_600_000),
     metricsTokenHash: optionalSecretHash(env, 'RULEVAULT_METRICS_TOKEN'),
     auditCheckpoints: integer(env, 'RULEVAULT_AUDIT_CHECKPOINTS', DEFAULTS.auditCheckpoints, 2, 65_536),
@@ -328,13 +331,14 @@ function logLevel(env: Env): LogLevel {
   return value as LogLevel;
 }
 
-function crashPointSetting(env: Env): CrashPoint | undefined {
+function crashPointSetting(env: Env): CrashPoint | FailPoint | undefined {
   const value = nonEmpty(env, 'RULEVAULT_TEST_CRASH_AT');
   if (value === undefined) return undefined;
-  if (!(CRASH_POINTS as readonly string[]).includes(value)) {
-    throw new ConfigError('RULEVAULT_TEST_CRASH_AT', `is for tests only; must be one of ${CRASH_POINTS.join(', ')}, got "${value}"`);
+  const points: readonly string[] = [...CRASH_POINTS, ...FAIL_POINTS];
+  if (!points.includes(value)) {
+    throw new ConfigError('RULEVAULT_TEST_CRASH_AT', `is for tests only; must be one of ${points.join(', ')}, got "${value}"`);
   }
-  return value as CrashPoint;
+  return value as CrashPoint | FailPoint;
 }
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {

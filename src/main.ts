@@ -55,6 +55,12 @@ export interface NodeOptions {
   /** Where the first-start admin key is printed, once (default: a banner on stderr, never the JSON log). */
   readonly announce?: (text: string) => void;
   readonly runtime?: Runtime;
+  /**
+   * Called after a failed sync of the event store (fail-stop): the fatal line
+   * is logged, the server has stopped and its in-flight requests were
+   * answered. `main` exits non-zero; an in-process node just stays stopped.
+   */
+  readonly onFatal?: (error: Error) => void;
 }
 
 const SYSTEM_ACTOR = { id: 'system', requestId: 'startup' };
@@ -129,6 +135,8 @@ export interface Writer {
   readonly services: HttpDeps;
   /** Records where the service answers, for the ready log line and whoever the data-folder lock refuses. */
   setUrl(url: string): void;
+  /** How serving stops when the store fails for good (fail-stop): the HTTP server's close, or the workers'. */
+  stopServingWith(stop: () => Promise<void>): void;
   /** Replays the log, then runs the start-up checks; resolves once ready. Call once. */
   start(): Promise<void>;
   /** After HTTP stopped: writes what the audit queues hold, saves a snapshot, closes the store, lets the folder go. */
@@ -164,7 +172,17 @@ export async function openWriter(config: Config, options: NodeOptions = {}): Pro
   if (signing.source === 'created') logger.warn('created the hash chain\'s signing key: back it up', { path: signing.path, public_key: signing.key.publicKey });
   const sealer = await createSealer(master.key).catch(abandon);
   opened.push(() => sealer.dispose());
-  const store = await openStore(config.eventStore, logger).catch(abandon);
+  // Fail-stop: after a failed sync, commits may be visible that are not on disk and no one can tell which;
+  // the store refuses writes from then on, and the node stops serving (README "Embedded SQLite").
+  let fatal: Error | undefined;
+  let stopServing = (): Promise<void> => Promise.resolve();
+  const onSyncFailure = (error: Error): void => {
+    fatal = error;
+    logger.pino.fatal({ error: error.message }, 'the event store could not make writes durable; stopping (restart to recover from what is on disk)');
+    snapshots.stop();
+    void stopServing().then(() => options.onFatal?.(error));
+  };
+  const store = await openStore(config.eventStore, logger, { groupCommit: config.groupCommit, onSyncFailure }).catch(abandon);
   opened.push(() => store.close());
 
   const initial = await loadStartState(store, config.dataDir, logger).catch(abandon);
@@ -210,6 +228,9 @@ export async function openWriter(config: Config, options: NodeOptions = {}): Pro
       url = address;
       lock.setUrl(address);
     },
+    stopServingWith(stop) {
+      stopServing = stop;
+    },
     start() {
       return new Promise<void>((resolve, reject) => {
         subscription = store.subscribe(fromPosition, {
@@ -235,7 +256,8 @@ export async function openWriter(config: Config, options: NodeOptions = {}): Pro
       services.decisions.close();
       services.secretReads.close();
       snapshots.stop();
-      await snapshots.save('shutdown');
+      // After a failed sync the read models may hold writes that are not on disk: no snapshot of them.
+      if (fatal === undefined) await snapshots.save('shutdown');
       await subscription?.close();
       await checkpoints.stop();
       await store.close();
@@ -253,6 +275,7 @@ export async function startNode(config: Config, options: NodeOptions = {}): Prom
   const server = await listen(app, config.fastPath ? createFastPath(httpDeps) : undefined, config).catch(writer.abandon);
   const url = serverUrl(server);
   writer.setUrl(url);
+  writer.stopServingWith(() => closeServer(server, config.shutdownGraceMs));
   const ready = writer.start();
 
   let stopping: Promise<void> | undefined;
@@ -412,8 +435,9 @@ export async function startWorker(config: Config, logger: Logger): Promise<{ sto
  * The writer of a multi-process service: replays the log and runs the
  * start-up checks, then forks the workers and serves their writes.
  */
-async function startWriterWithWorkers(config: Config, logger: Logger): Promise<{ stop(): Promise<void> }> {
-  const writer = await openWriter(config, { logger });
+async function startWriterWithWorkers(config: Config, options: NodeOptions & { readonly logger: Logger }): Promise<{ stop(): Promise<void> }> {
+  const { logger } = options;
+  const writer = await openWriter(config, options);
   await writer.start().catch(writer.abandon);
   const { catalog, vault, apiKeys, imports, metrics } = writer.services;
   const fleet = startFleet({
@@ -429,6 +453,7 @@ async function startWriterWithWorkers(config: Config, logger: Logger): Promise<{
       logger.info('listening', { url, workers: config.workers });
     },
   });
+  writer.stopServingWith(() => fleet.stop());
   return {
     async stop() {
       await fleet.stop();
@@ -461,10 +486,11 @@ export async function main(): Promise<void> {
   armCrashPoint(config.testCrashAt);
   let node: { stop(): Promise<void> };
   try {
+    const options = { logger, onFatal: () => process.exit(1) };
     if (config.workers > 1) {
-      node = await startWriterWithWorkers(config, logger);
+      node = await startWriterWithWorkers(config, options);
     } else {
-      const single = await startNode(config, { logger });
+      const single = await startNode(config, options);
       await single.ready;
       node = single;
     }

@@ -61,6 +61,24 @@ export function createMetrics(readModel: ReadModel, store: EventStore): Metrics 
       this.set(head === undefined || head < applied ? 0 : Number(head - applied));
     },
   });
+  const stats = store.durabilityStats?.bind(store);
+  if (stats !== undefined) {
+    // Group commit at work: syncs well below commits means concurrent writes shared syncs.
+    new Counter({
+      name: 'rulevault_store_commits_total', help: 'Write transactions the embedded store committed', registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(stats().commits);
+      },
+    });
+    new Counter({
+      name: 'rulevault_store_syncs_total', help: 'Syncs of the embedded store\'s log to disk (each made every commit before it durable)', registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(stats().syncs);
+      },
+    });
+  }
 
   return {
     registry,
