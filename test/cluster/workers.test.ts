@@ -212,3 +212,21 @@ function alive(pid: number): boolean {
     return false;
   }
 }
+
+t.test('a failed sync stops the workers too: the write is not acknowledged, the service exits 1', async (t) => {
+  const dir = tempDir();
+  t.teardown(() => removeDir(dir));
+  const env = testEnv(dir, { RULEVAULT_WORKERS: '2' });
+  // A first start enrols the master key (a write), with syncs that work.
+  const first = await spawnService({ ...env, RULEVAULT_WORKERS: '1' }, await freePort());
+  first.child.kill('SIGTERM');
+  await exited(first.child);
+
+  const service = await startWithWorkers(t, dir, { ...env, RULEVAULT_TEST_CRASH_AT: 'store:sync-fails' });
+  const workers = childPids(service.child.pid!);
+  const answer = await fresh(service.url, 'POST', '/api/rule-engine/rules', env.RULEVAULT_ADMIN_KEY!, ruleOn('never-acknowledged'));
+  t.equal(answer.status, 503, 'the forwarded write is not acknowledged');
+  t.equal(await exited(service.child), 1, 'the writer exits with code 1');
+  t.same(workers.filter(alive), [], 'its workers are gone');
+  t.match(service.output(), /"level":"fatal".*could not make writes durable/, 'a fatal line names the failure');
+});
