@@ -86,7 +86,7 @@ export function createServices({ config, store, sealer, readModel, logger, runti
     queries: createQueries(store, readModel, config.limits),
     metrics,
     decisions: createDecisionLog({ dir: auditSink.dir, settings: auditSink.decisions, metrics: sinkMetrics }),
-    secretReads: createReadAudit({ dir: auditSink.dir, settings: auditSink.secretReads, readModel, metrics: sinkMetrics }),
+    secretReads: createReadAudit({ dir: auditSink.dir, settings: auditSink.secretReads, metrics: sinkMetrics }),
     vaultProblem: createVaultHealth(readModel, sealer, logger),
     changeFeed: createChangeFeed(readModel, config.stream, config.limits),
     audit: createAuditService({ store, readModel, limits: config.limits, timeTravel: { maxCheckpoints: config.auditCheckpoints } }),

@@ -33,12 +33,21 @@ import path from 'node:path';
 export interface SinkTable<R> {
   /** The file's name in the audit folder. */
   readonly file: string;
-  /** CREATE TABLE / INDEX statements, run on every open (IF NOT EXISTS). */
-  readonly schema: string;
-  /** Prepares retention: deletes all but the newest `keep` records. */
-  trim(db: Database.Database): (keep: number) => void;
-  /** Prepares the statement(s) that write one record. */
-  prepare(db: Database.Database): (record: R) => void;
+  /**
+   * Readies a freshly opened file (its schema, a migration of an older
+   * layout) and prepares its statements; run on every open.
+   */
+  open(db: Database.Database): SinkStatements<R>;
+}
+
+/** The prepared writes of one open sink file. */
+export interface SinkStatements<R> {
+  /** Writes one record (inside the batch's transaction). */
+  write(record: R): void;
+  /** Retention: deletes all but the newest `keep` records (inside the same transaction). */
+  trim(keep: number): void;
+  /** The batch's transaction was rolled back: forget anything remembered of its writes. */
+  rolledBack(): void;
 }
 
 /** Where a sink's batches go. */
@@ -93,6 +102,7 @@ export function sqliteWriter<R>(dir: string, table: SinkTable<R>, maxRecords: nu
   let db: Database.Database | undefined;
   let identity: { dev: number; ino: number } | undefined;
   let writeBatch: ((records: readonly R[]) => void) | undefined;
+  let statements: SinkStatements<R> | undefined;
   let sinceRetention = 0;
   let opened = false;
 
@@ -112,17 +122,16 @@ export function sqliteWriter<R>(dir: string, table: SinkTable<R>, maxRecords: nu
       fresh.pragma('synchronous = NORMAL');
       // Never wait on another process's lock on the request path: fail, and let the queue retry.
       fresh.pragma('busy_timeout = 0');
-      fresh.exec(table.schema);
+      statements = table.open(fresh);
     } catch (error) {
       fresh.close();
       throw error;
     }
     const stat = statSync(file);
     identity = { dev: stat.dev, ino: stat.ino };
-    const one = table.prepare(fresh);
-    const trim = table.trim(fresh);
+    const { write, trim } = statements;
     writeBatch = fresh.transaction((records: readonly R[]) => {
-      for (const record of records) one(record);
+      for (const record of records) write(record);
       sinceRetention += records.length;
       if (sinceRetention >= RETENTION_STEP) {
         sinceRetention = 0;
@@ -137,7 +146,12 @@ export function sqliteWriter<R>(dir: string, table: SinkTable<R>, maxRecords: nu
   return {
     write(records) {
       database();
-      writeBatch!(records);
+      try {
+        writeBatch!(records);
+      } catch (error) {
+        statements!.rolledBack();
+        throw error;
+      }
     },
     close() {
       db?.close();

@@ -21,6 +21,11 @@ import { authorizeHeader, type HttpDeps, type RequestLocals } from './deps';
 import { NOT_READY_MESSAGE, errorBody, toErrorAnswer } from './errors';
 import { declaresTooLarge, decodeJsonBody, payloadTooLarge, type BodyRead } from './request-body';
 
+/** An answer already in its JSON text (get-secrets assembles its own: bench: cpu-per-request --workload secrets). */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
 export interface PublicEndpoint {
   /** The canonical path; also the route label of its log line and metrics (request-log.ts). */
   readonly path: string;
@@ -48,10 +53,11 @@ export const GET_SECRETS: PublicEndpoint = {
   alwaysOk: true,
   answer(deps, authorization, body, locals) {
     const principal = authorizeHeader(deps, authorization, locals, 'secrets:read');
-    const secrets = getSecrets(deps.readModel.state.vault, deps.sealer, principal, parseSecretsQuery(body));
-    deps.metrics.secretsRead(principal.id, Object.keys(secrets).length);
-    deps.secretReads.recordRead(principal.id, secrets, locals.requestId);
-    return { err: null, res: secrets };
+    const { state } = deps.readModel;
+    const { selection, text } = getSecrets(state.vault, state.position, deps.sealer, principal, parseSecretsQuery(body));
+    deps.metrics.secretsRead(principal.id, selection.secrets.length);
+    deps.secretReads.recordRead(principal.id, selection.secrets, locals.requestId);
+    return new JsonText(text);
   },
 };
 
@@ -144,7 +150,7 @@ function failed(
 }
 
 function answered(endpoint: PublicEndpoint, status: number, value: unknown, extra?: Record<string, string>): PublicAnswer {
-  const body = JSON.stringify(value);
+  const body = value instanceof JsonText ? value.text : JSON.stringify(value);
   const headers: Record<string, string | number> = {
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(body),
