@@ -96,8 +96,11 @@ export function sameFile(file: string, identity: { readonly dev: number; readonl
   return now !== undefined && now.dev === identity.dev && now.ino === identity.ino;
 }
 
-/** A SQLite sink file in `dir`: one transaction per batch, retention every RETENTION_STEP records. */
-export function sqliteWriter<R>(dir: string, table: SinkTable<R>, maxRecords: number): SinkWriter<R> {
+/**
+ * A SQLite sink file in `dir`: one transaction per batch, retention every
+ * RETENTION_STEP records. It opens on its first write, or on `open()`.
+ */
+export function sqliteWriter<R>(dir: string, table: SinkTable<R>, maxRecords: number): SinkWriter<R> & { open(): void } {
   const file = path.join(dir, table.file);
   let db: Database.Database | undefined;
   let identity: { dev: number; ino: number } | undefined;
@@ -144,6 +147,7 @@ export function sqliteWriter<R>(dir: string, table: SinkTable<R>, maxRecords: nu
   }
 
   return {
+    open: () => void database(),
     write(records) {
       database();
       try {

@@ -2,7 +2,7 @@
  * The secret-read audit's file layout (src/audit/read-audit.ts), on real
  * SQLite files: one row per read naming a shared answer set; a file in the
  * version 1 layout (a row per secret returned) is read as it is and migrated
- * by the next write, keeping its records and cursors; retention removes the
+ * when the audit starts, keeping its records and cursors; retention removes the
  * answer sets no read names any more, and a set removed is recorded afresh.
  */
 import Database from 'better-sqlite3';
@@ -92,7 +92,16 @@ function writeVersion1(dir: string): void {
   db.close();
 }
 
-t.test('a version 1 file is listed as it is, then migrated by the next write with its records and cursors', async (t) => {
+function tables(dir: string): unknown[] {
+  const db = new Database(path.join(dir, SECRET_READS_FILE), { readonly: true });
+  try {
+    return db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
+  } finally {
+    db.close();
+  }
+}
+
+t.test('a version 1 file is listed as it is, then migrated when the audit starts, with its records and cursors', async (t) => {
   const dir = folder(t);
   writeVersion1(dir);
   const before = listSecretReads(dir, {}).reads;
@@ -101,19 +110,17 @@ t.test('a version 1 file is listed as it is, then migrated by the next write wit
   const cursor = listSecretReads(dir, { limit: '2' }).next_cursor!;
 
   const audit = auditIn(t, dir);
+  t.same(tables(dir), ['answer_set_members', 'answer_sets', 'read_calls'], 'migrated at start, before any write; the old tables gone');
+  t.same(listSecretReads(dir, {}).reads, before, 'every old record as it was');
   audit.recordRead('key-c', [OPENAI, DB], 'new-1');
   audit.flush();
   const after = listSecretReads(dir, {}).reads;
-  t.same(after.slice(0, 4), before, 'every old record as it was');
+  t.same(after.slice(0, 4), before);
   t.same(after[4]!.request_id, 'new-1');
   t.same(listSecretReads(dir, { cursor }).reads.map((r) => r.request_id), ['old-3', 'old-4', 'new-1'], 'an old cursor pages on');
   t.same(listSecretReads(dir, { secret: 'OPENAI_API_KEY' }).reads.map((r) => r.request_id), ['old-1', 'old-3', 'new-1']);
   t.same(listSecretReads(dir, { secret: DB.key, key_id: 'key-b' }).reads.map((r) => r.request_id), [null]);
   t.equal(count(dir, 'answer_sets'), 3, 'the new read shares the old reads\' set');
-  const db = new Database(path.join(dir, SECRET_READS_FILE), { readonly: true });
-  const tables = db.prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name").pluck().all();
-  db.close();
-  t.same(tables, ['answer_set_members', 'answer_sets', 'read_calls'], 'the old tables are gone');
 });
 
 t.test('retention drops the answer sets no read names, and a dropped set is recorded afresh', async (t) => {
