@@ -273,8 +273,8 @@ export function listSecretReads(dir: string, query: QueryText): SecretReadPage {
 
 /**
  * How a page is read from a file of either layout: a file written by an
- * older build is migrated by the service's next write (above), and until
- * then it is read as it is.
+ * older build is migrated when the service starts (createReadAudit), and
+ * until then (the CLI on a folder no new service has opened) it is read as it is.
  */
 interface Layout {
   readonly from: string;
