@@ -92,7 +92,7 @@ export function createServices(parts: ServiceParts): HttpDeps {
     queries: createQueries(store, readModel, config.limits),
     metrics,
     decisions: createDecisionLog({ dir: auditSink.dir, settings: auditSink.decisions, metrics: sinkMetrics }),
-    secretReads: createReadAudit({ dir: auditSink.dir, settings: auditSink.secretReads, readModel, metrics: sinkMetrics }),
+    secretReads: createReadAudit({ dir: auditSink.dir, settings: { ...auditSink.secretReads, shared: config.workers > 1 }, metrics: sinkMetrics }),
     vaultProblem: createVaultHealth(readModel, sealer, logger),
     changeFeed: createChangeFeed(readModel, config.stream, config.limits),
     audit: createAuditService({ store, readModel, limits: config.limits, timeTravel: { maxCheckpoints: config.auditCheckpoints } }),

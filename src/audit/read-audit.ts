@@ -13,8 +13,10 @@
  * an error instead of the values.
  */
 import type Database from 'better-sqlite3';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import { AppError, badRequest } from '../errors';
-import type { ReadModel } from '../read-model';
+import type { SecretRecord } from '../../projections';
 import { decodeCursor, encodeCursor, parseLimit } from '../service/listing';
 import { isoTime } from './event-filter';
 import { createSink, openSinkForReading, sqliteWriter, timeOrderedId, type Sink, type SinkTable } from './sink';
@@ -29,17 +31,27 @@ export interface SecretReadRecord {
   readonly secrets: readonly { readonly id: string; readonly key: string; readonly version: number; readonly value_version: number }[];
 }
 
+/** What a secret read's record is made of: the vault's records of the secrets answered. */
+export type ReadSecret = Pick<SecretRecord, 'id' | 'key' | 'version' | 'value_version'>;
+
 export interface ReadAuditSettings {
   readonly failClosed: boolean;
   readonly maxRecords: number;
+  /**
+   * Several processes write the file (README "Workers"): another one's
+   * retention may delete an answer set this one remembers, and its id may be
+   * given again, so every write looks its set up in the file.
+   */
+  readonly shared?: boolean;
 }
 
 export interface ReadAudit {
   /**
-   * Records a get-secrets answer (`answer`: key to value; only its keys are
-   * read). Fail-closed: throws a 503 AppError when the record cannot be written.
+   * Records a get-secrets answer: `secrets`, the vault's records of the
+   * secrets answered, in the answer's order (values are never passed here).
+   * Fail-closed: throws a 503 AppError when the record cannot be written.
    */
-  recordRead(keyId: string, answer: Readonly<Record<string, string>>, requestId: string | undefined): void;
+  recordRead(keyId: string, secrets: readonly ReadSecret[], requestId: string | undefined): void;
   /** Writes what is queued now, so a lookup that follows sees it. */
   flush(): void;
   close(): void;
@@ -52,32 +64,41 @@ const QUEUE_CAPACITY = 10_000;
 export const REFUSED_MESSAGE =
   'secret read refused: the read audit could not be written (RULEVAULT_READ_AUDIT_FAIL_CLOSED is on); the values were not sent';
 
+/** A read as queued: the id and the ISO time are made when it is written, off the request path. */
+interface PendingRead {
+  readonly atMs: number;
+  readonly keyId: string;
+  readonly requestId: string | null;
+  /** JSON of the record's `secrets` (its answer set, below). */
+  readonly secrets: string;
+}
+
 export function createReadAudit(deps: {
   readonly dir: string;
   readonly settings: ReadAuditSettings;
-  readonly readModel: ReadModel;
   readonly metrics: AuditSinkMetrics;
   readonly now?: () => number;
 }): ReadAudit {
-  const { settings, readModel, metrics, now = Date.now } = deps;
-  const sink: Sink<SecretReadRecord> = createSink(sqliteWriter(deps.dir, readTable, settings.maxRecords), {
+  const { settings, metrics, now = Date.now } = deps;
+  const writer = sqliteWriter(deps.dir, readTable(settings.shared === true), settings.maxRecords);
+  // An existing file is opened now, at start-up: a file of the older layout is migrated before the
+  // service listens (about 1 s of CPU per 100,000 reads), not by the first read's write. A failure is
+  // counted, and the first write tries again.
+  if (existsSync(path.join(deps.dir, SECRET_READS_FILE))) {
+    try {
+      writer.open();
+    } catch (error) {
+      metrics.writeFailed('secret-reads', error as Error);
+    }
+  }
+  const sink: Sink<PendingRead> = createSink(writer, {
     queueCapacity: QUEUE_CAPACITY,
     onDropped: (count) => metrics.dropped('secret-reads', count),
     onWriteError: (error) => metrics.writeFailed('secret-reads', error),
   });
   return {
-    recordRead(keyId, answer, requestId) {
-      const vault = readModel.state.vault;
-      const secrets: SecretReadRecord['secrets'][number][] = [];
-      for (const key of Object.keys(answer)) {
-        const id = vault.idsByKey.get(key);
-        const secret = id === undefined ? undefined : vault.secrets.get(id);
-        if (secret !== undefined) secrets.push({ id: secret.id, key, version: secret.version, value_version: secret.value_version });
-      }
-      const atMs = now();
-      const record: SecretReadRecord = {
-        read_id: timeOrderedId(atMs), at: new Date(atMs).toISOString(), key_id: keyId, request_id: requestId ?? null, secrets,
-      };
+    recordRead(keyId, secrets, requestId) {
+      const record: PendingRead = { atMs: now(), keyId, requestId: requestId ?? null, secrets: answerSetText(secrets) };
       if (!settings.failClosed) {
         sink.enqueue(record);
         return;
@@ -93,34 +114,110 @@ export function createReadAudit(deps: {
   };
 }
 
-const readTable: SinkTable<SecretReadRecord> = {
+// get-secrets hands the same array for every read of one selection (get-secrets.ts): its JSON is made once (bench: cpu-per-request --workload secrets).
+const answerSetTexts = new WeakMap<readonly ReadSecret[], string>();
+
+function answerSetText(secrets: readonly ReadSecret[]): string {
+  let text = answerSetTexts.get(secrets);
+  if (text === undefined) {
+    text = JSON.stringify(secrets.map(({ id, key, version, value_version }) => ({ id, key, version, value_version })));
+    answerSetTexts.set(secrets, text);
+  }
+  return text;
+}
+
+/**
+ * The file's layout (version 2): one row per read in `read_calls`, which
+ * names its answer set: the list of secrets it returned, stored once in
+ * `answer_sets` however many reads returned the same list (callers read the
+ * same keys or tags again and again), with one `answer_set_members` row per
+ * secret of a set for the list's secret filter. A read costs one row and
+ * its three index entries; version 1 wrote a row per secret returned, each
+ * with three index entries, and the whole record as JSON (bench:
+ * cpu-per-request --workload secrets, where the audit was 60% of the
+ * route's CPU at about 15 secrets a read).
+ */
+const SCHEMA = `
+  CREATE TABLE IF NOT EXISTS read_calls (
+    seq INTEGER PRIMARY KEY, id TEXT NOT NULL, at TEXT NOT NULL, key_id TEXT NOT NULL, request_id TEXT, answer_set INTEGER NOT NULL);
+  CREATE INDEX IF NOT EXISTS read_calls_by_key ON read_calls (key_id, seq);
+  CREATE INDEX IF NOT EXISTS read_calls_by_time ON read_calls (at, seq);
+  CREATE INDEX IF NOT EXISTS read_calls_by_set ON read_calls (answer_set, seq);
+  CREATE TABLE IF NOT EXISTS answer_sets (set_id INTEGER PRIMARY KEY, secrets TEXT NOT NULL UNIQUE);
+  CREATE TABLE IF NOT EXISTS answer_set_members (set_id INTEGER NOT NULL, secret_id TEXT NOT NULL, secret_key TEXT NOT NULL);
+  CREATE INDEX IF NOT EXISTS answer_set_members_by_id ON answer_set_members (secret_id);
+  CREATE INDEX IF NOT EXISTS answer_set_members_by_key ON answer_set_members (secret_key);
+  CREATE INDEX IF NOT EXISTS answer_set_members_by_set ON answer_set_members (set_id);`;
+
+/**
+ * Version 1 (`reads` with the record as JSON, `read_secrets` a row per
+ * secret) into version 2, in the same transaction as the schema: sequence
+ * numbers are kept, so a cursor handed out before still pages on.
+ */
+const MIGRATE_V1 = `
+  INSERT OR IGNORE INTO answer_sets (secrets) SELECT json_extract(record, '$.secrets') FROM reads ORDER BY seq;
+  INSERT INTO read_calls (seq, id, at, key_id, request_id, answer_set)
+    SELECT r.seq, r.id, r.at, r.key_id, r.request_id, s.set_id FROM reads r JOIN answer_sets s ON s.secrets = json_extract(r.record, '$.secrets');
+  INSERT INTO answer_set_members (set_id, secret_id, secret_key)
+    SELECT s.set_id, json_extract(m.value, '$.id'), json_extract(m.value, '$.key') FROM answer_sets s, json_each(s.secrets) m;
+  DROP TABLE read_secrets;
+  DROP TABLE reads;`;
+
+/** Answer sets remembered by their JSON, per open file (a bound, not a working-set size: a set missed is looked up). */
+const KNOWN_SETS = 4096;
+
+function hasTable(db: Database.Database, name: string): boolean {
+  return db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?").get(name) !== undefined;
+}
+
+const readTable = (shared: boolean): SinkTable<PendingRead> => ({
   file: SECRET_READS_FILE,
-  schema: `
-    CREATE TABLE IF NOT EXISTS reads (
-      seq INTEGER PRIMARY KEY, id TEXT NOT NULL, at TEXT NOT NULL, key_id TEXT NOT NULL, request_id TEXT, record TEXT NOT NULL);
-    CREATE INDEX IF NOT EXISTS reads_by_key ON reads (key_id, seq);
-    CREATE INDEX IF NOT EXISTS reads_by_time ON reads (at, seq);
-    CREATE TABLE IF NOT EXISTS read_secrets (seq INTEGER NOT NULL, secret_id TEXT NOT NULL, secret_key TEXT NOT NULL);
-    CREATE INDEX IF NOT EXISTS read_secrets_by_id ON read_secrets (secret_id, seq);
-    CREATE INDEX IF NOT EXISTS read_secrets_by_key ON read_secrets (secret_key, seq);
-    CREATE INDEX IF NOT EXISTS read_secrets_by_seq ON read_secrets (seq);`,
-  prepare(db) {
-    const read = db.prepare('INSERT INTO reads (id, at, key_id, request_id, record) VALUES (?, ?, ?, ?, ?)');
-    const secret = db.prepare('INSERT INTO read_secrets (seq, secret_id, secret_key) VALUES (?, ?, ?)');
-    return (record) => {
-      const { lastInsertRowid } = read.run(record.read_id, record.at, record.key_id, record.request_id, JSON.stringify(record));
-      for (const s of record.secrets) secret.run(lastInsertRowid, s.id, s.key);
+  open(db) {
+    db.transaction(() => {
+      db.exec(SCHEMA);
+      if (hasTable(db, 'reads')) db.exec(MIGRATE_V1);
+    })();
+    const insertCall = db.prepare('INSERT INTO read_calls (id, at, key_id, request_id, answer_set) VALUES (?, ?, ?, ?, ?)');
+    const findSet = db.prepare('SELECT set_id FROM answer_sets WHERE secrets = ?').pluck();
+    const insertSet = db.prepare('INSERT INTO answer_sets (secrets) VALUES (?)');
+    const insertMember = db.prepare('INSERT INTO answer_set_members (set_id, secret_id, secret_key) VALUES (?, ?, ?)');
+    const trimCalls = db.prepare('DELETE FROM read_calls WHERE seq <= (SELECT max(seq) FROM read_calls) - ?');
+    const unused = 'SELECT set_id FROM answer_sets a WHERE NOT EXISTS (SELECT 1 FROM read_calls r WHERE r.answer_set = a.set_id)';
+    const trimMembers = db.prepare(`DELETE FROM answer_set_members WHERE set_id IN (${unused})`);
+    const trimSets = db.prepare(`DELETE FROM answer_sets WHERE set_id IN (${unused})`);
+    const known = new Map<string, number | bigint>();
+
+    function answerSet(secrets: string): number | bigint {
+      const found = findSet.get(secrets) as number | bigint | undefined;
+      if (found !== undefined) return found;
+      const { lastInsertRowid } = insertSet.run(secrets);
+      for (const s of JSON.parse(secrets) as SecretReadRecord['secrets']) insertMember.run(lastInsertRowid, s.id, s.key);
+      return lastInsertRowid;
+    }
+
+    return {
+      write(record) {
+        let set = shared ? undefined : known.get(record.secrets);
+        if (set === undefined) {
+          set = answerSet(record.secrets);
+          if (!shared) {
+            if (known.size >= KNOWN_SETS) known.clear();
+            known.set(record.secrets, set);
+          }
+        }
+        insertCall.run(timeOrderedId(record.atMs), new Date(record.atMs).toISOString(), record.keyId, record.requestId, set);
+      },
+      trim(keep) {
+        if (trimCalls.run(keep).changes === 0) return;
+        trimMembers.run();
+        trimSets.run();
+        known.clear();
+      },
+      // A set inserted by a rolled-back batch is gone, and its id may be given to another.
+      rolledBack: () => known.clear(),
     };
   },
-  trim(db) {
-    const reads = db.prepare('DELETE FROM reads WHERE seq <= (SELECT max(seq) FROM reads) - ?');
-    const secrets = db.prepare('DELETE FROM read_secrets WHERE seq < (SELECT min(seq) FROM reads)');
-    return (keep) => {
-      reads.run(keep);
-      secrets.run();
-    };
-  },
-};
+});
 
 // ---- listing ------------------------------------------------------------------
 
@@ -182,7 +279,38 @@ export function listSecretReads(dir: string, query: QueryText): SecretReadPage {
   }
 }
 
+/**
+ * How a page is read from a file of either layout: a file written by an
+ * older build is migrated when the service starts (createReadAudit), and
+ * until then (the CLI on a folder no new service has opened) it is read as it is.
+ */
+interface Layout {
+  readonly from: string;
+  readonly columns: string;
+  readonly secretFilter: string;
+  record(row: Record<string, unknown>): SecretReadRecord;
+}
+
+const V2: Layout = {
+  from: 'read_calls r JOIN answer_sets s ON s.set_id = r.answer_set',
+  columns: 'r.seq AS seq, r.id AS id, r.at AS at, r.key_id AS key_id, r.request_id AS request_id, s.secrets AS secrets',
+  secretFilter: 'r.answer_set IN (SELECT m.set_id FROM answer_set_members m WHERE m.secret_id = ? OR m.secret_key = ?)',
+  record: (row) => ({
+    read_id: row.id as string, at: row.at as string, key_id: row.key_id as string, request_id: row.request_id as string | null,
+    secrets: JSON.parse(row.secrets as string) as SecretReadRecord['secrets'],
+  }),
+};
+
+const V1: Layout = {
+  from: 'reads r',
+  columns: 'r.seq AS seq, r.record AS record',
+  secretFilter: 'EXISTS (SELECT 1 FROM read_secrets s WHERE s.seq = r.seq AND (s.secret_id = ? OR s.secret_key = ?))',
+  record: (row) => JSON.parse(row.record as string) as SecretReadRecord,
+};
+
 function page(db: Database.Database, query: ReadQuery): SecretReadPage {
+  const layout = hasTable(db, 'read_calls') ? V2 : hasTable(db, 'reads') ? V1 : undefined;
+  if (layout === undefined) return { reads: [], next_cursor: null };
   const where = ['r.seq > ?'];
   const params: (string | number)[] = [query.afterSeq];
   if (query.keyId !== undefined) {
@@ -198,17 +326,17 @@ function page(db: Database.Database, query: ReadQuery): SecretReadPage {
     params.push(query.to);
   }
   if (query.secret !== undefined) {
-    where.push('EXISTS (SELECT 1 FROM read_secrets s WHERE s.seq = r.seq AND (s.secret_id = ? OR s.secret_key = ?))');
+    where.push(layout.secretFilter);
     params.push(query.secret, query.secret);
   }
   // One more than the page: whether a next page exists, so the last page never points at an empty one.
   const rows = db
-    .prepare(`SELECT r.seq AS seq, r.record AS record FROM reads r WHERE ${where.join(' AND ')} ORDER BY r.seq LIMIT ?`)
-    .all(...params, query.limit + 1) as { seq: number; record: string }[];
+    .prepare(`SELECT ${layout.columns} FROM ${layout.from} WHERE ${where.join(' AND ')} ORDER BY r.seq LIMIT ?`)
+    .all(...params, query.limit + 1) as Record<string, unknown>[];
   const shown = rows.slice(0, query.limit);
   const more = rows.length > query.limit;
   return {
-    reads: shown.map((row) => JSON.parse(row.record) as SecretReadRecord),
+    reads: shown.map((row) => layout.record(row)),
     next_cursor: more ? encodeCursor('secret_reads', String(shown[shown.length - 1]!.seq)) : null,
   };
 }

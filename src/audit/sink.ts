@@ -33,12 +33,21 @@ import path from 'node:path';
 export interface SinkTable<R> {
   /** The file's name in the audit folder. */
   readonly file: string;
-  /** CREATE TABLE / INDEX statements, run on every open (IF NOT EXISTS). */
-  readonly schema: string;
-  /** Prepares retention: deletes all but the newest `keep` records. */
-  trim(db: Database.Database): (keep: number) => void;
-  /** Prepares the statement(s) that write one record. */
-  prepare(db: Database.Database): (record: R) => void;
+  /**
+   * Readies a freshly opened file (its schema, a migration of an older
+   * layout) and prepares its statements; run on every open.
+   */
+  open(db: Database.Database): SinkStatements<R>;
+}
+
+/** The prepared writes of one open sink file. */
+export interface SinkStatements<R> {
+  /** Writes one record (inside the batch's transaction). */
+  write(record: R): void;
+  /** Retention: deletes all but the newest `keep` records (inside the same transaction). */
+  trim(keep: number): void;
+  /** The batch's transaction was rolled back: forget anything remembered of its writes. */
+  rolledBack(): void;
 }
 
 /** Where a sink's batches go. */
@@ -87,12 +96,16 @@ export function sameFile(file: string, identity: { readonly dev: number; readonl
   return now !== undefined && now.dev === identity.dev && now.ino === identity.ino;
 }
 
-/** A SQLite sink file in `dir`: one transaction per batch, retention every RETENTION_STEP records. */
-export function sqliteWriter<R>(dir: string, table: SinkTable<R>, maxRecords: number): SinkWriter<R> {
+/**
+ * A SQLite sink file in `dir`: one transaction per batch, retention every
+ * RETENTION_STEP records. It opens on its first write, or on `open()`.
+ */
+export function sqliteWriter<R>(dir: string, table: SinkTable<R>, maxRecords: number): SinkWriter<R> & { open(): void } {
   const file = path.join(dir, table.file);
   let db: Database.Database | undefined;
   let identity: { dev: number; ino: number } | undefined;
-  let writeBatch: ((records: readonly R[]) => void) | undefined;
+  let writeBatch: Database.Transaction<(records: readonly R[]) => void> | undefined;
+  let statements: SinkStatements<R> | undefined;
   let sinceRetention = 0;
   let opened = false;
 
@@ -113,17 +126,16 @@ export function sqliteWriter<R>(dir: string, table: SinkTable<R>, maxRecords: nu
       // Worker processes (README "Workers") share the file: wait out another's batch (a millisecond or so) rather than
       // fail the write, which fail-closed reads would answer with a 503; a lock held longer still fails and is retried.
       fresh.pragma('busy_timeout = 100');
-      fresh.exec(table.schema);
+      statements = table.open(fresh);
     } catch (error) {
       fresh.close();
       throw error;
     }
     const stat = statSync(file);
     identity = { dev: stat.dev, ino: stat.ino };
-    const one = table.prepare(fresh);
-    const trim = table.trim(fresh);
+    const { write, trim } = statements;
     writeBatch = fresh.transaction((records: readonly R[]) => {
-      for (const record of records) one(record);
+      for (const record of records) write(record);
       sinceRetention += records.length;
       if (sinceRetention >= RETENTION_STEP) {
         sinceRetention = 0;
@@ -136,9 +148,16 @@ export function sqliteWriter<R>(dir: string, table: SinkTable<R>, maxRecords: nu
   }
 
   return {
+    open: () => void database(),
     write(records) {
       database();
-      writeBatch!(records);
+      try {
+        // IMMEDIATE: the write lock first (waiting out another worker's batch), so what the batch reads stays true until it commits.
+        writeBatch!.immediate(records);
+      } catch (error) {
+        statements!.rolledBack();
+        throw error;
+      }
     },
     close() {
       db?.close();

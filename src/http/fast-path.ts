@@ -36,7 +36,9 @@ export function createFastPath(deps: HttpDeps): (req: IncomingMessage, res: Serv
     if (endpoint === undefined) return false;
 
     const locals: RequestLocals = {};
-    recordRequest(deps, req, res, locals);
+    // No Origin: the policy answers nothing itself, so servePublic's one writeHead carries X-Request-Id
+    // (no setHeader before it; bench: cpu-per-request --workload evaluate). With one, the policy may refuse: set it now.
+    recordRequest(deps, req, res, locals, req.headers.origin !== undefined);
     policy(req, res, () => {
       servePublic(deps, endpoint, req, res, locals, url, (done) => readBodyBytes(req, limit, done));
     });

@@ -21,6 +21,11 @@ import { authorizeHeader, type HttpDeps, type RequestLocals } from './deps';
 import { NOT_READY_MESSAGE, errorBody, toErrorAnswer } from './errors';
 import { declaresTooLarge, decodeJsonBody, payloadTooLarge, type BodyRead } from './request-body';
 
+/** An answer already in its JSON text (get-secrets assembles its own: bench: cpu-per-request --workload secrets). */
+export class JsonText {
+  constructor(readonly text: string) {}
+}
+
 export interface PublicEndpoint {
   /** The canonical path; also the route label of its log line and metrics (request-log.ts). */
   readonly path: string;
@@ -48,10 +53,11 @@ export const GET_SECRETS: PublicEndpoint = {
   alwaysOk: true,
   answer(deps, authorization, body, locals) {
     const principal = authorizeHeader(deps, authorization, locals, 'secrets:read');
-    const secrets = getSecrets(deps.readModel.state.vault, deps.sealer, principal, parseSecretsQuery(body));
-    deps.metrics.secretsRead(principal.id, Object.keys(secrets).length);
-    deps.secretReads.recordRead(principal.id, secrets, locals.requestId);
-    return { err: null, res: secrets };
+    const { state } = deps.readModel;
+    const { selection, text } = getSecrets(state.vault, state.position, deps.sealer, principal, parseSecretsQuery(body));
+    deps.metrics.secretsRead(principal.id, selection.secrets.length);
+    deps.secretReads.recordRead(principal.id, selection.secrets, locals.requestId);
+    return new JsonText(text);
   },
 };
 
@@ -95,7 +101,8 @@ export function publicEndpointAt(url: string | undefined): PublicEndpoint | unde
 
 export interface PublicAnswer {
   readonly status: number;
-  readonly headers: Readonly<Record<string, string | number>>;
+  /** Made afresh for each answer: `servePublic` may add X-Request-Id to it. */
+  readonly headers: Record<string, string | number>;
   readonly body: string;
 }
 
@@ -144,14 +151,15 @@ function failed(
 }
 
 function answered(endpoint: PublicEndpoint, status: number, value: unknown, extra?: Record<string, string>): PublicAnswer {
-  const body = JSON.stringify(value);
+  const body = value instanceof JsonText ? value.text : JSON.stringify(value);
   const headers: Record<string, string | number> = {
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(body),
   };
   // get-secrets answers carry plaintext, get-compiled's depend on the key: no cache may keep them.
   if (endpoint.alwaysOk) headers['cache-control'] = 'no-store';
-  return { status, headers: extra === undefined ? headers : { ...headers, ...extra }, body };
+  if (extra !== undefined) Object.assign(headers, extra);
+  return { status, headers, body };
 }
 
 /** Reads a request's body in a path's own way, then calls `done` once. */
@@ -167,13 +175,16 @@ export function servePublic(
 ): void {
   const early = answerBeforeBody(deps, endpoint, req.method, url, req.headers);
   if (early !== undefined) {
-    write(res, early);
+    write(res, early, locals);
     return;
   }
-  readBody((body) => write(res, answerPublic(deps, endpoint, req.headers, body, locals)));
+  readBody((body) => write(res, answerPublic(deps, endpoint, req.headers, body, locals), locals));
 }
 
-function write(res: ServerResponse, answer: PublicAnswer): void {
+function write(res: ServerResponse, answer: PublicAnswer, locals: RequestLocals): void {
+  // The lean path leaves X-Request-Id to the answer when it can (fast-path.ts): a writeHead after no
+  // setHeader takes node:http's direct path instead of merging header by header (bench: cpu-per-request --workload evaluate).
+  if (locals.requestId !== undefined && !res.hasHeader('x-request-id')) answer.headers['X-Request-Id'] = locals.requestId;
   res.writeHead(answer.status, answer.headers);
   res.end(answer.body);
 }

@@ -16,12 +16,16 @@ type RoutedRequest = IncomingMessage & { readonly route?: { readonly path?: unkn
 /**
  * Gives the request its id (the caller's X-Request-Id when sane, else a
  * fresh one, echoed on the answer) and records it when the answer is sent.
+ * `setIdHeader` false: the caller writes X-Request-Id with its answer's own
+ * headers, on every answer it can give (public-endpoints.ts, servePublic).
  */
-export function recordRequest(deps: Pick<HttpDeps, 'logger' | 'metrics'>, req: RoutedRequest, res: ServerResponse, locals: RequestLocals): void {
+export function recordRequest(
+  deps: Pick<HttpDeps, 'logger' | 'metrics'>, req: RoutedRequest, res: ServerResponse, locals: RequestLocals, setIdHeader = true,
+): void {
   const started = performance.now();
   const requestId = requestIdFor(req.headers['x-request-id']);
   locals.requestId = requestId;
-  res.setHeader('X-Request-Id', requestId);
+  if (setIdHeader) res.setHeader('X-Request-Id', requestId);
   res.once('finish', () => {
     const ms = performance.now() - started;
     const method = req.method ?? '';

@@ -25,32 +25,103 @@ export function parseSecretsQuery(body: unknown): SecretsQuery {
   return { key, tags: tags as string[] | undefined };
 }
 
-export function getSecrets(vault: VaultState, sealer: Sealer, principal: Principal, query: SecretsQuery): Record<string, string> {
-  const res: Record<string, string> = Object.create(null);
-  for (const secret of select(vault, query)) {
-    if (!mayRead(principal, secret)) continue;
+/**
+ * Which secrets a read answers, in the answer's order: what a (query, key's
+ * tags) pair selects from one vault state. Never a value: the records are
+ * sealed, and the key prefixes are the answer's skeleton.
+ */
+export interface SecretsSelection {
+  readonly secrets: readonly SecretRecord[];
+  /** Per secret, its key as JSON and a colon (`"KEY":`), ready for the answer's text. */
+  readonly keyPrefixes: readonly string[];
+}
+
+/** The answer to one read: the selection (what the read audit records) and the answer's JSON text. */
+export interface SecretsAnswer {
+  readonly selection: SecretsSelection;
+  /** `{"err":null,"res":{...}}`: byte for byte what JSON.stringify of that answer gives. */
+  readonly text: string;
+}
+
+/**
+ * Selections cached per vault state and log position: the vault is folded in
+ * place, and every event applied advances the position, so a selection made
+ * at one position is the one any read at that position would make. Selecting
+ * is a scan of every secret with a tag filter; cached, a read only opens its
+ * values (bench: cpu-per-request --workload secrets). Plaintext is never
+ * cached: values are opened afresh for every read.
+ */
+interface SelectionCache {
+  position: bigint | undefined;
+  readonly byQuery: Map<string, SecretsSelection>;
+}
+const selectionCaches = new WeakMap<VaultState, SelectionCache>();
+/** Distinct (query, key tags) pairs kept per position; past it the cache starts afresh (a caller varying its tags cannot grow memory). */
+const MAX_SELECTIONS = 1024;
+
+/**
+ * Opens the secrets `principal` may read that `query` selects, from the
+ * vault state as of log position `position`; a secret that does not open
+ * fails the whole read.
+ */
+export function getSecrets(
+  vault: VaultState, position: bigint | undefined, sealer: Sealer, principal: Principal, query: SecretsQuery,
+): SecretsAnswer {
+  const selection = selectionFor(vault, position, principal, query);
+  let text = '{"err":null,"res":{';
+  for (let i = 0; i < selection.secrets.length; i++) {
+    const secret = selection.secrets[i]!;
+    let value: string;
     try {
-      res[secret.key] = sealer.open(secret.id, secret.value_version, secret.sealed);
+      value = sealer.open(secret.id, secret.value_version, secret.sealed);
     } catch {
       // Fail closed: a secret that does not open (tampered, wrong key) fails the whole call.
       throw new AppError('internal', `secret ${secret.key} could not be opened; the vault may be tampered with or the master key is wrong`);
     }
+    text += (i === 0 ? '' : ',') + selection.keyPrefixes[i]! + JSON.stringify(value);
   }
-  return { ...res };
+  return { selection, text: text + '}}' };
 }
 
-function select(vault: VaultState, query: SecretsQuery): Iterable<SecretRecord> {
-  let candidates: Iterable<SecretRecord>;
+function selectionFor(vault: VaultState, position: bigint | undefined, principal: Principal, query: SecretsQuery): SecretsSelection {
+  let cache = selectionCaches.get(vault);
+  if (cache === undefined) {
+    cache = { position, byQuery: new Map() };
+    selectionCaches.set(vault, cache);
+  }
+  if (cache.position !== position || cache.byQuery.size >= MAX_SELECTIONS) {
+    cache.position = position;
+    cache.byQuery.clear();
+  }
+  const key = JSON.stringify([query.key ?? null, query.tags ?? null, principal.secretTags]);
+  let selection = cache.byQuery.get(key);
+  if (selection === undefined) {
+    selection = select(vault, principal, query);
+    cache.byQuery.set(key, selection);
+  }
+  return selection;
+}
+
+function select(vault: VaultState, principal: Principal, query: SecretsQuery): SecretsSelection {
+  // An object orders its keys as the answer's JSON does (integer-like keys first): the answer keeps the order it always had.
+  const byKey: Record<string, SecretRecord> = Object.create(null);
+  for (const secret of candidates(vault, query)) if (mayRead(principal, secret)) byKey[secret.key] = secret;
+  const secrets = Object.keys(byKey).map((key) => byKey[key]!);
+  return { secrets, keyPrefixes: secrets.map((secret) => `${JSON.stringify(secret.key)}:`) };
+}
+
+function candidates(vault: VaultState, query: SecretsQuery): Iterable<SecretRecord> {
+  let found: Iterable<SecretRecord>;
   if (query.key !== undefined) {
     const id = vault.idsByKey.get(query.key);
     const secret = id === undefined ? undefined : vault.secrets.get(id);
-    candidates = secret === undefined ? [] : [secret];
+    found = secret === undefined ? [] : [secret];
   } else {
-    candidates = vault.secrets.values();
+    found = vault.secrets.values();
   }
   const tags = query.tags;
-  if (tags === undefined) return candidates;
-  return [...candidates].filter((secret) => secret.tags.some((tag) => tags.includes(tag)));
+  if (tags === undefined) return found;
+  return [...found].filter((secret) => secret.tags.some((tag) => tags.includes(tag)));
 }
 
 /** A key with secret_tags reads only secrets carrying one of them. */
