@@ -6,6 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createChainAudit } from './audit/chain-audit';
 import { createChainCheckpointer } from './audit/chain-checkpointer';
 import { createDecisionLog } from './audit/decision-log';
 import { createReadAudit } from './audit/read-audit';
@@ -89,6 +90,7 @@ export function createServices({ config, store, sealer, readModel, logger, runti
     secretReads: createReadAudit({ dir: auditSink.dir, settings: auditSink.secretReads, readModel, metrics: sinkMetrics }),
     vaultProblem: createVaultHealth(readModel, sealer, logger),
     changeFeed: createChangeFeed(readModel, config.stream, config.limits),
+    chain: createChainAudit({ store, signingKey: { envValue: config.signingKey, dataDir: config.dataDir }, now: runtime.now }),
     audit: createAuditService({ store, readModel, limits: config.limits, timeTravel: { maxCheckpoints: config.auditCheckpoints } }),
   };
 }
