@@ -120,9 +120,10 @@ export function createChainAudit({ store, signingKey, now }: ChainAuditDeps): Ch
       seenCheckpoints = [...session.checkpoints].reverse();
       if (!result.resumable) session = undefined;
       finish({ checked_events: result.checked_events });
-    })().catch((error: Error) => {
+    })().catch(() => {
+      // The store's own message may name files or drivers: the answer says what failed, not how.
       session = undefined;
-      finish({ error: error.message });
+      finish({ error: 'the log could not be read to its end (the event store failed)' });
     }).finally(() => {
       running = undefined;
     });

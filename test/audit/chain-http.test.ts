@@ -230,7 +230,6 @@ t.test('runs started in the same tick are one run', async (t) => {
   await addRules(admin, 0, 3);
   await node.stop();
   const store = await openStore(`sqlite:${path.join(dir, 'events.db')}`, silentLogger);
-  t.teardown(() => store.close());
   let clock = 0;
   const audit = createChainAudit({ store, signingKey: { envValue: undefined, dataDir: dir }, now: () => new Date(Date.UTC(2026, 0, 1, 0, 0, clock++)) });
   const statuses = await Promise.all([audit.verify('full'), audit.verify('incremental'), audit.verify('full')]);
@@ -239,4 +238,12 @@ t.test('runs started in the same tick are one run', async (t) => {
   const done = await audit.status();
   t.equal(done.events_read, headOf(path.join(dir, 'events.db')) - 1, 'the log was read once (the checkpoint came after)');
   t.equal(signed.seq, done.report?.verified_through?.seq);
+
+  // The store fails under a run: the status says so without the driver's words, and nothing is signed.
+  await store.close();
+  await audit.verify('full');
+  let failed = await audit.status();
+  while (failed.running) failed = await new Promise((resolve) => setTimeout(() => resolve(audit.status()), 5));
+  t.equal(failed.run?.error, 'the log could not be read to its end (the event store failed)');
+  await t.rejects(audit.checkpoint(undefined, 'test', 'req-2'), { code: 'conflict', message: /could not be verified/ });
 });
