@@ -14,7 +14,7 @@ import { hashApiKey } from '../src/auth';
 import { parseRuleCreate } from '../src/domain/rules';
 import { SCHEMA_VERSION } from '../src/events';
 import { bulkLoadSqlite, type BulkEvent } from '../src/store/sqlite-bulk';
-import { freePort } from '../test/support/process';
+import { childPids, freePort } from '../test/support/process';
 import type { LoadResult, LoadSpec } from './load';
 import type { Timing } from './scenario';
 import { ruleId, type BenchRuleBody } from './workload';
@@ -204,6 +204,11 @@ export function cpuMicros(pid: number | undefined): number {
 }
 
 const CLOCK_TICKS = 100;
+
+/** CPU time of a service and its worker processes (RULEVAULT_WORKERS), in µs: the whole server's cost, whatever its shape. */
+export function serviceCpuMicros(pid: number | undefined): number {
+  return cpuMicros(pid) + childPids(pid!).reduce((sum, child) => sum + cpuMicros(child), 0);
+}
 
 export function timing(result: LoadResult): Timing {
   return { samples: result.requests, p50_us: result.p50_ms * 1000, p99_us: result.p99_ms * 1000, ops_per_s: result.rps };

@@ -4,7 +4,8 @@
  * A bad value throws a `ConfigError` naming the variable.
  */
 import { createHash } from 'node:crypto';
-import { CRASH_POINTS, type CrashPoint } from './crash-points';
+import { availableParallelism } from 'node:os';
+import { CRASH_POINTS, FAIL_POINTS, type CrashPoint, type FailPoint } from './crash-points';
 import { LOG_LEVELS, type LogLevel } from './log';
 import type { Limits } from './limits';
 
@@ -41,6 +42,8 @@ export interface Config {
   readonly logLevel: LogLevel;
   /** Answer the two public endpoints on the lean node:http path in front of express (src/http/fast-path.ts). */
   readonly fastPath: boolean;
+  /** The embedded store's group commit (default on): concurrent writes share one sync of the disk. */
+  readonly groupCommit: boolean;
   /** Serve POST /bench/noop, the benchmark's same-app baseline (off in production). */
   readonly benchRoutes: boolean;
   /**
@@ -59,9 +62,15 @@ export interface Config {
   /** POST /api/import and `rulevault import` (src/service/import.ts, README "Import"). */
   readonly import: ImportSettings;
   /** Tests only: the erasure step at which the process kills itself (src/crash-points.ts). */
-  readonly testCrashAt: CrashPoint | undefined;
+  readonly testCrashAt: CrashPoint | FailPoint | undefined;
   /** Decision records and the secret-read audit (src/audit/sink.ts, README "For auditors"). */
   readonly auditSink: AuditSinkSettings;
+  /**
+   * HTTP worker processes (src/cluster/): 1 serves from this process; more
+   * fork that many workers, each with its own read models, and this process
+   * becomes the writer that decides every write (README "Workers").
+   */
+  readonly workers: number;
 }
 
 export interface AuditSinkSettings {
@@ -136,6 +145,8 @@ export const DEFAULTS = {
     maxFiles: 16,
   },
   readAuditMaxRecords: 1_000_000,
+  workers: 1, // processes; `auto` is the cores, up to maxAutoWorkers
+  maxAutoWorkers: 8,
   stream: {
     heartbeatMs: 15_000,
     maxBufferBytes: 4 * 1024 * 1024, // bytes
@@ -223,6 +234,8 @@ function readConfig(env: Env): Omit<Config, 'unknownVariables'> {
     logLevel: logLevel(env),
     benchRoutes: flag(env, 'RULEVAULT_BENCH_ROUTES', false),
     fastPath: flag(env, 'RULEVAULT_FAST_PATH', true),
+    workers: workerCount(env),
+    groupCommit: flag(env, 'RULEVAULT_GROUP_COMMIT', true),
     snapshotIntervalMs: integer(env, 'RULEVAULT_SNAPSHOT_INTERVAL_MS', DEFAULTS.snapshotIntervalMs, 0, 7 * 24 * 3_600_000),
     metricsTokenHash: optionalSecretHash(env, 'RULEVAULT_METRICS_TOKEN'),
     auditCheckpoints: integer(env, 'RULEVAULT_AUDIT_CHECKPOINTS', DEFAULTS.auditCheckpoints, 2, 65_536),
@@ -318,13 +331,14 @@ function logLevel(env: Env): LogLevel {
   return value as LogLevel;
 }
 
-function crashPointSetting(env: Env): CrashPoint | undefined {
+function crashPointSetting(env: Env): CrashPoint | FailPoint | undefined {
   const value = nonEmpty(env, 'RULEVAULT_TEST_CRASH_AT');
   if (value === undefined) return undefined;
-  if (!(CRASH_POINTS as readonly string[]).includes(value)) {
-    throw new ConfigError('RULEVAULT_TEST_CRASH_AT', `is for tests only; must be one of ${CRASH_POINTS.join(', ')}, got "${value}"`);
+  const points: readonly string[] = [...CRASH_POINTS, ...FAIL_POINTS];
+  if (!points.includes(value)) {
+    throw new ConfigError('RULEVAULT_TEST_CRASH_AT', `is for tests only; must be one of ${points.join(', ')}, got "${value}"`);
   }
-  return value as CrashPoint;
+  return value as CrashPoint | FailPoint;
 }
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
@@ -334,6 +348,14 @@ function integer(env: Env, name: string, fallback: number, min: number, max: num
   const value = Number(text);
   if (value < min || value > max) throw new ConfigError(name, `must be between ${min} and ${max}, got ${value}`);
   return value;
+}
+
+/** RULEVAULT_WORKERS: a whole number, or `auto` (the cores this process may use, at most DEFAULTS.maxAutoWorkers). */
+function workerCount(env: Env): number {
+  const text = nonEmpty(env, 'RULEVAULT_WORKERS');
+  if (text?.toLowerCase() === 'auto') return Math.min(availableParallelism(), DEFAULTS.maxAutoWorkers);
+  if (text !== undefined && !/^[0-9]+$/.test(text)) throw new ConfigError('RULEVAULT_WORKERS', `must be a whole number from 1 to 64, or auto, got "${text}"`);
+  return integer(env, 'RULEVAULT_WORKERS', DEFAULTS.workers, 1, 64);
 }
 
 function eventStore(env: Env, dataDir: string): string {

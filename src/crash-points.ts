@@ -20,13 +20,25 @@ export const CRASH_POINTS = [
   'erasure:after-snapshot',
 ] as const;
 
+/** Points that make a step fail instead of killing the process; armed the same way. */
+export const FAIL_POINTS = [
+  /** The embedded store's syncs of its log fail with an I/O error (the fail-stop test, test/http/group-commit.test.ts). */
+  'store:sync-fails',
+] as const;
+
 export type CrashPoint = (typeof CRASH_POINTS)[number];
+export type FailPoint = (typeof FAIL_POINTS)[number];
 
-let armed: CrashPoint | undefined;
+let armed: CrashPoint | FailPoint | undefined;
 
-/** Arms one crash point for this process (tests only), or disarms with undefined. */
-export function armCrashPoint(point: CrashPoint | undefined): void {
+/** Arms one crash or fail point for this process (tests only), or disarms with undefined. */
+export function armCrashPoint(point: CrashPoint | FailPoint | undefined): void {
   armed = point;
+}
+
+/** True when the fail point `point` is armed: the step it names fails. */
+export function failPoint(point: FailPoint): boolean {
+  return armed === point;
 }
 
 /** Kills this process at once when `point` is the armed crash point. */

@@ -4,6 +4,7 @@
  * tests and tools start in-process; running this file starts the service.
  */
 import { randomUUID } from 'node:crypto';
+import cluster from 'node:cluster';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createChainAudit } from './audit/chain-audit';
@@ -12,12 +13,14 @@ import { createDecisionLog } from './audit/decision-log';
 import { createReadAudit } from './audit/read-audit';
 import { createAuditService } from './audit/service';
 import { createAuditSinkMetrics, type SinkName } from './audit/sink-metrics';
+import { startFleet } from './cluster/fleet';
+import { linkToWriter } from './cluster/worker';
 import { ConfigError, loadConfig, unknownVariableWarning, type Config } from './config';
 import { armCrashPoint } from './crash-points';
 import { acquireDataLock, DataFolderLockedError } from './data-lock';
 import { KEYRING_STREAM } from './events';
 import { createApp } from './http/app';
-import type { HttpDeps } from './http/deps';
+import type { HttpDeps, WriteCommands } from './http/deps';
 import { createFastPath } from './http/fast-path';
 import { collapseLeadingSlashes } from './http/leading-slashes';
 import { createLogger, type Logger } from './log';
@@ -53,6 +56,12 @@ export interface NodeOptions {
   /** Where the first-start admin key is printed, once (default: a banner on stderr, never the JSON log). */
   readonly announce?: (text: string) => void;
   readonly runtime?: Runtime;
+  /**
+   * Called after a failed sync of the event store (fail-stop): the fatal line
+   * is logged, the server has stopped and its in-flight requests were
+   * answered. `main` exits non-zero; an in-process node just stays stopped.
+   */
+  readonly onFatal?: (error: Error) => void;
 }
 
 const SYSTEM_ACTOR = { id: 'system', requestId: 'startup' };
@@ -65,11 +74,13 @@ export interface ServiceParts {
   readonly logger: Logger;
   readonly runtime: Runtime;
   readonly onErased?: () => Promise<void>;
+  /** Commands that run elsewhere (a worker forwards its writes to the writer process); default: this process's own. */
+  readonly commands?: WriteCommands;
 }
 
 /** The commands, queries and observers the HTTP layer is given, wired over one store and read model. */
-export function createServices({ config, store, sealer, readModel, logger, runtime, onErased }: ServiceParts): HttpDeps {
-  const bus = createCommandBus(store, readModel, runtime);
+export function createServices(parts: ServiceParts): HttpDeps {
+  const { config, store, sealer, readModel, logger, runtime } = parts;
   const metrics = createMetrics(readModel, store);
   const sinkMetrics = createAuditSinkMetrics(metrics.registry, sinkErrorLogger(logger));
   const { auditSink } = config;
@@ -78,12 +89,7 @@ export function createServices({ config, store, sealer, readModel, logger, runti
     readModel,
     sealer,
     logger,
-    catalog: createCatalogCommands({ bus, readModel, runtime, maxRegexLength: config.limits.maxRegexLength, templateLimits: config.limits }),
-    vault: createVaultCommands({ bus, store, readModel, runtime, sealer, onErased }),
-    apiKeys: createApiKeyCommands({ bus, readModel, runtime, envAdminKey: config.adminKeyHash !== undefined }),
-    imports: createImportCommands({
-      bus, readModel, runtime, maxRegexLength: config.limits.maxRegexLength, templateLimits: config.limits, settings: config.import,
-    }),
+    ...(parts.commands ?? createWriteCommands(parts)),
     queries: createQueries(store, readModel, config.limits),
     metrics,
     decisions: createDecisionLog({ dir: auditSink.dir, settings: auditSink.decisions, metrics: sinkMetrics }),
@@ -92,6 +98,19 @@ export function createServices({ config, store, sealer, readModel, logger, runti
     changeFeed: createChangeFeed(readModel, config.stream, config.limits),
     chain: createChainAudit({ store, signingKey: { envValue: config.signingKey, dataDir: config.dataDir }, now: runtime.now }),
     audit: createAuditService({ store, readModel, limits: config.limits, timeTravel: { maxCheckpoints: config.auditCheckpoints } }),
+  };
+}
+
+/** The commands that decide and append writes, over one command bus: the writer's own. */
+function createWriteCommands({ config, store, sealer, readModel, runtime, onErased }: ServiceParts): WriteCommands {
+  const bus = createCommandBus(store, readModel, runtime);
+  return {
+    catalog: createCatalogCommands({ bus, readModel, runtime, maxRegexLength: config.limits.maxRegexLength, templateLimits: config.limits }),
+    vault: createVaultCommands({ bus, store, readModel, runtime, sealer, onErased }),
+    apiKeys: createApiKeyCommands({ bus, readModel, runtime, envAdminKey: config.adminKeyHash !== undefined }),
+    imports: createImportCommands({
+      bus, readModel, runtime, maxRegexLength: config.limits.maxRegexLength, templateLimits: config.limits, settings: config.import,
+    }),
   };
 }
 
@@ -106,7 +125,29 @@ function sinkErrorLogger(logger: Logger): (sink: SinkName, error: Error) => void
   };
 }
 
-export async function startNode(config: Config, options: NodeOptions = {}): Promise<RunningNode> {
+/**
+ * The half of a node that owns the data folder: the lock, the keys, the store,
+ * the read models, the commands, snapshots and checkpoints; no HTTP. A
+ * single-process node puts an HTTP server in front of it; with workers
+ * (src/cluster/) it is the writer process that every worker forwards writes to.
+ */
+export interface Writer {
+  readonly store: EventStore;
+  readonly readModel: ReadModel;
+  readonly services: HttpDeps;
+  /** Records where the service answers, for the ready log line and whoever the data-folder lock refuses. */
+  setUrl(url: string): void;
+  /** How serving stops when the store fails for good (fail-stop): the HTTP server's close, or the workers'. */
+  stopServingWith(stop: () => Promise<void>): void;
+  /** Replays the log, then runs the start-up checks; resolves once ready. Call once. */
+  start(): Promise<void>;
+  /** After HTTP stopped: writes what the audit queues hold, saves a snapshot, closes the store, lets the folder go. */
+  close(): Promise<void>;
+  /** Closes what a failed start opened, lets the folder go, and throws `error`. */
+  abandon(error: unknown): Promise<never>;
+}
+
+export async function openWriter(config: Config, options: NodeOptions = {}): Promise<Writer> {
   const logger = options.logger ?? createLogger();
   const announce = options.announce ?? ((text: string) => process.stderr.write(text));
   const runtime = options.runtime ?? { now: () => new Date(), newId: randomUUID };
@@ -119,55 +160,43 @@ export async function startNode(config: Config, options: NodeOptions = {}): Prom
   const lock = acquireDataLock(config.dataDir, 'service');
   // A failed start closes what it opened and lets the folder go, so a corrected start (even in this process) can take it.
   const opened: (() => unknown)[] = [];
-  const failed = async (error: unknown): Promise<never> => {
+  const abandon = async (error: unknown): Promise<never> => {
     for (const close of opened.reverse()) await close();
+    opened.length = 0;
     lock.release();
     throw error;
   };
-  const master = await loadMasterKey({ envValue: config.masterKey, dataDir: config.dataDir }).catch(failed);
+  const master = await loadMasterKey({ envValue: config.masterKey, dataDir: config.dataDir }).catch(abandon);
   if (master.source === 'created') {
     logger.warn('created a new master key: back it up, secrets cannot be opened without it', { path: master.path });
   }
-  const signing = await loadSigningKey({ envValue: config.signingKey, dataDir: config.dataDir }).catch(failed);
+  const signing = await loadSigningKey({ envValue: config.signingKey, dataDir: config.dataDir }).catch(abandon);
   if (signing.source === 'created') logger.warn('created the hash chain\'s signing key: back it up', { path: signing.path, public_key: signing.key.publicKey });
-  const sealer = await createSealer(master.key).catch(failed);
+  const sealer = await createSealer(master.key).catch(abandon);
   opened.push(() => sealer.dispose());
-  const store = await openStore(config.eventStore, logger).catch(failed);
+  // Fail-stop: after a failed sync, commits may be visible that are not on disk and no one can tell which;
+  // the store refuses writes from then on, and the node stops serving (README "Embedded SQLite").
+  let fatal: Error | undefined;
+  let stopServing = (): Promise<void> => Promise.resolve();
+  const onSyncFailure = (error: Error): void => {
+    fatal = error;
+    logger.pino.fatal({ error: error.message }, 'the event store could not make writes durable; stopping (restart to recover from what is on disk)');
+    snapshots.stop();
+    void stopServing().then(() => options.onFatal?.(error));
+  };
+  const store = await openStore(config.eventStore, logger, { groupCommit: config.groupCommit, onSyncFailure }).catch(abandon);
   opened.push(() => store.close());
 
-  const initial = await loadStartState(store, config.dataDir, logger).catch(failed);
+  const initial = await loadStartState(store, config.dataDir, logger).catch(abandon);
   const readModel = createReadModel(initial);
   const fromPosition = initial?.position;
   let replayed = 0;
+  let url: string | undefined;
   const snapshots = createSnapshotter(store, readModel, config.dataDir, config.snapshotIntervalMs, logger);
-  const httpDeps = createServices({ config, store, sealer, readModel, logger, runtime, onErased: () => snapshots.afterErasure() });
-  const { vault, apiKeys, metrics } = httpDeps;
-  const app = createApp(httpDeps);
-  const server = await listen(app, config.fastPath ? createFastPath(httpDeps) : undefined, config).catch(failed);
-  const address = server.address() as AddressInfo;
-  const url = `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
-  lock.setUrl(url);
-
+  const services = createServices({ config, store, sealer, readModel, logger, runtime, onErased: () => snapshots.afterErasure() });
+  const { vault, apiKeys, metrics } = services;
   const checkpoints = createChainCheckpointer({ store, key: signing.key, every: config.chainCheckpointEvery, logger, now: runtime.now, requestId: () => `system-${runtime.newId()}` });
   let subscription: Subscription | undefined;
-  const ready = new Promise<void>((resolve, reject) => {
-    subscription = store.subscribe(fromPosition, {
-      onEvent: (event) => {
-        readModel.apply(event);
-        checkpoints.observe(event);
-        replayed++;
-        // A rotation recorded after start-up by someone else: checked (and logged) now, not at the next /readyz.
-        if (event.stream === KEYRING_STREAM && readModel.caughtUp) httpDeps.vaultProblem();
-      },
-      onCaughtUp: () => {
-        bootstrap().then(resolve, reject);
-      },
-      onError: (error) => {
-        logger.error('log subscription stopped', { error: error.message });
-        reject(error);
-      },
-    });
-  });
 
   /** Checks that need the whole log: the master key, unfinished erasures, an admin key. */
   async function bootstrap(): Promise<void> {
@@ -193,6 +222,64 @@ export async function startNode(config: Config, options: NodeOptions = {}): Prom
     });
   }
 
+  return {
+    store,
+    readModel,
+    services,
+    setUrl(address) {
+      url = address;
+      lock.setUrl(address);
+    },
+    stopServingWith(stop) {
+      stopServing = stop;
+    },
+    start() {
+      return new Promise<void>((resolve, reject) => {
+        subscription = store.subscribe(fromPosition, {
+          onEvent: (event) => {
+            readModel.apply(event);
+            checkpoints.observe(event);
+            replayed++;
+            // A rotation recorded after start-up by someone else: checked (and logged) now, not at the next /readyz.
+            if (event.stream === KEYRING_STREAM && readModel.caughtUp) services.vaultProblem();
+          },
+          onCaughtUp: () => {
+            bootstrap().then(resolve, reject);
+          },
+          onError: (error) => {
+            logger.error('log subscription stopped', { error: error.message });
+            reject(error);
+          },
+        });
+      });
+    },
+    async close() {
+      // What the audit queues hold is written before the process goes.
+      services.decisions.close();
+      services.secretReads.close();
+      snapshots.stop();
+      // After a failed sync the read models may hold writes that are not on disk: no snapshot of them.
+      if (fatal === undefined) await snapshots.save('shutdown');
+      await subscription?.close();
+      await checkpoints.stop();
+      await store.close();
+      sealer.dispose();
+      lock.release();
+    },
+    abandon,
+  };
+}
+
+export async function startNode(config: Config, options: NodeOptions = {}): Promise<RunningNode> {
+  const writer = await openWriter(config, options);
+  const httpDeps = writer.services;
+  const app = createApp(httpDeps);
+  const server = await listen(app, config.fastPath ? createFastPath(httpDeps) : undefined, config).catch(writer.abandon);
+  const url = serverUrl(server);
+  writer.setUrl(url);
+  writer.stopServingWith(() => closeServer(server, config.shutdownGraceMs));
+  const ready = writer.start();
+
   let stopping: Promise<void> | undefined;
   function stop(): Promise<void> {
     stopping ??= (async () => {
@@ -200,21 +287,22 @@ export async function startNode(config: Config, options: NodeOptions = {}): Prom
       // Streams never finish by themselves: end them (with a message saying so) once the server stops accepting.
       httpDeps.changeFeed.close();
       await closing;
-      // What the audit queues hold is written before the process goes.
-      httpDeps.decisions.close();
-      httpDeps.secretReads.close();
-      snapshots.stop();
-      await snapshots.save('shutdown');
-      await subscription?.close();
-      await checkpoints.stop();
-      await store.close();
-      sealer.dispose();
-      lock.release();
+      await writer.close();
     })();
     return stopping;
   }
   ready.catch(() => undefined);
-  return { url, store, readModel, ready, stop };
+  return { url, store: writer.store, readModel: writer.readModel, ready, stop };
+}
+
+/** `http://host:port` of a listening server. */
+export function serverUrl(server: Server): string {
+  return addressUrl(server.address() as AddressInfo);
+}
+
+export function addressUrl(address: Pick<AddressInfo, 'address' | 'port'> & { family?: string | number }): string {
+  const ipv6 = address.family === 'IPv6' || address.family === 6 || address.address.includes(':');
+  return `http://${ipv6 ? `[${address.address}]` : address.address}:${address.port}`;
 }
 
 /**
@@ -237,7 +325,7 @@ function adminKeyBanner(id: string, key: string): string {
   ].join('\n');
 }
 
-function listen(app: ReturnType<typeof createApp>, fastPath: ReturnType<typeof createFastPath> | undefined, config: Config): Promise<Server> {
+export function listen(app: ReturnType<typeof createApp>, fastPath: ReturnType<typeof createFastPath> | undefined, config: Config): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = createServer({
       // Node enforces headersTimeout and requestTimeout on this timer (default 30 s): without it a 1 s limit bites up to 30 s late.
@@ -257,7 +345,7 @@ function listen(app: ReturnType<typeof createApp>, fastPath: ReturnType<typeof c
 }
 
 /** Stops accepting, lets in-flight requests finish for up to `graceMs`, then drops the rest. */
-function closeServer(server: Server, graceMs: number): Promise<void> {
+export function closeServer(server: Server, graceMs: number): Promise<void> {
   return new Promise((resolve) => {
     const force = setTimeout(() => server.closeAllConnections(), graceMs);
     force.unref();
@@ -267,6 +355,113 @@ function closeServer(server: Server, graceMs: number): Promise<void> {
     });
     server.closeIdleConnections();
   });
+}
+
+/**
+ * One HTTP worker of a multi-process service (RULEVAULT_WORKERS > 1, started
+ * by the writer through node:cluster): its own read models from the snapshot
+ * and the log, evaluate and get-secrets answered here, every write forwarded
+ * to the writer (src/cluster/). It listens only once it has applied the log
+ * head the writer gave it when it joined, so it never answers from a state
+ * older than a write already answered.
+ */
+export async function startWorker(config: Config, logger: Logger): Promise<{ stop(): Promise<void> }> {
+  let stop = async (): Promise<void> => undefined;
+  const exitAfter = (code: number) => () => void stop().then(() => process.exit(code), () => process.exit(1));
+  const link = linkToWriter({
+    applied: async (position) => {
+      store.wake?.();
+      await readModel.waitFor(position);
+    },
+    metricsJson: () => services.metrics.registry.getMetricsAsJSON(),
+    stop: exitAfter(0),
+  });
+  // The writer went away (it died, or stopped without telling): nothing can be written any more, so stop serving too.
+  // Set before anything else, so a worker whose writer dies while it starts does not linger.
+  process.once('disconnect', exitAfter(1));
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) process.once(signal, exitAfter(0));
+  // The writer created the master key (if it had to) before forking: this only reads it.
+  const master = await loadMasterKey({ envValue: config.masterKey, dataDir: config.dataDir });
+  const sealer = await createSealer(master.key);
+  const store = await openStore(config.eventStore, logger);
+  const initial = await loadStartState(store, config.dataDir, logger);
+  const readModel = createReadModel(initial);
+  const runtime = { now: () => new Date(), newId: randomUUID };
+  const services: HttpDeps = {
+    ...createServices({ config, store, sealer, readModel, logger, runtime, commands: link.commands }),
+    serviceMetrics: link.serviceMetrics,
+  };
+
+  let subscription: Subscription | undefined;
+  await new Promise<void>((resolve, reject) => {
+    subscription = store.subscribe(initial?.position, {
+      onEvent: (event) => {
+        readModel.apply(event);
+        if (event.stream === KEYRING_STREAM && readModel.caughtUp) services.vaultProblem();
+      },
+      onCaughtUp: resolve,
+      onError: (error) => {
+        logger.error('log subscription stopped', { error: error.message });
+        reject(error);
+      },
+    });
+  });
+  readModel.markCaughtUp();
+  const head = await link.join();
+  if (head !== undefined) {
+    store.wake?.();
+    await readModel.waitFor(head);
+  }
+
+  const server = await listen(createApp(services), config.fastPath ? createFastPath(services) : undefined, config);
+  let stopping: Promise<void> | undefined;
+  stop = () => {
+    stopping ??= (async () => {
+      const closing = closeServer(server, config.shutdownGraceMs);
+      services.changeFeed.close();
+      await closing;
+      services.decisions.close();
+      services.secretReads.close();
+      link.close();
+      await subscription?.close();
+      await store.close();
+      sealer.dispose();
+    })();
+    return stopping;
+  };
+  await link.listening(serverUrl(server));
+  return { stop };
+}
+
+/**
+ * The writer of a multi-process service: replays the log and runs the
+ * start-up checks, then forks the workers and serves their writes.
+ */
+async function startWriterWithWorkers(config: Config, options: NodeOptions & { readonly logger: Logger }): Promise<{ stop(): Promise<void> }> {
+  const { logger } = options;
+  const writer = await openWriter(config, options);
+  await writer.start().catch(writer.abandon);
+  const { catalog, vault, apiKeys, imports, metrics } = writer.services;
+  const fleet = startFleet({
+    count: config.workers,
+    commands: { catalog, vault, apiKeys, imports },
+    readModel: writer.readModel,
+    store: writer.store,
+    registry: metrics.registry,
+    logger,
+    shutdownGraceMs: config.shutdownGraceMs,
+    onListening: (url) => {
+      writer.setUrl(url);
+      logger.info('listening', { url, workers: config.workers });
+    },
+  });
+  writer.stopServingWith(() => fleet.stop());
+  return {
+    async stop() {
+      await fleet.stop();
+      await writer.close();
+    },
+  };
 }
 
 /** The service as `npm start` runs it (scripts/start.js): configuration from the environment, signals, exit codes. */
@@ -282,12 +477,25 @@ export async function main(): Promise<void> {
     throw error;
   }
   const logger = createLogger(undefined, config.logLevel);
+  if (cluster.isWorker) {
+    await startWorker(config, logger).catch((error: unknown) => {
+      process.stderr.write(`RuleVault worker cannot start: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exit(1);
+    });
+    return;
+  }
   // Tests only (test/http/erasure-crash.test.ts); armed here, in a real process, never by in-process nodes.
   armCrashPoint(config.testCrashAt);
-  let node: RunningNode;
+  let node: { stop(): Promise<void> };
   try {
-    node = await startNode(config, { logger });
-    await node.ready;
+    const options = { logger, onFatal: () => process.exit(1) };
+    if (config.workers > 1) {
+      node = await startWriterWithWorkers(config, options);
+    } else {
+      const single = await startNode(config, options);
+      await single.ready;
+      node = single;
+    }
   } catch (error) {
     process.stderr.write(`RuleVault cannot start: ${error instanceof Error ? error.message : String(error)}\n`);
     if (error instanceof DataFolderLockedError) {

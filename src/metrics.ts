@@ -27,15 +27,17 @@ export function createMetrics(readModel: ReadModel, store: EventStore): Metrics 
   const secretReads = new Counter({
     name: 'rulevault_secret_reads_total', help: 'Secret values returned by get-secrets, per API key id', labelNames: ['key_id'], registers: [registry],
   });
-  const replay = new Gauge({ name: 'rulevault_replay_duration_seconds', help: 'Time from start to caught up with the log', registers: [registry] });
+  // Gauges say how they combine across worker processes (src/cluster/fleet.ts): every worker holds the same read
+  // models, so a sum would count them once per worker; the position is the slowest worker's, the lag the largest.
+  const replay = new Gauge({ name: 'rulevault_replay_duration_seconds', help: 'Time from start to caught up with the log', aggregator: 'max', registers: [registry] });
   new Gauge({
-    name: 'rulevault_rules_loaded', help: 'Active rules in the compiled engine', registers: [registry],
+    name: 'rulevault_rules_loaded', help: 'Active rules in the compiled engine', aggregator: 'max', registers: [registry],
     collect() {
       this.set(readModel.engine.size);
     },
   });
   new Gauge({
-    name: 'rulevault_entities_loaded', help: 'Records in the read models, by kind', labelNames: ['kind'], registers: [registry],
+    name: 'rulevault_entities_loaded', help: 'Records in the read models, by kind', labelNames: ['kind'], aggregator: 'max', registers: [registry],
     collect() {
       const state = readModel.state;
       this.set({ kind: 'rule' }, state.rules.size);
@@ -46,19 +48,37 @@ export function createMetrics(readModel: ReadModel, store: EventStore): Metrics 
     },
   });
   new Gauge({
-    name: 'rulevault_log_position', help: 'Log position applied to the read models', registers: [registry],
+    name: 'rulevault_log_position', help: 'Log position applied to the read models', aggregator: 'min', registers: [registry],
     collect() {
       this.set(Number(readModel.position ?? 0n));
     },
   });
   new Gauge({
-    name: 'rulevault_subscription_lag_events', help: 'Log head position minus the applied position', registers: [registry],
+    name: 'rulevault_subscription_lag_events', help: 'Log head position minus the applied position', aggregator: 'max', registers: [registry],
     async collect() {
       const head = await store.headPosition();
       const applied = readModel.position ?? 0n;
       this.set(head === undefined || head < applied ? 0 : Number(head - applied));
     },
   });
+  const stats = store.durabilityStats?.bind(store);
+  if (stats !== undefined) {
+    // Group commit at work: syncs well below commits means concurrent writes shared syncs.
+    new Counter({
+      name: 'rulevault_store_commits_total', help: 'Write transactions the embedded store committed', registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(stats().commits);
+      },
+    });
+    new Counter({
+      name: 'rulevault_store_syncs_total', help: 'Syncs of the embedded store\'s log to disk (each made every commit before it durable)', registers: [registry],
+      collect() {
+        this.reset();
+        this.inc(stats().syncs);
+      },
+    });
+  }
 
   return {
     registry,

@@ -27,6 +27,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['src/service'],
   ['src/audit'],
   ['src/http'],
+  ['src/cluster'],
   ['src/main.ts', 'src/index.ts', 'src/client'],
   // The web console, a browser program of its own: it reuses the engine's condition vocabulary and checks.
   ['src/console'],

@@ -19,6 +19,7 @@ for (const [name, cell] of cells) {
     t.test('settings', async (t) => {
       const config = loadConfig(live.node.env);
       t.equal(config.fastPath, cell.path === 'lean', 'the lean path is on exactly on lean cells');
+      t.equal(config.workers, cell.workers ?? 1, 'workers exactly on workers cells');
       t.equal(existsSync(path.join(live.node.dataDir, 'events.db')), cell.store === 'sqlite', 'an SQLite log file exactly on sqlite cells');
       t.equal(live.node.env.RULEVAULT_EVENTSTORE?.startsWith('esdb://') ?? false, cell.store === 'esdb', 'an EventStoreDB connection exactly on esdb cells');
       t.equal((await live.admin.get('/api/api-keys')).status, 200, 'and the node answers its admin');

@@ -1,6 +1,6 @@
 /**
  * POST /api/import of 100k standard-workload rules (NDJSON) into the
- * embedded store (synchronous=FULL) over HTTP: the time until the import
+ * embedded store (one transaction, durable before it answers) over HTTP: the time until the import
  * answers (parsed, every item checked, one transaction, applied to the read
  * model, so evaluable), the service's CPU for it, and its peak memory
  * (issue 18 item 4: target ≤ 30 s). Then evaluate is asked at once and must

@@ -32,7 +32,7 @@ export function storeConfig(out: Output): Config {
 
 /** Opens the store, runs `work`, closes it. */
 export async function onStore<T>(config: Config, work: (store: EventStore) => Promise<T>): Promise<T> {
-  const store = await openStore(config.eventStore);
+  const store = await openStore(config.eventStore, undefined, { groupCommit: config.groupCommit });
   try {
     return await work(store);
   } finally {

@@ -20,6 +20,9 @@ import type { VaultCommands } from '../service/vault-commands';
 import type { VaultProblem } from '../service/vault-health';
 import type { Sealer } from '../vault/seal';
 
+/** The objects whose methods write: a worker process forwards each call to the writer (src/cluster/forwarded.ts). */
+export type WriteCommands = Pick<HttpDeps, 'catalog' | 'vault' | 'apiKeys' | 'imports'>;
+
 export interface HttpDeps {
   readonly config: Config;
   readonly readModel: ReadModel;
@@ -43,6 +46,8 @@ export interface HttpDeps {
   readonly secretReads: ReadAudit;
   /** Why this process can no longer open its vault (a rotation it does not hold the key of), or undefined. */
   readonly vaultProblem: VaultProblem;
+  /** With workers: GET /metrics answers for the whole service (every worker and the writer), not this process alone. */
+  readonly serviceMetrics?: () => Promise<string>;
 }
 
 /** Per-request values the log line reads (express keeps them in res.locals). */

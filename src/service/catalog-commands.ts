@@ -1,4 +1,9 @@
-/** Rule, context and prompt writes: read model -> decide -> append -> view. */
+/**
+ * Rule, context and prompt writes: read model -> decide -> append -> view.
+ * An update's answer is read inside the command bus's section: once the
+ * section ends (before the write is durable), later writes may move the
+ * record on.
+ */
 import {
   decideCreateContext, decideDeleteContext, decideUpdateContext, parseContextCreate, parseContextPatch,
 } from '../domain/contexts';
@@ -64,12 +69,12 @@ export function createCatalogCommands({ bus, readModel, runtime, maxRegexLength,
     },
     async updateRule(id: string, body: unknown, ifMatch: IfMatch | undefined, actor: Actor) {
       const patch = parseRulePatch(body);
-      await bus.withRetry(ifMatch, () => {
+      return bus.withRetry(ifMatch, async () => {
         const current = state.rules.get(id);
         const events = decideUpdateRule(id, current, patch, ifMatch, ruleContext);
-        return appendDecided(bus, streams.rule(id), current!.revision, events, actor);
+        await appendDecided(bus, streams.rule(id), current!.revision, events, actor);
+        return rule(id);
       });
-      return rule(id);
     },
     async deleteRule(id: string, actor: Actor, ifMatch?: IfMatch) {
       await bus.withRetry(ifMatch, () => {
@@ -87,12 +92,12 @@ export function createCatalogCommands({ bus, readModel, runtime, maxRegexLength,
     },
     async updateContext(id: string, body: unknown, ifMatch: IfMatch | undefined, actor: Actor) {
       const patch = parseContextPatch(body);
-      await bus.withRetry(ifMatch, () => {
+      return bus.withRetry(ifMatch, async () => {
         const current = state.contexts.get(id);
         const events = decideUpdateContext(id, current, patch, ifMatch);
-        return appendDecided(bus, streams.context(id), current!.revision, events, actor);
+        await appendDecided(bus, streams.context(id), current!.revision, events, actor);
+        return context(id);
       });
-      return context(id);
     },
     async deleteContext(id: string, actor: Actor, ifMatch?: IfMatch) {
       await bus.withRetry(ifMatch, async () => {
@@ -113,44 +118,44 @@ export function createCatalogCommands({ bus, readModel, runtime, maxRegexLength,
     async addPromptVersion(ref: string, body: unknown, actor: Actor, ifMatch?: IfMatch) {
       const id = promptId(ref);
       const input = parsePromptVersion(body, templateLimits);
-      await bus.withRetry(ifMatch, () => {
+      return bus.withRetry(ifMatch, async () => {
         const current = state.prompts.get(id);
         const events = decideAddPromptVersion(id, current, input, ifMatch);
-        return bus.append(streams.prompt(id), current!.revision, events, actor);
+        await bus.append(streams.prompt(id), current!.revision, events, actor);
+        return prompt(id);
       });
-      return prompt(id);
     },
     async updatePrompt(ref: string, body: unknown, ifMatch: IfMatch | undefined, actor: Actor) {
       const id = promptId(ref);
       const patch = parsePromptPatch(body);
-      await bus.withRetry(ifMatch, () => {
+      return bus.withRetry(ifMatch, async () => {
         const current = state.prompts.get(id);
         const holder = patch.name === undefined ? undefined : state.prompts.idsByName.get(patch.name);
         const events = decideUpdatePrompt(id, current, patch, ifMatch, holder);
-        return appendDecided(bus, streams.prompt(id), current!.revision, events, actor);
+        await appendDecided(bus, streams.prompt(id), current!.revision, events, actor);
+        return prompt(id);
       });
-      return prompt(id);
     },
     /** Promotes or rolls back: points `production` or a custom label at a version (one PromptLabelMoved). */
     async movePromptLabel(ref: string, labelParam: string, body: unknown, actor: Actor, ifMatch?: IfMatch) {
       const id = promptId(ref);
       const label = readLabel(labelParam, 'label');
       const move = parseLabelMove(body);
-      await bus.withRetry(ifMatch, () => {
+      return bus.withRetry(ifMatch, async () => {
         const current = state.prompts.get(id);
         const events = decideMoveLabel(id, current, label, move, ifMatch);
-        return appendDecided(bus, streams.prompt(id), current!.revision, events, actor);
+        await appendDecided(bus, streams.prompt(id), current!.revision, events, actor);
+        return prompt(id);
       });
-      return prompt(id);
     },
     async removePromptLabel(ref: string, labelParam: string, actor: Actor, ifMatch?: IfMatch) {
       const id = promptId(ref);
       const label = readLabel(labelParam, 'label');
-      await bus.withRetry(ifMatch, () => {
+      return bus.withRetry(ifMatch, async () => {
         const current = state.prompts.get(id);
-        return bus.append(streams.prompt(id), current?.revision ?? 'any', decideRemoveLabel(id, current, label, ifMatch), actor);
+        await bus.append(streams.prompt(id), current?.revision ?? 'any', decideRemoveLabel(id, current, label, ifMatch), actor);
+        return prompt(id);
       });
-      return prompt(id);
     },
     async deletePrompt(ref: string, actor: Actor, ifMatch?: IfMatch) {
       const id = promptId(ref);

@@ -2,7 +2,14 @@
  * Turns decided events into appended, applied facts: adds metadata, appends
  * with optimistic concurrency, then waits until this node's read model has
  * applied the write, so the response is only sent once the write is visible
- * (read-your-writes on the node that wrote).
+ * (read-your-writes on the node that wrote), and once it is durable.
+ *
+ * Group commit (issue 18 item 4): decisions run one at a time (`withRetry`'s
+ * section), but a decision's appends only wait for their commit to be
+ * applied; the section is then handed to the next decision, and durability
+ * (`EventStore.durable`, one sync of the disk shared by every commit before
+ * it) is awaited after the section, before the command answers. So writers
+ * queue on the disk together, not one after another.
  */
 import type { IfMatch } from '../domain/input';
 import { AppError } from '../errors';
@@ -44,23 +51,63 @@ export interface CommandBus {
    * way is a 503 saying how many were written, all under the actor's request id.
    */
   appendBatch(appends: readonly DecidedAppend[], actor: Actor): Promise<AppendResult>;
+  /**
+   * Appends one stream's events and waits until the read model applied them.
+   * Belongs inside a `withRetry` attempt: there it resolves once applied, and
+   * `withRetry` resolves only once the section's appends are durable. Called
+   * outside one, it takes its own turn in the section and resolves once durable.
+   */
   append(stream: string, expected: ExpectedRevision, events: readonly DomainEvent[], actor: Actor, options?: AppendOptions): Promise<AppendResult>;
   /**
-   * Runs `attempt` (read model -> decide -> append); when another writer moved
-   * the stream on and the caller named no revision in If-Match (none, or `*`),
-   * waits for the read model to catch up and decides again.
+   * Runs `attempt` (read model -> decide -> append) in this node's one-at-a-time
+   * section; when another writer moved the stream on and the caller named no
+   * revision in If-Match (none, or `*`), waits for the read model to catch up
+   * and decides again. Settles once whatever the attempts appended is durable
+   * (an error answers only after that too; a failed sync is a 503).
    */
   withRetry<T>(ifMatch: IfMatch | undefined, attempt: () => Promise<T>): Promise<T>;
 }
 
 const MAX_ATTEMPTS = 3;
+/** Appends inside a section commit without waiting for the disk: the section's end awaits `store.durable()`. */
+const deferred = { deferDurability: true } as const;
 
 export function createCommandBus(store: EventStore, readModel: ReadModel, runtime: Runtime): CommandBus {
   let tail: Promise<unknown> = Promise.resolve();
+  /** True while a section's work runs (one at a time): its appends leave durability to the section's end. */
+  let inSection = false;
+  /** Set by an append inside the running section. */
+  let appendedInSection = false;
+  /**
+   * Runs `work` once every earlier section has ended, then, outside the
+   * section (the next one may already run), waits until what it appended is
+   * durable; settles as `work` did, or with a 503 when the sync failed.
+   */
   function serialized<T>(work: () => Promise<T>): Promise<T> {
-    const run = tail.then(work, work);
-    tail = run.catch(() => undefined);
-    return run;
+    const section = async (): Promise<{ value?: T; error?: unknown; failed: boolean; appended: boolean }> => {
+      inSection = true;
+      appendedInSection = false;
+      try {
+        return { value: await work(), failed: false, appended: appendedInSection };
+      } catch (error) {
+        return { error, failed: true, appended: appendedInSection };
+      } finally {
+        inSection = false;
+      }
+    };
+    const run = tail.then(section);
+    tail = run;
+    return run.then(async ({ value, error, failed, appended }) => {
+      if (appended) await mapped(() => store.durable());
+      if (failed) throw error;
+      return value as T;
+    });
+  }
+  /** Inside the section: appended when applied (durable later). Outside: a section of its own, settled once durable. */
+  function inTurn<T>(work: () => Promise<T>): Promise<T> {
+    if (!inSection) return serialized(() => inTurn(work));
+    appendedInSection = true;
+    return work();
   }
   const toRecords = (events: readonly DomainEvent[], actor: Actor, at: string): NewEvent[] => events.map((event) => ({
     type: event.type,
@@ -68,22 +115,26 @@ export function createCommandBus(store: EventStore, readModel: ReadModel, runtim
     metadata: { actor: actor.id, at, request_id: actor.requestId, schema: SCHEMA_VERSION },
   }));
   return {
-    async append(stream, expected, events, actor, options = {}) {
-      const records = toRecords(events, actor, runtime.now().toISOString());
-      const result = await appendMapped(store, stream, records, expected, options.erasing === true);
-      await readModel.waitFor(result.position);
-      return result;
+    append(stream, expected, events, actor, options = {}) {
+      return inTurn(async () => {
+        const records = toRecords(events, actor, runtime.now().toISOString());
+        const result = await appendMapped(store, stream, records, expected, options.erasing === true);
+        await readModel.waitFor(result.position);
+        return result;
+      });
     },
-    async appendBatch(appends, actor) {
-      if (appends.length === 0) throw new RangeError('appendBatch: nothing to append');
-      const at = runtime.now().toISOString();
-      const records = appends.map(({ stream, expected, events }) => ({ stream, expected, events: toRecords(events, actor, at) }));
-      const results = store.appendAtomically !== undefined
-        ? await mapped(() => store.appendAtomically!(records))
-        : await appendOneByOne(store, records, actor);
-      const last = results[results.length - 1]!;
-      await readModel.waitFor(last.position);
-      return last;
+    appendBatch(appends, actor) {
+      if (appends.length === 0) return Promise.reject(new RangeError('appendBatch: nothing to append'));
+      return inTurn(async () => {
+        const at = runtime.now().toISOString();
+        const records = appends.map(({ stream, expected, events }) => ({ stream, expected, events: toRecords(events, actor, at) }));
+        const results = store.appendAtomically !== undefined
+          ? await mapped(() => store.appendAtomically!(records, deferred))
+          : await appendOneByOne(store, records, actor);
+        const last = results[results.length - 1]!;
+        await readModel.waitFor(last.position);
+        return last;
+      });
     },
     withRetry(ifMatch, attempt) {
       // One decision at a time on this node: its own writers never race each other,
@@ -119,7 +170,7 @@ class StaleWriteError extends Error {
 }
 
 function appendMapped(store: EventStore, stream: string, events: NewEvent[], expected: ExpectedRevision, erasing: boolean) {
-  return mapped(() => (erasing ? store.appendErasing(stream, events, expected) : store.append(stream, events, expected)));
+  return mapped(() => (erasing ? store.appendErasing(stream, events, expected) : store.append(stream, events, expected, deferred)));
 }
 
 /** A store call whose concurrency failures may be retried and whose other failures become AppErrors. */
@@ -141,7 +192,7 @@ async function appendOneByOne(store: EventStore, appends: readonly StreamAppend[
   const results: AppendResult[] = [];
   for (const { stream, events, expected } of appends) {
     try {
-      results.push(await mapped(() => store.append(stream, events, expected)));
+      results.push(await mapped(() => store.append(stream, events, expected, deferred)));
     } catch (error) {
       if (results.length === 0) throw error;
       throw new AppError('unavailable', `the write stopped after ${results.length} of ${appends.length} streams: ` +

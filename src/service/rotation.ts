@@ -47,7 +47,7 @@ export async function rotateMasterKey(
     });
   }
   if (canary === undefined || !to.checkCanary(canary)) {
-    await bus.append(KEYRING_STREAM, 'any', decideMasterKeyRotated(from.masterKeyId, to.makeCanary()), actor);
+    await bus.withRetry(undefined, () => bus.append(KEYRING_STREAM, 'any', decideMasterKeyRotated(from.masterKeyId, to.makeCanary()), actor));
   }
   return { rewrapped, alreadyRotated };
 }

@@ -2,7 +2,8 @@
  * Secret writes and the keyring. Values are sealed here, before a decision is
  * made, so no plaintext reaches an event. The unique-key check and the append
  * cannot interleave with another write on this node: the command bus runs
- * decisions one at a time.
+ * decisions one at a time. An update's answer is read inside that section:
+ * once it ends, later writes may move the secret on.
  */
 import {
   decideCreateSecret, decideDeleteSecret, decideUpdateSecret, parseSecretCreate, parseSecretPatch,
@@ -66,15 +67,15 @@ export function createVaultCommands({ bus, store, readModel, runtime, sealer, on
 
     async updateSecret(id: string, body: unknown, ifMatch: IfMatch | undefined, actor: Actor) {
       const patch = parseSecretPatch(body);
-      await bus.withRetry(ifMatch, () => {
+      return bus.withRetry(ifMatch, async () => {
         const current = vault.secrets.get(id);
         const version = (current?.version ?? 0) + 1;
         const sealed = current !== undefined && patch.value !== undefined ? sealer.seal(id, version, patch.value) : undefined;
         const owner = patch.key === undefined ? undefined : vault.idsByKey.get(patch.key);
         const events = decideUpdateSecret(id, current, patch, sealed, owner, ifMatch);
-        return appendDecided(bus, streams.secret(id), current!.revision, events, actor);
+        await appendDecided(bus, streams.secret(id), current!.revision, events, actor);
+        return secretView(vault.secrets.get(id)!);
       });
-      return secretView(vault.secrets.get(id)!);
     },
 
     /**
@@ -114,7 +115,8 @@ export function createVaultCommands({ bus, store, readModel, runtime, sealer, on
         }
         return 'verified';
       }
-      await bus.append(KEYRING_STREAM, 'no_stream', [{ type: 'MasterKeyEnrolled', data: { canary: sealer.makeCanary() } }], actor);
+      await bus.withRetry(undefined, () =>
+        bus.append(KEYRING_STREAM, 'no_stream', [{ type: 'MasterKeyEnrolled', data: { canary: sealer.makeCanary() } }], actor));
       return 'enrolled';
     },
   };

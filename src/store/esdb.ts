@@ -206,7 +206,12 @@ export function createEsdbStore(connectionString: string, options: EsdbStoreOpti
   return {
     description: `EventStoreDB ${redactCredentials(connectionString)}`,
 
+    // An append is durable on the server when it is acknowledged: deferring durability changes nothing.
     append: (stream, events, expected) => append(stream, events, expected),
+
+    async durable() {
+      if (closed) throw new StoreUnavailableError('the EventStoreDB store is closed');
+    },
 
     async appendErasing(stream, events, expected) {
       const result = await append(stream, events, expected, true);

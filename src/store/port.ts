@@ -54,6 +54,24 @@ export interface StreamAppend {
   readonly expected: ExpectedRevision;
 }
 
+/** How an append settles (see `EventStore.durable`). */
+export interface AppendOptions {
+  /**
+   * Resolve once the events are committed (readable, delivered to
+   * subscriptions, surviving the death of this process) instead of once they
+   * are durable; the caller then awaits `durable()` before it acknowledges
+   * the write to anyone. Lets concurrent writers share one sync of the disk
+   * (group commit). Stores whose commits are durable at once ignore it.
+   */
+  readonly deferDurability?: boolean;
+}
+
+/** Counts behind the store's write metrics: commits that had to become durable, and the syncs of the disk that made them so. */
+export interface DurabilityStats {
+  readonly commits: number;
+  readonly syncs: number;
+}
+
 export interface AppendResult {
   /** Revision of the last event written. */
   readonly nextRevision: bigint;
@@ -90,9 +108,10 @@ export interface EventStore {
   /**
    * Appends events to one stream atomically. Throws `ConcurrencyError` when
    * `expected` does not hold, `StreamDeletedError` when the stream was deleted.
-   * Resolves only once the events are durable. `events` must not be empty.
+   * Resolves only once the events are durable (unless `deferDurability`).
+   * `events` must not be empty.
    */
-  append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  append(stream: string, events: readonly NewEvent[], expected: ExpectedRevision, options?: AppendOptions): Promise<AppendResult>;
   /**
    * Optional (the embedded store has it; EventStoreDB cannot append to
    * several streams atomically): appends to several streams, in order, as
@@ -100,7 +119,18 @@ export interface EventStore {
    * what `append` throws, for the first append whose expectation fails, and
    * then nothing at all is written. Results in the order given.
    */
-  appendAtomically?(appends: readonly StreamAppend[]): Promise<AppendResult[]>;
+  appendAtomically?(appends: readonly StreamAppend[], options?: AppendOptions): Promise<AppendResult[]>;
+  /**
+   * Resolves once every append that resolved before this call is durable
+   * (survives power loss as well as the death of the process). Immediate on
+   * a store whose appends are durable when they resolve (EventStoreDB; the
+   * embedded store with group commit off). Rejects with
+   * `StoreUnavailableError` when durability can no longer be ensured (a
+   * failed sync): the store then refuses every later write.
+   */
+  durable(): Promise<void>;
+  /** Optional: counts of commits and syncs (the embedded store), for metrics. */
+  durabilityStats?(): DurabilityStats;
   /** All events of one stream from `fromRevision` (inclusive). [] when it does not exist. */
   readStream(stream: string, options?: { readonly fromRevision?: bigint }): Promise<RecordedEvent[]>;
   /** One page of the whole log in position order, after `options.after`. */
@@ -141,6 +171,12 @@ export interface EventStore {
    * deletion itself would leave the log with the stream (use `appendErasing`).
    */
   deleteStream(stream: string, expected?: ExpectedRevision): Promise<void>;
+  /**
+   * Optional: a hint that another process appended (a worker's writer said
+   * so), so subscriptions read the log now instead of at their next poll.
+   * A store that pushes appends to its subscriptions (EventStoreDB) needs none.
+   */
+  wake?(): void;
   /**
    * Position of the newest event in the log, undefined when empty. On a store
    * that erases deleted streams at once it may move backwards after a delete.

@@ -10,20 +10,22 @@ export type EventRow = readonly [bigint, string, bigint, string, string, string,
  * Applies the connection pragmas and creates the tables when missing.
  *
  * - WAL: readers (subscriptions, an operator CLI) never block the writer.
- * - synchronous=FULL: every commit fsyncs the WAL, so an acknowledged append
- *   survives not only `kill -9` (NORMAL would too: the WAL write is already
- *   in the OS page cache) but also power loss and kernel panics, which is what
- *   the port's "durable when the promise resolves" means for an audit log.
- *   Cost: single-event appends measured ~450/s with FULL against ~5,700/s with
- *   NORMAL on the 2-core dev VM (store report); ample for configuration
- *   writes, and not worth weakening the audit log's guarantee.
+ * - synchronous: FULL (the default, and the store with group commit off)
+ *   fsyncs the WAL at every commit, so a commit survives not only `kill -9`
+ *   but also power loss and kernel panics, which is what the port's "durable
+ *   when the promise resolves" means for an audit log; single-event appends
+ *   measured ~450/s on the 2-core dev VM (store report). NORMAL (the store
+ *   with group commit on) leaves a commit in the OS page cache, which
+ *   survives `kill -9` only: the store then makes commits durable itself,
+ *   many at a time, with one fdatasync of the WAL (group-sync.ts) before any
+ *   of them is acknowledged. Checkpoints still sync under NORMAL.
  * - secure_delete=ON: deleted rows are overwritten with zeros, so an erased
  *   secret's sealed value does not linger in free pages.
  * - busy_timeout: another process holding the write lock makes us wait, not fail.
  */
-export function prepareDatabase(db: Database.Database): void {
+export function prepareDatabase(db: Database.Database, synchronous: 'FULL' | 'NORMAL' = 'FULL'): void {
   db.pragma('journal_mode = WAL');
-  db.pragma('synchronous = FULL');
+  db.pragma(`synchronous = ${synchronous}`);
   db.pragma('secure_delete = ON');
   db.pragma('busy_timeout = 5000');
   db.exec(`

@@ -1,21 +1,26 @@
 /**
  * The embedded event store: one SQLite file through better-sqlite3.
  *
- * better-sqlite3 is synchronous, so every method does its work before its
- * promise settles; "resolved" therefore means "committed" (and, with
- * synchronous=FULL, fsynced).
+ * better-sqlite3 is synchronous, so every method commits before its promise
+ * settles. Durability is a separate step: with group commit (the default)
+ * commits do not wait for the disk (synchronous=NORMAL) and one fdatasync of
+ * the WAL, shared by every commit made before it started, makes them durable
+ * (group-sync.ts); a write resolves after that sync unless the caller asked to
+ * defer durability and await `durable()` itself. With group commit off,
+ * every commit fsyncs (synchronous=FULL).
  */
 import { randomUUID } from 'node:crypto';
-import { mkdirSync } from 'node:fs';
+import { closeSync, fdatasync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { crashPoint } from '../crash-points';
+import { crashPoint, failPoint } from '../crash-points';
 import { EMPTY_CHAIN, headOf, linkAppend, splitMetadataText, type ChainHead } from './chain';
 import {
   ConcurrencyError,
   ERASED_DATA,
   StoreUnavailableError,
   StreamDeletedError,
+  type AppendOptions,
   type AppendResult,
   type EventMetadata,
   type EventStore,
@@ -27,6 +32,7 @@ import {
   type Subscription,
   type SubscriptionHandlers,
 } from './port';
+import { createGroupSync, type GroupSync } from './group-sync';
 import { EVENT_COLUMNS, prepareDatabase, type EventRow } from './sqlite-schema';
 import { readAhead } from './sqlite-read-ahead';
 import { followLog, type LogFollower } from './sqlite-subscription';
@@ -42,6 +48,18 @@ export interface SqliteStoreOptions {
   readonly readAheadFrom?: number;
   /** Events per read-ahead page (default 5,000; tests make it small). */
   readonly readAheadPageSize?: number;
+  /**
+   * Group commit (default true): commits share one fdatasync of the WAL
+   * instead of one fsync each. False: synchronous=FULL, every commit its own
+   * fsync (RULEVAULT_GROUP_COMMIT=0; the baseline of bench http-writes).
+   */
+  readonly groupCommit?: boolean;
+  /**
+   * Called once when a sync of the WAL fails: commits may be visible that are
+   * not on disk, so the owner must stop (the service exits). The store
+   * refuses every later write either way.
+   */
+  readonly onSyncFailure?: (error: StoreUnavailableError) => void;
 }
 
 const defaultPageSize = 1000;
@@ -86,19 +104,35 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   const readAheadFrom = options.readAheadFrom ?? 20_000;
   const readAheadOptions = { pageSize: options.readAheadPageSize ?? subscriptionPageSize, pagesAhead: 4 };
   mkdirSync(dirname(path), { recursive: true });
+  const groupCommit = options.groupCommit ?? true;
   const db = new Database(path, { timeout: 5000 });
+  let walFd: number | undefined;
   try {
     db.defaultSafeIntegers(true);
-    prepareDatabase(db);
+    prepareDatabase(db, groupCommit ? 'NORMAL' : 'FULL');
     // A process killed between an erasure's commit and its checkpoint left
     // the old rows' page images in the WAL: fold the WAL into the file and
     // truncate it before anything else. Busy (another process is reading):
     // that reader's own close or the next erasure checkpoints.
     db.pragma('wal_checkpoint(TRUNCATE)');
+    // The WAL outlives every commit of this connection (SQLite deletes it only
+    // when the last connection closes), and checkpoints truncate it in place,
+    // so one descriptor opened now syncs every later commit.
+    if (groupCommit) walFd = openSync(`${path}-wal`, 'r');
   } catch (error) {
     db.close();
     throw error;
   }
+  const fd = walFd;
+  const group: GroupSync | undefined = fd === undefined ? undefined : createGroupSync(
+    () => new Promise<void>((resolve, reject) => {
+      if (failPoint('store:sync-fails')) return reject(Object.assign(new Error('EIO: i/o error, fdatasync (test failpoint)'), { code: 'EIO' }));
+      fdatasync(fd, (error) => (error === null ? resolve() : reject(error)));
+    }),
+    (error) => options.onSyncFailure?.(error),
+  );
+  /** Commits that had to become durable (with group commit off each fsynced on its own). */
+  let commits = 0;
 
   const statements = {
     stream: db.prepare<[string], StreamRow>('SELECT revision, deleted FROM streams WHERE stream = ?'),
@@ -234,6 +268,21 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     pollTimer = setTimeout(poll, pollIntervalMs);
   };
 
+  /** Runs one write; refused after a failed sync, since what survived it is unknown. */
+  const commit = <T>(work: () => T): T => {
+    if (group?.failure !== undefined) throw group.failure;
+    if (closed) throw new StoreUnavailableError('the event store is closed');
+    const result = guard(work);
+    commits++;
+    wakeAll();
+    return result;
+  };
+  const durable = (): Promise<void> => (group === undefined ? Promise.resolve() : group.durable());
+  const settle = async <T>(result: T, options: AppendOptions | undefined): Promise<T> => {
+    if (options?.deferDurability !== true) await durable();
+    return result;
+  };
+
   const readPage = (after: bigint | undefined, limit: number): RecordedEvent[] =>
     statements.readAll.all(after ?? 0n, limit).map(toRecordedEvent);
   const headPosition = (): bigint | undefined => statements.head.get() ?? undefined;
@@ -241,19 +290,19 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   return {
     description: `sqlite:${path}`,
 
-    async append(stream, events, expected) {
+    async append(stream, events, expected, options) {
       if (events.length === 0) throw new RangeError(`append to ${stream}: no events given`);
-      const result = guard(() => appendTx.immediate(stream, events, expected));
-      wakeAll();
-      return result;
+      return settle(commit(() => appendTx.immediate(stream, events, expected)), options);
     },
 
-    async appendAtomically(appends) {
+    async appendAtomically(appends, options) {
       for (const { stream, events } of appends) if (events.length === 0) throw new RangeError(`append to ${stream}: no events given`);
-      const results = guard(() => appendManyTx.immediate(appends));
-      wakeAll();
-      return results;
+      return settle(commit(() => appendManyTx.immediate(appends)), options);
     },
+
+    durable,
+
+    durabilityStats: () => ({ commits, syncs: group?.syncs ?? commits }),
 
     async readStream(stream, options = {}) {
       return guard(() => statements.readStream.all(stream, options.fromRevision ?? 0n).map(toRecordedEvent));
@@ -293,20 +342,23 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
 
     async appendErasing(stream, events, expected) {
       if (events.length === 0) throw new RangeError(`append to ${stream}: no events given`);
-      const result = guard(() => appendErasingTx.immediate(stream, events, expected));
-      wakeAll();
+      // Erasures stay on the durable path: rare, and answered only once both the record and the erasure are on disk.
+      const result = commit(() => appendErasingTx.immediate(stream, events, expected));
+      await durable();
       crashPoint('erasure:after-commit');
       checkpointAfterErasure(stream);
       return result;
     },
 
     async eraseBefore(stream, revision) {
-      const erased = guard(() => eraseBefore(stream, revision));
+      const erased = commit(() => eraseBefore(stream, revision));
+      await durable();
       if (erased > 0) checkpointAfterErasure(stream);
     },
 
     async deleteStream(stream, expected = 'any') {
-      guard(() => deleteTx.immediate(stream, expected));
+      commit(() => deleteTx.immediate(stream, expected));
+      await durable();
       checkpointAfterErasure(stream);
     },
 
@@ -314,11 +366,17 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       return guard(headPosition);
     },
 
+    wake() {
+      if (!closed) wakeAll();
+    },
+
     async close() {
       if (closed) return;
       closed = true;
       for (const follower of [...followers]) follower.stop();
       stopPolling();
+      await group?.close();
+      if (fd !== undefined) closeSync(fd);
       db.close();
     },
   };

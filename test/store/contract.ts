@@ -117,6 +117,18 @@ export function runStoreContract(t: tap.Test, adapterName: string, open: () => P
     for (const stream of [streams[0]!, streams[2]!, streams[3]!]) t.equal((await store.readStream(stream)).length, 1, `${stream} holds its event`);
   });
 
+  test('deferDurability: the append is readable when it resolves, durable() settles after, expectations still hold', async (t, { store, ns }) => {
+    const stream = ns.stream('deferred');
+    const first = await store.append(stream, [event('Deferred', { n: 0 })], 'no_stream', { deferDurability: true });
+    t.same((await store.readStream(stream)).map((e) => e.position), [first.position], 'committed: readable at once');
+    const pending = store.durable();
+    await expectConcurrencyError(t, store.append(stream, [event('Deferred')], 'no_stream', { deferDurability: true }), stream, 0n);
+    await pending;
+    const batch = await Promise.all([1, 2, 3].map(() => store.append(ns.stream('deferred-many'), [event('Deferred')], 'any', { deferDurability: true })));
+    await store.durable();
+    t.same((await store.readStream(ns.stream('deferred-many'))).map((e) => e.position), batch.map((r) => r.position), 'every deferred append is there');
+  });
+
   test('positions strictly increase across streams', async (t, { store, ns }) => {
     const a = ns.stream('a');
     const b = ns.stream('b');

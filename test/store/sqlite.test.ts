@@ -268,3 +268,33 @@ t.test('processes appending at the same expected revision: exactly one wins', as
   t.same(events.map((e) => e.revision), [0n, 1n]);
   t.equal(events[1]?.type, 'Raced');
 });
+
+t.test('group commit: appends asked for together share syncs; with it off every commit is its own', async (t) => {
+  const dir = await tempDir();
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  for (const groupCommit of [true, false]) {
+    const store = openSqliteStore(join(dir, `events-${String(groupCommit)}.db`), { groupCommit });
+    t.teardown(() => store.close());
+    const before = store.durabilityStats!();
+    // Fifty durable appends in one turn: all commit at once; the first starts a sync, the other 49 wait for the next.
+    await Promise.all(Array.from({ length: 50 }, (_, i) => store.append(`group-${i}`, [event('Grouped')], 'no_stream')));
+    const after = store.durabilityStats!();
+    t.equal(after.commits - before.commits, 50, `group commit ${groupCommit ? 'on' : 'off'}: fifty commits`);
+    t.equal(after.syncs - before.syncs, groupCommit ? 2 : 50, groupCommit ? 'two syncs' : 'fifty fsyncs (synchronous=FULL)');
+  }
+});
+
+t.test('group commit: the WAL descriptor outlives erasure checkpoints (TRUNCATE) and later commits are durable', async (t) => {
+  const dir = await tempDir();
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const path = join(dir, 'events.db');
+  const store = openSqliteStore(path);
+  await store.append('secret-a', [event('SecretCreated')], 'no_stream');
+  await store.appendErasing('secret-a', [event('SecretDeleted')], 0n);
+  const after = await store.append('rule-after', [event('RuleCreated')], 'no_stream');
+  await store.close();
+  // Read back through a fresh connection: the commit after the truncation is in the file.
+  const reopened = openSqliteStore(path);
+  t.teardown(() => reopened.close());
+  t.same((await reopened.readStream('rule-after')).map((e) => e.position), [after.position]);
+});

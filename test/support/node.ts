@@ -7,6 +7,7 @@ import { loadConfig } from '../../src/config';
 import { silentLogger, type Logger } from '../../src/log';
 import { startNode, type RunningNode } from '../../src/main';
 import { backendFor } from './backend';
+import { exited, freePort, spawnService } from './process';
 import type { Store } from './matrix';
 
 export interface TestNode {
@@ -49,6 +50,7 @@ export async function startTestNode(env?: Record<string, string>, logger: Logger
   // On an esdb cell the node runs on an EventStoreDB (stand-in) log per data folder.
   const eventStore = fullEnv.RULEVAULT_EVENTSTORE ?? (await backendFor(dataDir, store));
   if (eventStore !== undefined) fullEnv.RULEVAULT_EVENTSTORE = eventStore;
+  if (Number(fullEnv.RULEVAULT_WORKERS ?? '1') > 1) return startServiceProcess(fullEnv, dataDir);
   const announced: string[] = [];
   const node = await startNode(loadConfig(fullEnv), { logger, announce: (text) => announced.push(text) });
   await node.ready;
@@ -60,6 +62,29 @@ export async function startTestNode(env?: Record<string, string>, logger: Logger
     node,
     announced,
     stop: () => node.stop(),
+  };
+}
+
+/**
+ * A multi-process service (RULEVAULT_WORKERS > 1): node:cluster forks from a
+ * process of its own, so the service runs as `node dist/src/main.js`, and
+ * the handle has no in-process parts to read.
+ */
+async function startServiceProcess(env: Record<string, string>, dataDir: string): Promise<TestNode> {
+  const service = await spawnService(env, await freePort());
+  return {
+    url: service.url,
+    adminKey: env.RULEVAULT_ADMIN_KEY ?? '',
+    dataDir,
+    env,
+    get node(): RunningNode {
+      throw new Error('a node with workers runs in its own process: it has no in-process read model or store to read');
+    },
+    announced: [],
+    async stop() {
+      service.child.kill('SIGTERM');
+      await exited(service.child);
+    },
   };
 }
 

@@ -1,5 +1,6 @@
 /** Runs the compiled service or CLI as a separate process, for crash and operator tests. */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import path from 'node:path';
 
@@ -66,6 +67,22 @@ export function runScript(script: string, args: string[], env: Record<string, st
 
 /** The `rulevault` CLI (scripts/rulevault.ts), compiled. */
 export const runCli = (args: string[], env: Record<string, string>, input?: string): Promise<ScriptRun> => runScript('scripts/rulevault.js', args, env, input);
+
+/** Pids of the live processes whose parent is `pid` (Linux /proc): a writer's workers. */
+export function childPids(pid: number): number[] {
+  const children: number[] = [];
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      // Fields after the command name (which may hold spaces): state, then the parent's pid.
+      const [state, ppid] = readFileSync(`/proc/${name}/stat`, 'utf8').replace(/^.*\) /s, '').split(' ');
+      if (Number(ppid) === pid && state !== 'Z') children.push(Number(name));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return children.sort((a, b) => a - b);
+}
 
 /** A free loopback port (bound then released). */
 export async function freePort(): Promise<number> {

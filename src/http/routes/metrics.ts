@@ -9,7 +9,8 @@ export function metricsRouter(deps: HttpDeps): Router {
     const token = /^\s*bearer\s+(\S+)\s*$/i.exec(req.headers.authorization ?? '')?.[1];
     const isMetricsToken = token !== undefined && deps.config.metricsTokenHash !== undefined && hashApiKey(token) === deps.config.metricsTokenHash;
     if (!isMetricsToken) authorizeRequest(deps, req, res, 'admin');
-    res.set('Content-Type', deps.metrics.registry.contentType).send(await deps.metrics.registry.metrics());
+    const text = deps.serviceMetrics === undefined ? await deps.metrics.registry.metrics() : await deps.serviceMetrics();
+    res.set('Content-Type', deps.metrics.registry.contentType).send(text);
   });
   return router;
 }
