@@ -96,7 +96,6 @@ export function createServices(parts: ServiceParts): HttpDeps {
     secretReads: createReadAudit({ dir: auditSink.dir, settings: auditSink.secretReads, readModel, metrics: sinkMetrics }),
     vaultProblem: createVaultHealth(readModel, sealer, logger),
     changeFeed: createChangeFeed(readModel, config.stream, config.limits),
-    chain: createChainAudit({ store, signingKey: { envValue: config.signingKey, dataDir: config.dataDir }, now: runtime.now }),
     audit: createAuditService({ store, readModel, limits: config.limits, timeTravel: { maxCheckpoints: config.auditCheckpoints } }),
   };
 }
@@ -111,6 +110,8 @@ function createWriteCommands({ config, store, sealer, readModel, runtime, onEras
     imports: createImportCommands({
       bus, readModel, runtime, maxRegexLength: config.limits.maxRegexLength, templateLimits: config.limits, settings: config.import,
     }),
+    // In the writer: one verification at a time for the whole service, and a checkpoint is a write.
+    chain: createChainAudit({ store, signingKey: { envValue: config.signingKey, dataDir: config.dataDir }, now: runtime.now }),
   };
 }
 
@@ -441,10 +442,10 @@ async function startWriterWithWorkers(config: Config, options: NodeOptions & { r
   const { logger } = options;
   const writer = await openWriter(config, options);
   await writer.start().catch(writer.abandon);
-  const { catalog, vault, apiKeys, imports, metrics } = writer.services;
+  const { catalog, vault, apiKeys, imports, chain, metrics } = writer.services;
   const fleet = startFleet({
     count: config.workers,
-    commands: { catalog, vault, apiKeys, imports },
+    commands: { catalog, vault, apiKeys, imports, chain },
     readModel: writer.readModel,
     store: writer.store,
     registry: metrics.registry,

@@ -21,7 +21,7 @@ import type { VaultProblem } from '../service/vault-health';
 import type { Sealer } from '../vault/seal';
 
 /** The objects whose methods write: a worker process forwards each call to the writer (src/cluster/forwarded.ts). */
-export type WriteCommands = Pick<HttpDeps, 'catalog' | 'vault' | 'apiKeys' | 'imports'>;
+export type WriteCommands = Pick<HttpDeps, 'catalog' | 'vault' | 'apiKeys' | 'imports' | 'chain'>;
 
 export interface HttpDeps {
   readonly config: Config;

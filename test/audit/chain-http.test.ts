@@ -222,6 +222,26 @@ t.test('concurrent verify requests read the log once; scopes and bad bodies', as
   t.equal((await admin.get('/api/audit/chain?full=1')).status, 400);
 });
 
+t.test('with two HTTP workers the writer runs the verification: one state, read once, a checkpoint signed', async (t) => {
+  const dir = tempDir();
+  t.teardown(() => removeDir(dir));
+  const node = await startTestNode(testEnv(dir, { RULEVAULT_WORKERS: '2', RULEVAULT_CHAIN_CHECKPOINT_EVERY: '0' }));
+  t.teardown(() => node.stop());
+  const admin = client(node.url, node.adminKey);
+  await addRules(admin, 0, 10);
+  // New connections each: the requests spread over both workers.
+  const answers = await Promise.all(Array.from({ length: 6 }, () => admin.post('/api/audit/chain/verify', undefined, { headers: { connection: 'close' } })));
+  t.same(answers.map((a) => a.status), [202, 202, 202, 202, 202, 202]);
+  const settled = (await verifyNow(admin)).status;
+  const head = headOf(path.join(dir, 'events.db'));
+  t.match(settled, { events_read: head, report: { verified: true, events: head } }, 'each event read once, whichever worker was asked');
+  const views = await Promise.all(Array.from({ length: 4 }, () => admin.get('/api/audit/chain', { headers: { connection: 'close' } })));
+  t.same(new Set(views.map((v) => `${v.json.run.id} ${v.json.events_read}`)).size, 1, 'every worker answers the one state of the writer');
+  const signed = await admin.post('/api/audit/chain/checkpoints', undefined, { headers: { connection: 'close' } });
+  t.equal(signed.status, 201, signed.text);
+  t.equal(signed.json.seq, head);
+});
+
 t.test('runs started in the same tick are one run', async (t) => {
   const dir = tempDir();
   t.teardown(() => removeDir(dir));
