@@ -7,6 +7,7 @@ import { randomUUID } from 'node:crypto';
 import cluster from 'node:cluster';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { createChainAudit } from './audit/chain-audit';
 import { createChainCheckpointer } from './audit/chain-checkpointer';
 import { createDecisionLog } from './audit/decision-log';
 import { createReadAudit } from './audit/read-audit';
@@ -109,6 +110,8 @@ function createWriteCommands({ config, store, sealer, readModel, runtime, onEras
     imports: createImportCommands({
       bus, readModel, runtime, maxRegexLength: config.limits.maxRegexLength, templateLimits: config.limits, settings: config.import,
     }),
+    // In the writer: one verification at a time for the whole service, and a checkpoint is a write.
+    chain: createChainAudit({ store, signingKey: { envValue: config.signingKey, dataDir: config.dataDir }, now: runtime.now }),
   };
 }
 
@@ -439,10 +442,10 @@ async function startWriterWithWorkers(config: Config, options: NodeOptions & { r
   const { logger } = options;
   const writer = await openWriter(config, options);
   await writer.start().catch(writer.abandon);
-  const { catalog, vault, apiKeys, imports, metrics } = writer.services;
+  const { catalog, vault, apiKeys, imports, chain, metrics } = writer.services;
   const fleet = startFleet({
     count: config.workers,
-    commands: { catalog, vault, apiKeys, imports },
+    commands: { catalog, vault, apiKeys, imports, chain },
     readModel: writer.readModel,
     store: writer.store,
     registry: metrics.registry,

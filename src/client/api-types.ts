@@ -661,6 +661,98 @@ export interface SecretReadPage {
   next_cursor: string | null;
 }
 
+export interface ChainPoint {
+  position: Position;
+  /** the event's place in the hash chain (1 for the first event) */
+  seq: number;
+  /** the chain's hash there */
+  hash: string;
+}
+
+export interface ChainStatus {
+  /** a verification run is going on: poll this document until false */
+  running: boolean;
+  /** the run going on, or the last one; null before the first */
+  run: ({
+    /** counts runs since the service started */
+    id: number;
+    /** `incremental` reads only the events appended since the last run; `full` reads the whole log again */
+    mode: "full" | "incremental";
+    started_at: string;
+    finished_at: string | null;
+    /** events this run read (set when it finished) */
+    checked_events: number;
+    /** why the run could not finish (the store failed) */
+    error: string | null;
+  }) | null;
+  /** the last finished run's report over the whole log (as `rulevault audit verify --json` prints it); null before the first run */
+  report: ({
+    verified: boolean;
+    /** events checked, from the first event of the log */
+    events: number;
+    /** the last event up to which everything checked */
+    verified_through: ChainPoint | null;
+    /** the last chain point a valid checkpoint signed */
+    signed_through: ChainPoint | null;
+    checkpoints: number;
+    erased_events: number;
+    /** true when checkpoints were checked against a trusted key (the first checkpoint's key and the keys it endorsed) */
+    keys_given: boolean;
+    /** the first position where the log was changed, and how; null when verified */
+    break: ({
+      position: Position;
+      kind: "modified" | "removed" | "inserted" | "reordered" | "unlinked" | "signature";
+      message: string;
+    }) | null;
+  }) | null;
+  /** events read by every run since the service started */
+  events_read: number;
+  signing_key: {
+    key_id: string;
+    /** base64 of the Ed25519 public key */
+    public_key: string;
+    algorithm: "ed25519";
+  };
+  /** the keys that signed checkpoints, first one first; a rotation's key names the key that endorsed it */
+  keys: ({
+    key_id: string;
+    public_key: string;
+    endorsed_by: string | null;
+    checkpoints: number;
+    /** the service signs with this key now */
+    current: boolean;
+  })[];
+  /** the checkpoints the last run checked, newest first (at most 20) */
+  checkpoints: ({
+    position: Position;
+    at: string | null;
+    seq: number;
+    hash: string;
+    public_key: string;
+    key_id: string;
+    signature: string;
+    next_public_key?: string;
+  })[];
+}
+
+export interface ChainVerifyRequest {
+  /** true: verify the whole log again from its first event (default: only what was appended since the last run) */
+  full?: boolean;
+}
+
+export interface SignedCheckpoint {
+  /** the checkpoint event's own position */
+  position: Position;
+  /** the chain sequence it signs */
+  seq: number;
+  /** the chain's hash at `seq` */
+  hash: string;
+  key_id: string;
+  public_key: string;
+  /** base64 Ed25519 signature of `rulevault-chain-checkpoint-v1\n<seq>\n<hash>\n` */
+  signature: string;
+}
+
 export interface AuditEvaluateRequest {
   entity_type: "context" | "prompt" | "evaluation";
   /** at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited */

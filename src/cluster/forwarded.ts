@@ -17,6 +17,8 @@ export const FORWARDED_METHODS = {
   vault: ['createSecret', 'updateSecret', 'deleteSecret'],
   apiKeys: ['createApiKey', 'revokeApiKey'],
   imports: ['importText'],
+  // The chain's verification state and its checkpoints live in the writer (src/audit/chain-audit.ts): every call crosses.
+  chain: ['status', 'verify', 'checkpoint'],
 } as const satisfies { readonly [S in keyof WriteCommands]: readonly (keyof WriteCommands[S])[] };
 
 export type CommandService = keyof typeof FORWARDED_METHODS;
@@ -38,6 +40,7 @@ export function forwardingCommands(send: (call: ForwardedCall) => Promise<unknow
     vault: forwarding('vault'),
     apiKeys: forwarding('apiKeys'),
     imports: forwarding('imports'),
+    chain: forwarding('chain'),
   } as unknown as WriteCommands;
 }
 

@@ -40,6 +40,57 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/audit/chain": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The hash chain of the live store: the last verification (verified up to a position, or the first break and its kind), the signing key and its rotations, the checkpoints (scope admin) */
+        get: operations["auditChain"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/audit/chain/checkpoints": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Verify what is new, then sign the verified head now: a checkpoint event (scope admin) */
+        post: operations["auditChainCheckpoint"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/audit/chain/verify": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Start verifying the hash chain (or join the run going on: never two at once); answers at once, poll GET /api/audit/chain (scope admin) */
+        post: operations["auditChainVerify"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/audit/decisions/{id}": {
         parameters: {
             query?: never;
@@ -736,6 +787,87 @@ export interface components {
              * @constant
              */
             scan_limit_reached?: true;
+        };
+        ChainPoint: {
+            /** @description the chain's hash there */
+            hash: string;
+            position: components["schemas"]["Position"];
+            /** @description the event's place in the hash chain (1 for the first event) */
+            seq: number;
+        };
+        ChainStatus: {
+            /** @description the checkpoints the last run checked, newest first (at most 20) */
+            checkpoints: {
+                at: string | null;
+                hash: string;
+                key_id: string;
+                next_public_key?: string;
+                position: components["schemas"]["Position"];
+                public_key: string;
+                seq: number;
+                signature: string;
+            }[];
+            /** @description events read by every run since the service started */
+            events_read: number;
+            /** @description the keys that signed checkpoints, first one first; a rotation's key names the key that endorsed it */
+            keys: {
+                checkpoints: number;
+                /** @description the service signs with this key now */
+                current: boolean;
+                endorsed_by: string | null;
+                key_id: string;
+                public_key: string;
+            }[];
+            /** @description the last finished run's report over the whole log (as `rulevault audit verify --json` prints it); null before the first run */
+            report: {
+                /** @description the first position where the log was changed, and how; null when verified */
+                break: {
+                    /** @enum {unknown} */
+                    kind: "modified" | "removed" | "inserted" | "reordered" | "unlinked" | "signature";
+                    message: string;
+                    position: components["schemas"]["Position"];
+                } | null;
+                checkpoints: number;
+                erased_events: number;
+                /** @description events checked, from the first event of the log */
+                events: number;
+                /** @description true when checkpoints were checked against a trusted key (the first checkpoint's key and the keys it endorsed) */
+                keys_given: boolean;
+                /** @description the last chain point a valid checkpoint signed */
+                signed_through: components["schemas"]["ChainPoint"] | null;
+                verified: boolean;
+                /** @description the last event up to which everything checked */
+                verified_through: components["schemas"]["ChainPoint"] | null;
+            } | null;
+            /** @description the run going on, or the last one; null before the first */
+            run: {
+                /** @description events this run read (set when it finished) */
+                checked_events: number;
+                /** @description why the run could not finish (the store failed) */
+                error: string | null;
+                finished_at: string | null;
+                /** @description counts runs since the service started */
+                id: number;
+                /**
+                 * @description `incremental` reads only the events appended since the last run; `full` reads the whole log again
+                 * @enum {unknown}
+                 */
+                mode: "full" | "incremental";
+                started_at: string;
+            } | null;
+            /** @description a verification run is going on: poll this document until false */
+            running: boolean;
+            signing_key: {
+                /** @constant */
+                algorithm: "ed25519";
+                key_id: string;
+                /** @description base64 of the Ed25519 public key */
+                public_key: string;
+            };
+        };
+        ChainVerifyRequest: {
+            /** @description true: verify the whole log again from its first event (default: only what was appended since the last run) */
+            full?: boolean;
         };
         Context: {
             content: string;
@@ -1544,6 +1676,18 @@ export interface components {
             only_recorded: string[];
             only_replayed: string[];
         };
+        SignedCheckpoint: {
+            /** @description the chain's hash at `seq` */
+            hash: string;
+            key_id: string;
+            /** @description the checkpoint event's own position */
+            position: components["schemas"]["Position"];
+            public_key: string;
+            /** @description the chain sequence it signs */
+            seq: number;
+            /** @description base64 Ed25519 signature of `rulevault-chain-checkpoint-v1\n<seq>\n<hash>\n` */
+            signature: string;
+        };
         /** Format: date-time */
         Timestamp: string;
         Whoami: {
@@ -1755,8 +1899,211 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key) */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed) */
             409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    auditChain: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the status */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChainStatus"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    auditChainCheckpoint: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": Record<string, never>;
+            };
+        };
+        responses: {
+            /** @description the checkpoint */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["SignedCheckpoint"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed) */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES (an import: RULEVAULT_IMPORT_MAX_BYTES, or more items than RULEVAULT_IMPORT_MAX_ITEMS) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    auditChainVerify: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ChainVerifyRequest"];
+            };
+        };
+        responses: {
+            /** @description the status, the run started or joined */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChainStatus"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES (an import: RULEVAULT_IMPORT_MAX_BYTES, or more items than RULEVAULT_IMPORT_MAX_ITEMS) */
+            413: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2438,7 +2785,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key) */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2524,7 +2871,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key) */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2603,7 +2950,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key) */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2783,7 +3130,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key) */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2943,7 +3290,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key) */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3029,7 +3376,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key) */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3199,7 +3546,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key) */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3292,7 +3639,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key) */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3378,7 +3725,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key) */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3888,7 +4235,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key) */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3974,7 +4321,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key) */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4284,7 +4631,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key) */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4371,7 +4718,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key) */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed) */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4457,7 +4804,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key) */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed) */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -32,6 +32,11 @@ export type AuditPage = Schemas['AuditPage'];
 export type AuditEvaluateRequest = Schemas['AuditEvaluateRequest'];
 export type AuditEvaluateResponse = Schemas['AuditEvaluateResponse'];
 export type Digest = Schemas['Digest'];
+export type ChainStatus = Schemas['ChainStatus'];
+export type SignedCheckpoint = Schemas['SignedCheckpoint'];
+export type DecisionRecord = Schemas['DecisionRecord'];
+export type DecisionReplay = Schemas['DecisionReplay'];
+export type SecretRead = Schemas['SecretReadPage']['reads'][number];
 export type EntityType = EvaluateRequest['entity_type'];
 export type DryRunRequest = Schemas['DryRunRequest'];
 export type DryRunResponse = Schemas['DryRunResponse'];
@@ -244,3 +249,20 @@ export function auditEvents(api: Api, filter: EventFilter): Promise<AuditPage> {
 }
 export const auditEvaluate = (api: Api, request: AuditEvaluateRequest) => call<AuditEvaluateResponse>(api, 'POST', '/api/audit/evaluate', { body: request });
 export const auditDigest = (api: Api) => call<Digest>(api, 'GET', '/api/audit/digest');
+
+/** The hash chain of the live store: the last verification, the signing key, the checkpoints. */
+export const chainStatus = (api: Api) => call<ChainStatus>(api, 'GET', '/api/audit/chain');
+/** Starts a verification (or joins the one running); poll `chainStatus` until `running` is false. */
+export const startChainVerify = (api: Api, full: boolean) => call<ChainStatus>(api, 'POST', '/api/audit/chain/verify', { body: full ? { full: true } : {} });
+export const signCheckpoint = (api: Api) => call<SignedCheckpoint>(api, 'POST', '/api/audit/chain/checkpoints');
+
+export const decisionRecord = (api: Api, id: string) => call<DecisionRecord>(api, 'GET', `/api/audit/decisions/${enc(id)}`);
+/** The record replayed at its own position, or at `asOf` (`head`: the log now). */
+export const decisionReplay = (api: Api, id: string, asOf?: string) => call<DecisionReplay>(api, 'GET', `/api/audit/decisions/${enc(id)}/replay${queryString({ as_of: asOf })}`);
+
+/** The secret-read audit's filters, as the OpenAPI document gives them. */
+export type SecretReadFilter = Omit<NonNullable<operations['auditSecretReads']['parameters']['query']>, 'limit' | 'cursor'>;
+/** Reads per page of the secret-read audit. */
+const READS_PAGE = 50;
+export const secretReadsPage = (api: Api, filter: SecretReadFilter, cursor?: string) =>
+  listPage<'reads', SecretRead>(api, '/api/audit/secret-reads', 'reads', { ...filter, limit: READS_PAGE, cursor });

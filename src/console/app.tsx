@@ -3,6 +3,8 @@ import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { whoami, type Api } from './api';
 import { ApiKeysPage } from './pages/api-keys';
 import { AsOfPage, DigestPage, EventsPage, HistoryPage } from './pages/audit';
+import { VerificationPage } from './pages/audit-chain';
+import { DecisionPage, SecretReadsPage } from './pages/audit-records';
 import { ContextsPage } from './pages/contexts';
 import { PromptPage, PromptsPage } from './pages/prompts';
 import { RuleEditorPage, RulesPage } from './pages/rules';
@@ -113,6 +115,9 @@ function Page({ api, session, route }: { api: Api; session: Session; route: stri
         case 'events': return <EventsPage api={api} />;
         case 'as-of': return <AsOfPage api={api} />;
         case 'digest': return <DigestPage api={api} />;
+        case 'chain': return <VerificationPage api={api} />;
+        case 'decisions': return <DecisionPage api={api} id={b} />;
+        case 'reads': return <SecretReadsPage api={api} />;
         default: return <HistoryPage api={api} ruleId={b} />;
       }
     default: return <p role="alert">No page here. <a href={href('rules')}>Go to rules</a>.</p>;

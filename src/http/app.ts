@@ -13,6 +13,7 @@ import { recordRequest } from './request-log';
 import { serveStream, STREAM_PATH } from './stream-endpoint';
 import { writePosition } from './write-position';
 import { auditRouter } from './routes/audit';
+import { auditChainRouter } from './routes/audit-chain';
 import { auditRecordsRouter } from './routes/audit-records';
 import { importRouter } from './routes/import';
 import { consoleRouter } from './routes/console';
@@ -99,6 +100,7 @@ export function createApp(deps: HttpDeps): express.Express {
   app.use(vaultAdminRouter(deps));
   app.use(auditRouter(deps));
   app.use(auditRecordsRouter(deps));
+  app.use(auditChainRouter(deps));
   app.use(whoamiRouter(deps));
 
   app.use((req: Request, _res: Response, next: NextFunction) => {

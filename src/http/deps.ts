@@ -1,6 +1,7 @@
 /** What the HTTP layer is given by main.ts, and the per-request helpers every route uses. */
 import type { Request, Response } from 'express';
 import { authenticate, authorize, type Principal } from '../auth';
+import type { ChainAudit } from '../audit/chain-audit';
 import type { DecisionLog } from '../audit/decision-log';
 import type { ReadAudit } from '../audit/read-audit';
 import type { AuditService } from '../audit/service';
@@ -20,7 +21,7 @@ import type { VaultProblem } from '../service/vault-health';
 import type { Sealer } from '../vault/seal';
 
 /** The objects whose methods write: a worker process forwards each call to the writer (src/cluster/forwarded.ts). */
-export type WriteCommands = Pick<HttpDeps, 'catalog' | 'vault' | 'apiKeys' | 'imports'>;
+export type WriteCommands = Pick<HttpDeps, 'catalog' | 'vault' | 'apiKeys' | 'imports' | 'chain'>;
 
 export interface HttpDeps {
   readonly config: Config;
@@ -35,6 +36,8 @@ export interface HttpDeps {
   readonly logger: Logger;
   readonly metrics: Metrics;
   readonly audit: AuditService;
+  /** The live store's hash chain: verification runs and checkpoints on demand (src/audit/chain-audit.ts). */
+  readonly chain: ChainAudit;
   /** The change stream's publisher (GET /api/rule-engine/stream). */
   readonly changeFeed: ChangeFeed;
   /** Decision ids and records of evaluate answers (src/audit/decision-log.ts). */

@@ -124,7 +124,7 @@ const ERROR_MEANING = {
   401: 'No API key, or the key is unknown or revoked',
   403: 'The key lacks the scope, or the browser Origin is not allowed',
   404: 'No such resource (or it is deleted)',
-  409: 'The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key)',
+  409: 'The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed)',
   413: 'The request body is larger than RULEVAULT_MAX_BODY_BYTES (an import: RULEVAULT_IMPORT_MAX_BYTES, or more items than RULEVAULT_IMPORT_MAX_ITEMS)',
   503: 'The read models are still catching up with the log',
 } as const;
@@ -634,6 +634,68 @@ const schemas: { [name: string]: SchemaObject } = {
     },
     next_cursor: nextCursor,
   }),
+  ChainPoint: record({
+    position: ref('Position'),
+    seq: { ...integer, description: 'the event\'s place in the hash chain (1 for the first event)' },
+    hash: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'the chain\'s hash there' },
+  }),
+  ChainStatus: record({
+    running: { type: 'boolean', description: 'a verification run is going on: poll this document until false' },
+    run: {
+      ...nullable(record({
+        id: { ...integer, description: 'counts runs since the service started' },
+        mode: { enum: ['full', 'incremental'], description: '`incremental` reads only the events appended since the last run; `full` reads the whole log again' },
+        started_at: str,
+        finished_at: nullable(str),
+        checked_events: { ...integer, description: 'events this run read (set when it finished)' },
+        error: { ...nullable(str), description: 'why the run could not finish (the store failed)' },
+      })),
+      description: 'the run going on, or the last one; null before the first',
+    },
+    report: {
+      ...nullable(record({
+        verified: { type: 'boolean' },
+        events: { ...integer, description: 'events checked, from the first event of the log' },
+        verified_through: { ...nullable(ref('ChainPoint')), description: 'the last event up to which everything checked' },
+        signed_through: { ...nullable(ref('ChainPoint')), description: 'the last chain point a valid checkpoint signed' },
+        checkpoints: integer,
+        erased_events: integer,
+        keys_given: { type: 'boolean', description: 'true when checkpoints were checked against a trusted key (the first checkpoint\'s key and the keys it endorsed)' },
+        break: {
+          ...nullable(record({
+            position: ref('Position'),
+            kind: { enum: ['modified', 'removed', 'inserted', 'reordered', 'unlinked', 'signature'] },
+            message: str,
+          })),
+          description: 'the first position where the log was changed, and how; null when verified',
+        },
+      })),
+      description: 'the last finished run\'s report over the whole log (as `rulevault audit verify --json` prints it); null before the first run',
+    },
+    events_read: { ...integer, description: 'events read by every run since the service started' },
+    signing_key: record({ key_id: str, public_key: { type: 'string', description: 'base64 of the Ed25519 public key' }, algorithm: { const: 'ed25519' } }),
+    keys: {
+      type: 'array',
+      description: 'the keys that signed checkpoints, first one first; a rotation\'s key names the key that endorsed it',
+      items: record({ key_id: str, public_key: str, endorsed_by: nullable(str), checkpoints: integer, current: { type: 'boolean', description: 'the service signs with this key now' } }),
+    },
+    checkpoints: {
+      type: 'array',
+      description: 'the checkpoints the last run checked, newest first (at most 20)',
+      items: record({
+        position: ref('Position'), at: nullable(str), seq: integer, hash: str, public_key: str, key_id: str, signature: str, next_public_key: str,
+      }, ['next_public_key']),
+    },
+  }),
+  ChainVerifyRequest: adminInput({ full: { type: 'boolean', description: 'true: verify the whole log again from its first event (default: only what was appended since the last run)' } }),
+  SignedCheckpoint: record({
+    position: { ...ref('Position'), description: 'the checkpoint event\'s own position' },
+    seq: { ...integer, description: 'the chain sequence it signs' },
+    hash: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'the chain\'s hash at `seq`' },
+    key_id: str,
+    public_key: str,
+    signature: { type: 'string', description: 'base64 Ed25519 signature of `rulevault-chain-checkpoint-v1\\n<seq>\\n<hash>\\n`' },
+  }),
   AuditEvaluateRequest: input({
     ...evaluateMembers,
     as_of: {
@@ -1091,6 +1153,32 @@ const paths: { [path: string]: PathItem } = {
         { name: 'cursor', in: 'query', description: 'the `next_cursor` of the previous page', schema: str },
       ],
       responses: { 200: answer('the page', ref('SecretReadPage')), ...errors(400, ...ADMIN_READ_ERRORS) },
+    },
+  },
+  '/api/audit/chain': {
+    get: {
+      operationId: 'auditChain',
+      summary: 'The hash chain of the live store: the last verification (verified up to a position, or the first break and its kind), the signing key and its rotations, the checkpoints (scope admin)',
+      tags: ['audit'],
+      responses: { 200: answer('the status', ref('ChainStatus')), ...errors(400, ...ADMIN_READ_ERRORS) },
+    },
+  },
+  '/api/audit/chain/verify': {
+    post: {
+      operationId: 'auditChainVerify',
+      summary: 'Start verifying the hash chain (or join the run going on: never two at once); answers at once, poll GET /api/audit/chain (scope admin)',
+      tags: ['audit'],
+      requestBody: body(ref('ChainVerifyRequest'), false),
+      responses: { 202: answer('the status, the run started or joined', ref('ChainStatus')), ...errors(...ADMIN_WRITE_ERRORS) },
+    },
+  },
+  '/api/audit/chain/checkpoints': {
+    post: {
+      operationId: 'auditChainCheckpoint',
+      summary: 'Verify what is new, then sign the verified head now: a checkpoint event (scope admin)',
+      tags: ['audit'],
+      requestBody: body(adminInput({}), false),
+      responses: { 201: answer('the checkpoint', ref('SignedCheckpoint')), ...errors(...ADMIN_WRITE_ERRORS, 409) },
     },
   },
   '/api/rule-engine/dry-run': {

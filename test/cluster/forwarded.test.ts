@@ -25,7 +25,7 @@ t.test('every command method the HTTP layer calls is forwarded by a worker', asy
   const called = new Set<string>();
   for (const file of sources('src/http')) {
     const text = readFileSync(path.join(ROOT, file), 'utf8');
-    for (const match of text.matchAll(/\b(catalog|vault|apiKeys|imports)\.(\w+)\(/g)) called.add(`${match[1]}.${match[2]}`);
+    for (const match of text.matchAll(/\b(catalog|vault|apiKeys|imports|chain)\.(\w+)\(/g)) called.add(`${match[1]}.${match[2]}`);
   }
   t.ok(called.size >= 15, `the scan finds the routes' calls (${called.size})`);
   const forwarded = new Set(Object.entries(FORWARDED_METHODS).flatMap(([service, methods]) => methods.map((m) => `${service}.${m}`)));

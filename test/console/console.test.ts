@@ -31,7 +31,8 @@ const requests: string[] = [];
 const dataDir = tempDir();
 
 t.before(async () => {
-  node = await startTestNode(testEnv(dataDir), createLogger((line) => logLines.push(line), 'info'));
+  // Decision logging on, with a masked field, for the decision record page.
+  node = await startTestNode(testEnv(dataDir, { RULEVAULT_DECISION_LOG: '1', RULEVAULT_DECISION_LOG_MASK_FIELDS: 'email' }), createLogger((line) => logLines.push(line), 'info'));
   browser = await launchBrowser(new URL(node.url).origin);
   ({ page } = await browser.newPage());
   page.setDefaultTimeout(10_000);
@@ -212,6 +213,9 @@ t.test('a key with evaluate and explain gets the test panel only (at 390 px), wi
   t.equal(await explanation.locator('tr.deciding').count(), 3, 'explained, with the deciding conditions');
   t.ok(await narrow.getByText('This key lacks the admin scope, so it cannot dry-run drafts').isVisible(), 'the fallback to saved rules is said');
   await shot('test-panel-390', narrow);
+  await narrow.goto(`${node.url}/console/#/audit/chain`);
+  await narrow.getByRole('alert').filter({ hasText: 'This page needs a key with the admin scope.' }).waitFor();
+  t.equal(await narrow.getByRole('button', { name: 'Verify now' }).count(), 0, 'the audit pages say what is missing, with no control that would fail');
   await context.close();
 });
 
@@ -405,6 +409,78 @@ t.test('the event log and the digest', async (t) => {
   await shot('digest');
 });
 
+t.test('verification: verify now, then sign a checkpoint now', async (t) => {
+  await open('audit/chain');
+  await page.getByText('Not verified since the service started').waitFor();
+  await page.getByRole('button', { name: 'Verify now' }).click();
+  const verified = page.getByText(/^Verified up to position \d+/);
+  await verified.waitFor();
+  const status = (await admin().get('/api/audit/chain')).json;
+  t.equal(await verified.textContent(), `Verified up to position ${status.report.verified_through.position}`, 'the position the API reports');
+  t.ok(await page.getByText(status.signing_key.public_key, { exact: true }).first().isVisible(), 'the public key is shown');
+  await page.getByRole('button', { name: 'Sign a checkpoint now' }).click();
+  await page.getByText(/^Signed chain sequence \d+ with key/).waitFor();
+  await page.getByText(/by 1 checkpoint$/).waitFor();
+  const signed = (await admin().get('/api/audit/chain')).json;
+  t.equal(signed.checkpoints.length, 1, 'the checkpoint is in the log');
+  t.ok(await page.getByText(signed.checkpoints[0].signature, { exact: true }).isVisible(), 'the latest checkpoint and its signature are shown');
+  await shot('verification');
+});
+
+let decisionId = '';
+
+t.test('a decision record: looked up by its id from the keyboard, masked input, the replay', async (t) => {
+  const decider = await admin().post('/api/api-keys', { name: 'decider', scopes: ['evaluate'] });
+  const answer = await client(node.url, (decider.json as { key: string }).key).post('/api/rule-engine/evaluate', {
+    entity_type: 'context', fields: { tier: 'platinum', email: 'masked-person@example.com', age: 41 },
+  });
+  decisionId = answer.headers.get('RuleVault-Decision-Id')!;
+  t.match(decisionId, /^[0-9a-f-]{36}$/);
+  await open('audit/decisions');
+  await page.getByLabel('Decision id').focus();
+  await page.keyboard.type(decisionId);
+  await page.keyboard.press('Enter');
+  await page.getByText('Same answer').waitFor();
+  t.match(page.url(), new RegExp(`#/audit/decisions/${decisionId}$`), 'the record has its own address');
+  t.ok(await page.getByRole('cell', { name: 'masked', exact: true }).isVisible(), 'the masked field says so');
+  t.ok(await page.getByRole('cell', { name: '"platinum"' }).isVisible(), 'the other fields as sent');
+  t.notOk((await page.content()).includes('masked-person@example.com'), 'the masked value is nowhere in the page');
+  t.ok(await page.getByText((decider.json as { id: string }).id).isVisible(), 'the key id');
+  await shot('decision');
+  await page.getByLabel('Replay at').selectOption('head');
+  await page.getByText('Same answer').waitFor();
+  await open('audit/decisions/00000000-0000-7000-8000-000000000000');
+  await page.getByRole('alert').filter({ hasText: 'HTTP 404' }).waitFor();
+});
+
+t.test('secret reads: the list paged by the server, filtered; never a value', async (t) => {
+  const reader = (await admin().post('/api/api-keys', { name: 'bulk reader', scopes: ['secrets:read'] })).json as { id: string; key: string };
+  for (let i = 0; i < 51; i++) await client(node.url, reader.key).post('/api/vault/get-secrets', { key: 'OPENAI_API_KEY' });
+  requests.length = 0;
+  await open('audit/reads');
+  const rows = page.locator('table.list tbody tr');
+  await page.getByRole('button', { name: 'Load 50 more' }).waitFor();
+  t.equal(await rows.count(), 50, 'one page of 50');
+  await page.getByRole('button', { name: 'Load 50 more' }).click();
+  // Neither 'Load 50 more' nor its busy label 'Loading…': the last page is in.
+  await page.getByRole('button', { name: /^Load/ }).waitFor({ state: 'detached' });
+  const all = (await admin().get('/api/audit/secret-reads?limit=1000')).json as { reads: unknown[] };
+  t.ok(all.reads.length > 51, 'more than one page of reads');
+  t.equal(await rows.count(), all.reads.length, 'the rest, by the cursor');
+  t.ok(requests.some((r) => /^GET \/api\/audit\/secret-reads\?limit=50&cursor=/.test(r)), 'the next page asked by the cursor');
+  await page.getByLabel('Key id').fill(reader.id);
+  await page.getByLabel('Secret', { exact: true }).fill('OPENAI_API_KEY');
+  await page.getByLabel('Read from').fill('2000-01-01T00:00:00Z');
+  await page.getByRole('button', { name: 'Show reads' }).click();
+  await page.getByRole('button', { name: 'Load 50 more' }).waitFor();
+  t.ok(requests.some((r) => r.startsWith(`GET /api/audit/secret-reads?key_id=${reader.id}&secret=OPENAI_API_KEY&from=2000-01-01T00%3A00%3A00Z&limit=50`)), 'filtered by the server');
+  t.ok(await rows.first().getByText('OPENAI_API_KEY (version 1, value 1)').isVisible(), 'which secret and version');
+  await page.getByLabel('Read to').fill('2000-01-02T00:00:00Z');
+  await page.getByRole('button', { name: 'Show reads' }).click();
+  await page.getByText('No read matches.').waitFor();
+  t.notOk((await page.content()).includes(SECRET_VALUE), 'no value in the page');
+});
+
 t.test('the rules list pages and filters on the server', async (t) => {
   const bulk: string[] = [];
   for (let i = 0; i < 60; i++) {
@@ -465,6 +541,8 @@ t.test('keyboard only: the skip link, the navigation, a filter; every control la
   await page.keyboard.press('Tab');
   await page.keyboard.press('Enter');
   await page.getByRole('heading', { name: 'Prompts', exact: true }).waitFor();
+  // The focus moves in an effect after the new page renders: wait for it rather than race it (this check was flaky under load).
+  await page.waitForFunction('document.activeElement?.id === "main"', undefined, { timeout: 5_000 }).catch(() => undefined);
   t.equal(await page.evaluate('document.activeElement.id'), 'main', 'a new page puts the focus on its content');
   await open('rules');
   await page.getByLabel('Field name').focus();
@@ -477,7 +555,7 @@ t.test('keyboard only: the skip link, the navigation, a filter; every control la
   await page.getByText('No rule matches these filters.').waitFor();
 
   const unlabelled = 'Array.from(document.querySelectorAll("input, select, textarea, button")).filter((el) => !(el.labels && el.labels.length) && !el.getAttribute("aria-label") && !el.getAttribute("aria-labelledby") && !(el.tagName === "BUTTON" && el.textContent.trim())).map((el) => el.outerHTML.slice(0, 80))';
-  for (const hash of ['rules', `rules/${ruleId}`, 'rules/new', 'test', 'contexts', 'prompts', `prompts/${await promptId('support-chat')}`, 'secrets', 'keys', 'audit/events', 'audit/as-of']) {
+  for (const hash of ['rules', `rules/${ruleId}`, 'rules/new', 'test', 'contexts', 'prompts', `prompts/${await promptId('support-chat')}`, 'secrets', 'keys', 'audit/events', 'audit/as-of', 'audit/chain', `audit/decisions/${decisionId}`, 'audit/reads']) {
     await open(hash);
     await page.locator('main h2').first().waitFor();
     await settled(page);
@@ -494,7 +572,7 @@ t.test('readable at 390 px', async (t) => {
   const overflow = () => narrow.evaluate<number>('document.documentElement.scrollWidth - document.documentElement.clientWidth');
   t.ok(await overflow() <= 0, `no horizontal scroll (${await overflow()} px)`);
   await shot('rules-390', narrow);
-  for (const [hash, heading] of [[`rules/${ruleId}`, 'Rule: VIP customers'], [`prompts/${await promptId('support-chat')}`, 'Prompt: support-chat'], ['audit/events', 'Event log']] as const) {
+  for (const [hash, heading] of [[`rules/${ruleId}`, 'Rule: VIP customers'], [`prompts/${await promptId('support-chat')}`, 'Prompt: support-chat'], ['audit/events', 'Event log'], ['audit/chain', 'Verification'], [`audit/decisions/${decisionId}`, 'Decision records'], ['audit/reads', 'Secret reads']] as const) {
     await narrow.goto(`${node.url}/console/#/${hash}`);
     await narrow.getByRole('heading', { name: heading }).waitFor();
     await settled(narrow);

@@ -360,5 +360,16 @@ t.test('real answers match the documented schemas', async (t) => {
   await hit('get', '/api/audit/secret-reads', 400, { ...admin, query: '?limit=0' });
   await hit('get', '/api/audit/secret-reads', 401, {});
 
+  // The hash chain: a verification started (400 on a misspelt member), polled until done; a checkpoint on demand.
+  await hit('get', '/api/audit/chain', 200, admin);
+  await hit('post', '/api/audit/chain/verify', 202, { ...admin, body: { full: true } });
+  await hit('post', '/api/audit/chain/verify', 400, { ...admin, body: { ful: true } });
+  await hit('post', '/api/audit/chain/verify', 403, { key: evaluateKey });
+  while ((await hit('get', '/api/audit/chain', 200, admin)).json.running) await new Promise((resolve) => setTimeout(resolve, 20));
+  await hit('post', '/api/audit/chain/checkpoints', 201, admin);
+  await hit('post', '/api/audit/chain/checkpoints', 400, { ...admin, body: { seq: 1 } });
+  await hit('get', '/api/audit/chain', 400, { ...admin, query: '?full=1' });
+  await hit('get', '/api/audit/chain', 200, admin);
+
   t.same(documentedRoutes().filter((route) => !seen.has(route)), [], 'every documented operation was exercised');
 });

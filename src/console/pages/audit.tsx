@@ -1,4 +1,4 @@
-/** The auditor's pages: a rule's history with diffs, the event log with filters, evaluate as of a point, the digest. */
+/** The auditor's pages: a rule's history with diffs, the event log with filters, evaluate as of a point, the digest (the chain and the records: audit-chain.tsx, audit-records.tsx). */
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import {
@@ -12,7 +12,7 @@ import { DiffView, ErrorBox, Field, MoreButton, Show, useAction, useLoad, usePag
 import { parsePastedRequest } from './test-panel';
 
 export function AuditNav({ current }: { current: string }) {
-  const tabs: [string, string][] = [['history', 'Rule history'], ['events', 'Event log'], ['as-of', 'Evaluate as of'], ['digest', 'Digest']];
+  const tabs: [string, string][] = [['history', 'Rule history'], ['events', 'Event log'], ['as-of', 'Evaluate as of'], ['digest', 'Digest'], ['chain', 'Verification'], ['decisions', 'Decision records'], ['reads', 'Secret reads']];
   return (
     <nav aria-label="Audit" class="subnav">
       {tabs.map(([id, label]) => <a key={id} href={href('audit', id)} aria-current={current === id ? 'page' : undefined}>{label}</a>)}
