@@ -77,6 +77,16 @@ export function linkHash(prev: string, seq: number, input: Omit<LinkInput, 'data
   return sha256Hex(`${header}\n${input.metaText}`);
 }
 
+/**
+ * `linkHash` for a link without `erases` whose `prev` and `digest` are hex
+ * (computed, or already checked): the same text written by a template
+ * instead of JSON.stringify of an array (about 0.3 µs less per event: bench
+ * chain, verify). Hex needs no escaping, so the text is byte for byte the same.
+ */
+export function linkHashOfHex(prev: string, seq: number, input: Omit<LinkInput, 'dataText' | 'erases'>, digest: string): string {
+  return sha256Hex(`["rv-chain-1",${seq},"${prev}",${JSON.stringify(input.stream)},"${input.revision}",${JSON.stringify(input.id)},${JSON.stringify(input.type)},"${digest}",null]\n${input.metaText}`);
+}
+
 /** The link of the event after `head`. */
 export function nextLink(head: ChainHead, input: LinkInput): ChainLink {
   const seq = head.seq + 1;
