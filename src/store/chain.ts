@@ -113,10 +113,13 @@ export function withLinkText(metaText: string, link: ChainLink): string {
  * string that text would be escaped (`,\"chain\":`).
  */
 export function splitMetadataText(text: string): { readonly metaText: string; readonly link: ChainLink | undefined } {
-  if (text.startsWith('{"chain":')) return { metaText: '{}', link: parseLink(text.slice(9, -1)) };
-  const at = text.lastIndexOf(CHAIN_MEMBER);
+  const first = text.startsWith('{"chain":');
+  const at = first ? 0 : text.lastIndexOf(CHAIN_MEMBER);
   if (at < 0 || !text.endsWith('}}')) return { metaText: text, link: undefined };
-  return { metaText: `${text.slice(0, at)}}`, link: parseLink(text.slice(at + CHAIN_MEMBER.length, -1)) };
+  const link = parseLink(text.slice(at + CHAIN_MEMBER.length, -1));
+  // Not a link (a caller's own nested `chain` member): the text stays whole.
+  if (link === undefined) return { metaText: text, link: undefined };
+  return { metaText: first ? '{}' : `${text.slice(0, at)}}`, link };
 }
 
 function parseLink(text: string): ChainLink | undefined {
