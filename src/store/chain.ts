@@ -122,6 +122,24 @@ export function splitMetadataText(text: string): { readonly metaText: string; re
   return { metaText: first ? '{}' : `${text.slice(0, at)}}`, link };
 }
 
+/**
+ * The stored metadata text without its link, for readers that never read
+ * links (the cold start's read-ahead), without parsing anything: about 1 µs
+ * less per event than `splitMetadataText` (bench: chain, cold replay). The
+ * last `,"chain":` is cut only when a flat object (no brace inside) follows
+ * it up to the text's last character: then it is the root's member, as the
+ * adapter writes it. Any other text is returned whole.
+ */
+export function withoutLinkText(text: string): string {
+  const first = text.startsWith('{"chain":{');
+  const at = first ? 0 : text.lastIndexOf(CHAIN_MEMBER);
+  const from = at + CHAIN_MEMBER.length;
+  if (at < 0 || text.charCodeAt(from) !== 123 || !text.endsWith('}}')) return text;
+  const close = text.indexOf('}', from);
+  if (close !== text.length - 2 || text.indexOf('{', from + 1) >= 0) return text;
+  return first ? '{}' : `${text.slice(0, at)}}`;
+}
+
 function parseLink(text: string): ChainLink | undefined {
   try {
     return asLink(JSON.parse(text));

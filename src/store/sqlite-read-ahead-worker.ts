@@ -8,7 +8,7 @@
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
-import { splitMetadataText } from './chain';
+import { withoutLinkText } from './chain';
 import { EVENT_COLUMNS, type EventRow } from './sqlite-schema';
 
 export interface ReadAheadJob {
@@ -36,7 +36,7 @@ export function pageText(rows: readonly EventRow[]): string {
   let text = '[';
   for (let i = 0; i < rows.length; i++) {
     const [position, stream, revision, id, type, data, metadata] = rows[i];
-    text += `${i === 0 ? '' : ','}["${position}",${JSON.stringify(stream)},"${revision}",${JSON.stringify(id)},${JSON.stringify(type)},${data},${splitMetadataText(metadata).metaText}]`;
+    text += `${i === 0 ? '' : ','}["${position}",${JSON.stringify(stream)},"${revision}",${JSON.stringify(id)},${JSON.stringify(type)},${data},${withoutLinkText(metadata)}]`;
   }
   return text + ']';
 }

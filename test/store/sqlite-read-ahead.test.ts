@@ -74,8 +74,9 @@ t.test('a page leaves out the link, and only the link', async (t) => {
   t.same(parsePage(pageText([row(`${own.slice(0, -1)},"chain":${link}}`)]))[0]!.metadata, JSON.parse(own));
   t.same(parsePage(pageText([row(`{"chain":${link}}`)]))[0]!.metadata, {}, 'metadata that is only a link');
   // Not a link: a caller's own member that happens to be called chain, nested, stays.
-  const nested = '{"actor":"a","x":{"y":1,"chain":{"z":2}}}';
-  t.same(parsePage(pageText([row(nested)]))[0]!.metadata, JSON.parse(nested));
+  for (const nested of ['{"actor":"a","x":{"y":1,"chain":{"z":2}}}', '{"actor":"a","x":{"y":1,"chain":{"z":"}"}}}', '{"actor":"a","chain":{"z":{"w":1}}}']) {
+    t.same(parsePage(pageText([row(nested)]))[0]!.metadata, JSON.parse(nested), `kept whole: ${nested}`);
+  }
 });
 
 t.test('readAhead stops at head and cancel ends it early', async (t) => {
