@@ -10,7 +10,8 @@ import { readFile } from 'node:fs/promises';
 import { createInterface } from 'node:readline';
 import { randomUUID } from 'node:crypto';
 import { writeCheckpoint } from '../../src/audit/chain-checkpoint';
-import { recordsFromExport, verifyChain, type ChainRecord, type VerifyReport } from '../../src/audit/chain-verify';
+import { recordsFromExport, verifyChain, type VerifyOptions, type VerifyReport } from '../../src/audit/chain-verify';
+import { verifySqliteChain } from '../../src/audit/chain-verify-sqlite';
 import { readWholeLog } from '../../src/audit/log-transfer';
 import type { Config } from '../../src/config';
 import { EMPTY_CHAIN, type ChainHead } from '../../src/store/chain';
@@ -54,7 +55,7 @@ const verify: Command = {
       });
     } else {
       const config = storeConfig(out);
-      report = await onStore(config, (store) => verifyChain(storeRecords(store), { publicKeys, checkSignature }));
+      report = await onStore(config, (store) => verifyStore(config, store, { publicKeys, checkSignature }));
     }
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
     out.document(report);
@@ -73,7 +74,7 @@ const checkpoint: Command = {
     const result = await writing(config, 'audit checkpoint', advice, () =>
       onStore(config, async (store) => {
         const key = (await loadSigningKey({ envValue: config.signingKey, dataDir: config.dataDir })).key;
-        const head = await verifiedHead(store);
+        const head = await verifiedHead(config, store);
         const written = await writeCheckpoint({ store, key, head, actor: 'cli', at: new Date().toISOString(), requestId: `cli-${randomUUID()}` });
         return { position: written.position.toString(), seq: head.seq, hash: head.hash, key_id: key.keyId, public_key: key.publicKey };
       }));
@@ -138,7 +139,7 @@ async function rotateOn(config: Config) {
   }
   const next = await loadNextSigningKey({ newEnvValue: current.source === 'env' ? config.newSigningKey : undefined, dataDir: config.dataDir });
   return onStore(config, async (store) => {
-    const head = await verifiedHead(store, true);
+    const head = await verifiedHead(config, store, true);
     const written = await writeCheckpoint({
       store, key: current.key, head, actor: 'cli', at: new Date().toISOString(), requestId: `cli-${randomUUID()}`, nextPublicKey: next.key.publicKey,
     });
@@ -156,9 +157,9 @@ async function rotateOn(config: Config) {
 const advice = () => 'stop the service first: the service signs a checkpoint every RULEVAULT_CHAIN_CHECKPOINT_EVERY events itself.';
 
 /** The head of a chain that verifies (links only: checkpoints against the keys they name); refuses to sign a broken one. */
-async function verifiedHead(store: EventStore, emptyAllowed = false): Promise<ChainHead> {
+async function verifiedHead(config: Config, store: EventStore, emptyAllowed = false): Promise<ChainHead> {
   const checkSignature = await createSignatureCheck();
-  const report = await verifyChain(storeRecords(store), { publicKeys: [], checkSignature });
+  const report = await verifyStore(config, store, { publicKeys: [], checkSignature });
   if (report.break !== null) throw new CliError(`the chain breaks at position ${report.break.position} (${report.break.message}); nothing was signed`);
   if (report.verified_through === null) {
     if (emptyAllowed) return EMPTY_CHAIN;
@@ -167,8 +168,11 @@ async function verifiedHead(store: EventStore, emptyAllowed = false): Promise<Ch
   return { seq: report.verified_through.seq, hash: report.verified_through.hash };
 }
 
-async function* storeRecords(store: EventStore): AsyncGenerator<ChainRecord> {
-  yield* readWholeLog(store);
+/** The embedded store is verified on all cores from its rows (chain-verify-sqlite.ts); EventStoreDB through the port. */
+function verifyStore(config: Config, store: EventStore, options: VerifyOptions): Promise<VerifyReport> {
+  return config.eventStore.startsWith('sqlite:')
+    ? verifySqliteChain(config.eventStore.slice('sqlite:'.length), store, options)
+    : verifyChain(readWholeLog(store), options);
 }
 
 async function publicKeysFrom(inline: string | boolean | undefined, file: string | boolean | undefined): Promise<string[]> {

@@ -75,7 +75,7 @@ export interface VerifyOptions {
 
 const ERASED_TEXT = JSON.stringify(ERASED_DATA);
 /** How many recent links a checkpoint may reach back to. */
-const WINDOW = 1 << 12;
+export const CHECKPOINT_WINDOW = 1 << 12;
 
 /** Verifies `records`, in log order. */
 export async function verifyChain(records: AsyncIterable<ChainRecord>, options: VerifyOptions): Promise<VerifyReport> {
@@ -172,7 +172,7 @@ export async function verifyChain(records: AsyncIterable<ChainRecord>, options: 
     previousAccepted = lastAccepted;
     lastAccepted = { position: toJsonPosition(where), seq: link.seq, hash: link.hash };
     recent.set(link.seq, { hash: link.hash, position: where });
-    recent.delete(link.seq - WINDOW);
+    recent.delete(link.seq - CHECKPOINT_WINDOW);
   }
   verifiedThrough = lastAccepted;
   if (searching !== undefined) {
@@ -220,7 +220,7 @@ function checkCheckpoint(checkpoint: NonNullable<ReturnType<typeof asCheckpoint>
   // Sequence 0 is the empty log: a rotation before the first event signs only the next key.
   if (checkpoint.seq === 0 && checkpoint.hash === GENESIS_HASH) return undefined;
   const at = recent.get(checkpoint.seq);
-  if (at === undefined) return `signs chain sequence ${checkpoint.seq}, which is not among the ${WINDOW} links before it`;
+  if (at === undefined) return `signs chain sequence ${checkpoint.seq}, which is not among the ${CHECKPOINT_WINDOW} links before it`;
   if (at.hash !== checkpoint.hash) return `signs hash ${checkpoint.hash} for chain sequence ${checkpoint.seq}, but the log holds ${at.hash} there`;
   return undefined;
 }

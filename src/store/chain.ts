@@ -77,6 +77,16 @@ export function linkHash(prev: string, seq: number, input: Omit<LinkInput, 'data
   return sha256Hex(`${header}\n${input.metaText}`);
 }
 
+/**
+ * `linkHash` for a link without `erases` whose `prev` and `digest` are hex
+ * (computed, or already checked): the same text written by a template
+ * instead of JSON.stringify of an array (about 0.3 µs less per event: bench
+ * chain, verify). Hex needs no escaping, so the text is byte for byte the same.
+ */
+export function linkHashOfHex(prev: string, seq: number, input: Omit<LinkInput, 'dataText' | 'erases'>, digest: string): string {
+  return sha256Hex(`["rv-chain-1",${seq},"${prev}",${JSON.stringify(input.stream)},"${input.revision}",${JSON.stringify(input.id)},${JSON.stringify(input.type)},"${digest}",null]\n${input.metaText}`);
+}
+
 /** The link of the event after `head`. */
 export function nextLink(head: ChainHead, input: LinkInput): ChainLink {
   const seq = head.seq + 1;
@@ -103,10 +113,31 @@ export function withLinkText(metaText: string, link: ChainLink): string {
  * string that text would be escaped (`,\"chain\":`).
  */
 export function splitMetadataText(text: string): { readonly metaText: string; readonly link: ChainLink | undefined } {
-  if (text.startsWith('{"chain":')) return { metaText: '{}', link: parseLink(text.slice(9, -1)) };
-  const at = text.lastIndexOf(CHAIN_MEMBER);
+  const first = text.startsWith('{"chain":');
+  const at = first ? 0 : text.lastIndexOf(CHAIN_MEMBER);
   if (at < 0 || !text.endsWith('}}')) return { metaText: text, link: undefined };
-  return { metaText: `${text.slice(0, at)}}`, link: parseLink(text.slice(at + CHAIN_MEMBER.length, -1)) };
+  const link = parseLink(text.slice(at + CHAIN_MEMBER.length, -1));
+  // Not a link (a caller's own nested `chain` member): the text stays whole.
+  if (link === undefined) return { metaText: text, link: undefined };
+  return { metaText: first ? '{}' : `${text.slice(0, at)}}`, link };
+}
+
+/**
+ * The stored metadata text without its link, for readers that never read
+ * links (the cold start's read-ahead), without parsing anything: about 1 µs
+ * less per event than `splitMetadataText` (bench: chain, cold replay). The
+ * last `,"chain":` is cut only when a flat object (no brace inside) follows
+ * it up to the text's last character: then it is the root's member, as the
+ * adapter writes it. Any other text is returned whole.
+ */
+export function withoutLinkText(text: string): string {
+  const first = text.startsWith('{"chain":{');
+  const at = first ? 0 : text.lastIndexOf(CHAIN_MEMBER);
+  const from = at + CHAIN_MEMBER.length;
+  if (at < 0 || text.charCodeAt(from) !== 123 || !text.endsWith('}}')) return text;
+  const close = text.indexOf('}', from);
+  if (close !== text.length - 2 || text.indexOf('{', from + 1) >= 0) return text;
+  return first ? '{}' : `${text.slice(0, at)}}`;
 }
 
 function parseLink(text: string): ChainLink | undefined {

@@ -5,6 +5,7 @@
  * reading on the other core, several pages ahead of the fold, and hands each
  * page over as one JSON text; this thread parses it in one call and folds.
  * Memory stays bounded: the worker runs at most `pagesAhead` pages ahead.
+ * The events it delivers carry no `metadata.chain` (see `pageText`).
  */
 import path from 'node:path';
 import { Worker } from 'node:worker_threads';

@@ -8,6 +8,7 @@ import type { NewEvent, RecordedEvent } from '../../src/store/port';
 import { openSqliteStore, type SqliteStoreOptions } from '../../src/store/sqlite';
 import { parsePage, readAhead } from '../../src/store/sqlite-read-ahead';
 import { pageText } from '../../src/store/sqlite-read-ahead-worker';
+import { splitMetadata } from '../../src/store/chain';
 
 function event(n: number, extra: Record<string, unknown> = {}): NewEvent {
   return { type: 'Counted', data: { n, ...extra }, metadata: { actor: 'system', at: '2026-11-22T00:00:00.000Z', request_id: 'read-ahead', schema: 1 } };
@@ -52,15 +53,30 @@ t.test('a page survives the trip through JSON text: exact big positions, quotes,
   t.same(parsePage(pageText([])), []);
 });
 
-t.test('a long catch-up through the worker equals the synchronous read, in order, without gaps', async (t) => {
+t.test('a long catch-up through the worker equals the synchronous read without links, in order, without gaps', async (t) => {
   const { store } = await storeWith(t, 2500, { readAheadFrom: 100, readAheadPageSize: 64 });
   const all: RecordedEvent[] = [];
   for (let page = await store.readAll({ limit: 10_000 }); page.length > 0; page = await store.readAll({ after: page[page.length - 1]!.position, limit: 10_000 })) {
     all.push(...page);
   }
   t.equal(all.length, 2500);
-  t.same(await catchUp(store), all, 'from the start');
-  t.same(await catchUp(store, all[999]!.position), all.slice(1000), 'from a position: exclusive');
+  t.ok(all.every((e) => splitMetadata(e.metadata).link !== undefined), 'readAll carries every link');
+  // The read-ahead leaves the hash chain's links out (read models never read them: bench chain, cold replay).
+  const unlinked = all.map((e) => ({ ...e, metadata: splitMetadata(e.metadata).own }));
+  t.same(await catchUp(store), unlinked, 'from the start');
+  t.same(await catchUp(store, all[999]!.position), unlinked.slice(1000), 'from a position: exclusive');
+});
+
+t.test('a page leaves out the link, and only the link', async (t) => {
+  const own = '{"actor":"a","at":"t","request_id":"r","schema":1}';
+  const link = JSON.stringify({ v: 1, seq: 1, prev: '0'.repeat(64), digest: '1'.repeat(64), hash: '2'.repeat(64) });
+  const row = (metadata: string) => [1n, 's', 0n, 'i', 'T', '{}', metadata] as const;
+  t.same(parsePage(pageText([row(`${own.slice(0, -1)},"chain":${link}}`)]))[0]!.metadata, JSON.parse(own));
+  t.same(parsePage(pageText([row(`{"chain":${link}}`)]))[0]!.metadata, {}, 'metadata that is only a link');
+  // Not a link: a caller's own member that happens to be called chain, nested, stays.
+  for (const nested of ['{"actor":"a","x":{"y":1,"chain":{"z":2}}}', '{"actor":"a","x":{"y":1,"chain":{"z":"}"}}}', '{"actor":"a","chain":{"z":{"w":1}}}']) {
+    t.same(parsePage(pageText([row(nested)]))[0]!.metadata, JSON.parse(nested), `kept whole: ${nested}`);
+  }
 });
 
 t.test('readAhead stops at head and cancel ends it early', async (t) => {
