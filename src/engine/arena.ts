@@ -18,8 +18,10 @@ export interface Arena {
   readonly f64: Float64Array;
   /** A zeroed block of at least `words` words; returns its offset. */
   alloc(words: number): number;
-  /** Grows the words to at least `words` at once, so a bulk build does not double and copy its way there. */
-  reserve(words: number): void;
+  /** Grows the words to at least `words` at once, so a bulk build does not double and copy its way there; true when it grew. */
+  reserve(words: number): boolean;
+  /** Shrinks the words to those in use plus a sixteenth, after a reservation that overshot. */
+  fit(): void;
   /** Returns a block allocated for `words` words. */
   free(offset: number, words: number): void;
   /** Words in use or on free lists (for memory figures). */
@@ -47,6 +49,7 @@ export function createArena(initialWords = 1 << 12): Arena {
   // Free blocks by size class (log2 of the size).
   const free: number[][] = [];
 
+  /** Moves the words to a new buffer of at least `needed` (exactly that, rounded to a block, when `exact`). */
   function grow(needed: number, exact = false): void {
     let length = i32.length * 2;
     while (length < needed) length *= 2;
@@ -72,7 +75,13 @@ export function createArena(initialWords = 1 << 12): Arena {
       return free.flatMap((list, log) => (list ?? []).map((offset): [number, number] => [offset, 2 ** log]));
     },
     reserve(words) {
-      if (words > i32.length) grow(words, true);
+      if (words <= i32.length) return false;
+      grow(words, true);
+      return true;
+    },
+    fit() {
+      const words = top + (top >> 4);
+      if (words < i32.length) grow(words, true);
     },
     alloc(words) {
       const size = blockWords(words);

@@ -113,3 +113,23 @@ t.test('upsertMany takes any iterable and skips what is not a rule, as upsert do
   t.same(engine.evaluate({ x: 'y' }), ['a']);
   t.same(checkInvariants(engine), []);
 });
+
+t.test('a batch large enough to reserve the arena, then hand back what it left over, builds alike; later changes still fit', async (t) => {
+  const random = seededRandom(testSeeds()[0]!);
+  // 400 rules reserve ~19,000 words, past the arena's first 4,096: the reservation and the fit after it both run.
+  const batch = randomBatch(random, 400, 'big');
+  const bulk = createEngine();
+  const oneByOne = createEngine();
+  bulk.upsertMany(batch);
+  for (const rule of batch) oneByOne.upsert(rule);
+  const ids = new Set(batch.map((r) => r.id));
+  t.same(differences(random, bulk, oneByOne, ids), [], 'after the batch');
+  // Incremental changes after the fit grow the arena again from its fitted size.
+  const more = randomBatch(random, 300, 'more');
+  for (const rule of more) {
+    bulk.upsert(rule);
+    oneByOne.upsert(rule);
+    ids.add(rule.id);
+  }
+  t.same(differences(random, bulk, oneByOne, ids), [], 'after 300 upserts on top');
+});
