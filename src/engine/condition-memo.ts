@@ -1,7 +1,7 @@
 /**
  * A bulk build's compiled conditions by their written form: a rule set
- * repeats its conditions (the scoped 1M workload: 3.75M conditions, about a
- * sixth distinct), and compiling one again builds a predicate and its key
+ * repeats its conditions (the scoped 200k workload: 750k conditions, 130k
+ * distinct), and compiling one again builds a predicate and its key
  * string only to find the one already held under that key. Looked up by the
  * condition's own strings, whose hashes V8 keeps once computed, so a repeat
  * allocates nothing (bench: million, scoped 200k: `compile` and the garbage
