@@ -20,7 +20,11 @@ export interface Arena {
   alloc(words: number): number;
   /** Grows the words to at least `words` at once, so a bulk build does not double and copy its way there; true when it grew. */
   reserve(words: number): boolean;
-  /** Shrinks the words to those in use plus a sixteenth, after a reservation that overshot. */
+  /**
+   * After a reservation that overshot by more than a quarter: shrinks the
+   * words to those in use plus a sixteenth (a smaller overshoot is kept: the
+   * copy would briefly hold both).
+   */
   fit(): void;
   /** Returns a block allocated for `words` words. */
   free(offset: number, words: number): void;
@@ -80,8 +84,7 @@ export function createArena(initialWords = 1 << 12): Arena {
       return true;
     },
     fit() {
-      const words = top + (top >> 4);
-      if (words < i32.length) grow(words, true);
+      if (i32.length - top > top >> 2) grow(top + (top >> 4), true);
     },
     alloc(words) {
       const size = blockWords(words);

@@ -7,7 +7,6 @@
  * costs the same at 1k rules as at 1M.
  */
 import { conditionWords, writeCondition, writeGroupHead } from './code';
-import { memoized, type Compile } from './condition-memo';
 import { estimateShare } from './field-index';
 import { orderKey } from './id-order';
 import { Layout, ruleTarget } from './layout';
@@ -15,6 +14,7 @@ import { compileCondition } from './operators';
 import { inCheckOrder, planRule, type GroupPlan, type PlanOptions, type RulePlan } from './plan';
 import type { Predicate } from './predicates';
 import type { EngineState, GroupEntry, RuleEntry } from './state';
+import type { Condition } from './conditions';
 import type { RuleDefinition } from './types';
 
 export interface Builder {
@@ -34,11 +34,11 @@ const groupsWords = (groups: readonly VerifyGroup[]): number =>
   groups.reduce((n, g) => n + Layout.GROUP_HEAD + codeWords(g.members), 0);
 
 /**
- * Arena words upsertMany reserves per rule: above what rules take (the
- * standard and scoped workloads: 31 to 36), so the build never doubles the
- * arena; what is left over is handed back when the batch ends (Arena.fit).
+ * Arena words upsertMany reserves per rule: what rules take in the standard
+ * and scoped workloads (31 to 36), so the build does not double the arena;
+ * a large overshoot is handed back when the batch ends (Arena.fit).
  */
-const WORDS_PER_RULE = 48;
+const WORDS_PER_RULE = 36;
 
 /**
  * Every predicate a plan uses, in an array of exactly that length: one kept
@@ -68,15 +68,13 @@ export function createBuilder(state: EngineState, countEveryEquality: boolean): 
    * conditions, 130k distinct); per-condition predicates and their key
    * strings were a large share of the engine's heap (a 50k heap snapshot).
    */
-  const shared: Compile = (condition) => {
+  const shared = (condition: Condition): Predicate | null => {
     const p = compileCondition(condition);
     return p === null ? null : predicates.get(p.key)?.predicate ?? p;
   };
-  const planning = (compile: Compile): PlanOptions =>
-    countEveryEquality
-      ? { countEveryEquality: true, compile }
-      : { selectivity: (p) => estimateShare(operands.slots.get(p.field), p), compile };
-  let planOptions = planning(shared);
+  const planOptions: PlanOptions = countEveryEquality
+    ? { countEveryEquality: true, compile: shared }
+    : { selectivity: (p) => estimateShare(operands.slots.get(p.field), p), compile: shared };
 
   function share(pred: Predicate): void {
     const held = predicates.get(pred.key);
@@ -197,13 +195,14 @@ export function createBuilder(state: EngineState, countEveryEquality: boolean): 
   /**
    * upsert of each rule in order, for a build from many rules at once (a
    * snapshot start, a catch-up, the bench): the arena is sized once for the
-   * lot instead of doubling (and copying) through the build, conditions
-   * written alike are compiled once (condition-memo.ts), and a rule the
-   * engine does not hold is added after one lookup.
+   * lot instead of doubling (and copying) through the build, and a rule the
+   * engine does not hold is added after one lookup. (A memo of conditions by
+   * their written form paid off only on the bench's generated rules, whose
+   * strings are shared objects; on rules parsed from a snapshot it cost a
+   * start more than it saved, so it was dropped: bench: million, 1M.)
    */
   function upsertMany(batch: Iterable<RuleDefinition>): void {
     const reserved = Array.isArray(batch) && arena.reserve(arena.used + batch.length * WORDS_PER_RULE);
-    planOptions = planning(memoized(shared));
     try {
       for (const rule of batch) {
         if (rule === null || typeof rule !== 'object' || typeof rule.id !== 'string') continue;
@@ -215,7 +214,6 @@ export function createBuilder(state: EngineState, countEveryEquality: boolean): 
         if (rule.status === 'ACTIVE') rules.set(rule.id, add(rule));
       }
     } finally {
-      planOptions = planning(shared);
       if (reserved) arena.fit();
     }
   }
