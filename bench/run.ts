@@ -1,5 +1,6 @@
 /**
- * Benchmark runner: `npm run bench [-- --runs 3 --only engine,scale --quick]`.
+ * Benchmark runner: `npm run bench [-- --runs 3 --only engine,scale --quick --1m]`
+ * (--1m adds the engine and scale scenarios' 1M-rule shape; ignored with --quick).
  *
  * Scenario protocol: every file in bench/scenarios/ is one scenario. It
  * exports `scenario: Scenario` (bench/scenario.ts): a name, a one-line
@@ -33,6 +34,7 @@ interface Args {
   readonly runs: number;
   readonly only: readonly string[] | null;
   readonly quick: boolean;
+  readonly million: boolean;
 }
 
 export interface Machine {
@@ -68,15 +70,17 @@ function parseArgs(argv: readonly string[]): Args {
   let runs: number | null = null;
   let only: string[] | null = null;
   let quick = false;
+  let million = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i];
     if (arg === '--quick') quick = true;
+    else if (arg === '--1m') million = true;
     else if (arg === '--runs') runs = Number(argv[++i]);
     else if (arg === '--only') only = (argv[++i] ?? '').split(',').filter(Boolean);
-    else throw new Error(`unknown argument ${arg}; use --runs <n>, --only <a,b>, --quick`);
+    else throw new Error(`unknown argument ${arg}; use --runs <n>, --only <a,b>, --quick, --1m`);
   }
   if (runs !== null && !(Number.isInteger(runs) && runs > 0)) throw new Error('--runs needs a positive integer');
-  return { runs: runs ?? (quick ? 1 : 3), only, quick };
+  return { runs: runs ?? (quick ? 1 : 3), only, quick, million: million && !quick };
 }
 
 function machine(): Machine {
@@ -114,9 +118,10 @@ interface ChildOutput {
   readonly cases: CaseResult[];
 }
 
-function runOnce(file: string, quick: boolean): ChildOutput {
+function runOnce(file: string, args: Args): ChildOutput {
+  const flags = [...(args.quick ? ['--quick'] : []), ...(args.million ? ['--1m'] : [])];
   // The result comes back on stdout, not in a temp file another process could clean up.
-  const child = spawnSync(process.execPath, ['--expose-gc', path.join(__dirname, 'child.js'), file, ...(quick ? ['--quick'] : [])], {
+  const child = spawnSync(process.execPath, ['--expose-gc', path.join(__dirname, 'child.js'), file, ...flags], {
     stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 64 * 2 ** 20,
   });
   const lines = (child.stdout ?? '').split('\n');
@@ -219,7 +224,7 @@ function main(): void {
     const outputs: ChildOutput[] = [];
     for (let i = 0; i < args.runs; i++) {
       console.log(`running ${name} (${i + 1}/${args.runs})...`);
-      outputs.push(runOnce(path.join(SCENARIO_DIR, `${name}.js`), args.quick));
+      outputs.push(runOnce(path.join(SCENARIO_DIR, `${name}.js`), args));
     }
     fresh.push({
       name, description: outputs[0].description, date: new Date().toISOString(), command: cmd,

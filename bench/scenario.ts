@@ -7,6 +7,11 @@
 export interface ScenarioOptions {
   /** Fewer samples and smaller sizes, for a smoke run. */
   readonly quick: boolean;
+  /**
+   * `--1m`: also the shapes at 1M rules (engine, scale: the scoped 1M shape,
+   * minutes and ~3 GB each), left out of the default run to keep it bounded.
+   */
+  readonly million?: boolean;
 }
 
 /** Latency and throughput of one measured subject; times in microseconds. */

@@ -6,7 +6,7 @@
  * Each event is applied synchronously, fold and engine together, so a request
  * (which runs between events on the one JS thread) never sees half a change.
  */
-import { evolve, initialState, type CatalogState } from '../projections';
+import { evolve, initialState, type CatalogState, type RuleRecord } from '../projections';
 import { createEngine, type Engine } from './engine';
 import type { RecordedEvent } from './store/port';
 
@@ -54,9 +54,16 @@ export function createReadModel(initial: CatalogState = initialState()): ReadMod
     if (rule === undefined) compiled.remove(id);
     else compiled.upsert(rule);
   }
+  /** The noted rules compiled in one bulk build (upsertMany: a snapshot start or a catch-up flushes up to every rule). */
   function flush(): void {
-    for (const id of pending) sync(id);
+    const upserts: RuleRecord[] = [];
+    for (const id of pending) {
+      const rule = state.rules.get(id);
+      if (rule === undefined) compiled.remove(id);
+      else upserts.push(rule);
+    }
     pending.clear();
+    compiled.upsertMany(upserts);
   }
 
   return {

@@ -196,8 +196,8 @@ export interface ScanBase {
  * like the compiled engine, costs nothing to build (compiled conditions are
  * shared per record). With `base`, only the changed rules are looked at
  * again: deriving from a nearby point's engine instead of walking all rules
- * (bench: audit-as-of, random positions). Read-only: `upsert` and `remove`
- * are not for it.
+ * (bench: audit-as-of, random positions). Read-only: `upsert`, `upsertMany`
+ * and `remove` are not for it.
  */
 export function createScanEngine(rules: ReadonlyMap<string, RuleRecord>, base?: ScanBase): ScanEngine {
   const active: CheckedRule[] = [];
@@ -221,6 +221,9 @@ export function createScanEngine(rules: ReadonlyMap<string, RuleRecord>, base?: 
       return ids.sort();
     },
     upsert() {
+      throw new Error('a scan engine is read-only: build a new one from the rules');
+    },
+    upsertMany() {
       throw new Error('a scan engine is read-only: build a new one from the rules');
     },
     remove() {

@@ -18,6 +18,14 @@ export interface Arena {
   readonly f64: Float64Array;
   /** A zeroed block of at least `words` words; returns its offset. */
   alloc(words: number): number;
+  /** Grows the words to at least `words` at once, so a bulk build does not double and copy its way there; true when it grew. */
+  reserve(words: number): boolean;
+  /**
+   * After a reservation that overshot by more than a quarter: shrinks the
+   * words to those in use plus a sixteenth (a smaller overshoot is kept: the
+   * copy would briefly hold both).
+   */
+  fit(): void;
   /** Returns a block allocated for `words` words. */
   free(offset: number, words: number): void;
   /** Words in use or on free lists (for memory figures). */
@@ -45,9 +53,12 @@ export function createArena(initialWords = 1 << 12): Arena {
   // Free blocks by size class (log2 of the size).
   const free: number[][] = [];
 
-  function grow(needed: number): void {
+  /** Moves the words to a new buffer of at least `needed` (exactly that, rounded to a block, when `exact`). */
+  function grow(needed: number, exact = false): void {
     let length = i32.length * 2;
     while (length < needed) length *= 2;
+    // A reservation takes what it asks for: doubling past a 1M-rule estimate would hold up to twice the words unused.
+    if (exact) length = needed + ((MIN_BLOCK - (needed % MIN_BLOCK)) % MIN_BLOCK);
     const bigger = new Int32Array(length);
     bigger.set(i32.subarray(0, top));
     i32 = bigger;
@@ -66,6 +77,14 @@ export function createArena(initialWords = 1 << 12): Arena {
     },
     freeBlocks() {
       return free.flatMap((list, log) => (list ?? []).map((offset): [number, number] => [offset, 2 ** log]));
+    },
+    reserve(words) {
+      if (words <= i32.length) return false;
+      grow(words, true);
+      return true;
+    },
+    fit() {
+      if (i32.length - top > top >> 2) grow(top + (top >> 4), true);
     },
     alloc(words) {
       const size = blockWords(words);

@@ -10,13 +10,16 @@ import { conditionWords, writeCondition, writeGroupHead } from './code';
 import { estimateShare } from './field-index';
 import { orderKey } from './id-order';
 import { Layout, ruleTarget } from './layout';
-import { inCheckOrder, planRule, type GroupPlan, type PlanOptions } from './plan';
+import { compileCondition } from './operators';
+import { inCheckOrder, planRule, type GroupPlan, type PlanOptions, type RulePlan } from './plan';
 import type { Predicate } from './predicates';
 import type { EngineState, GroupEntry, RuleEntry } from './state';
+import type { Condition } from './conditions';
 import type { RuleDefinition } from './types';
 
 export interface Builder {
   upsert(rule: RuleDefinition): void;
+  upsertMany(rules: Iterable<RuleDefinition>): void;
   remove(ruleId: string): void;
 }
 
@@ -30,11 +33,62 @@ const codeWords = (preds: readonly Predicate[]): number => preds.reduce((n, p) =
 const groupsWords = (groups: readonly VerifyGroup[]): number =>
   groups.reduce((n, g) => n + Layout.GROUP_HEAD + codeWords(g.members), 0);
 
+/**
+ * Arena words upsertMany reserves per rule: what rules take in the standard
+ * and scoped workloads (31 to 36), so the build does not double the arena;
+ * a large overshoot is handed back when the batch ends (Arena.fit).
+ */
+const WORDS_PER_RULE = 36;
+
+/**
+ * Every predicate a plan uses, in an array of exactly that length: one kept
+ * per rule, and an array grown by push keeps room for 17 (bench: million,
+ * scoped 50k: arrays' backing stores were the engine's largest heap share).
+ */
+function usesOf(plan: RulePlan): Predicate[] {
+  let count = 0;
+  for (const g of plan.drivers) count += g.drivers.length + g.verify.length;
+  for (const g of plan.verify) count += g.drivers.length + g.verify.length;
+  const uses = new Array<Predicate>(count);
+  let k = 0;
+  for (const groups of [plan.drivers, plan.verify]) {
+    for (const g of groups) {
+      for (const pred of g.drivers) uses[k++] = pred;
+      for (const pred of g.verify) uses[k++] = pred;
+    }
+  }
+  return uses;
+}
+
 export function createBuilder(state: EngineState, countEveryEquality: boolean): Builder {
-  const { arena, operands, drivers, rules, ruleIds, ruleKeys, freeRuleIndexes } = state;
+  const { arena, operands, drivers, rules, ruleIds, ruleKeys, freeRuleIndexes, predicates } = state;
+  /**
+   * The predicate already held under the same key, if any: rules share one
+   * object per distinct condition (bench: million, scoped 200k: 750k
+   * conditions, 130k distinct); per-condition predicates and their key
+   * strings were a large share of the engine's heap (a 50k heap snapshot).
+   */
+  const shared = (condition: Condition): Predicate | null => {
+    const p = compileCondition(condition);
+    return p === null ? null : predicates.get(p.key)?.predicate ?? p;
+  };
   const planOptions: PlanOptions = countEveryEquality
-    ? { countEveryEquality: true }
-    : { selectivity: (p) => estimateShare(operands.slots.get(p.field), p) };
+    ? { countEveryEquality: true, compile: shared }
+    : { selectivity: (p) => estimateShare(operands.slots.get(p.field), p), compile: shared };
+
+  function share(pred: Predicate): void {
+    const held = predicates.get(pred.key);
+    if (held !== undefined) held.refs += 1;
+    else predicates.set(pred.key, { predicate: pred, refs: 1 });
+    operands.acquire(pred);
+  }
+
+  function unshare(pred: Predicate): void {
+    operands.release(pred);
+    const held = predicates.get(pred.key)!;
+    held.refs -= 1;
+    if (held.refs === 0) predicates.delete(pred.key);
+  }
 
   /** Writes `preds` as conditions from word `from`; returns the word after them. */
   function writeConditions(from: number, preds: readonly Predicate[]): number {
@@ -83,9 +137,8 @@ export function createBuilder(state: EngineState, countEveryEquality: boolean): 
   function add(definition: RuleDefinition): RuleEntry {
     const plan = planRule(definition, planOptions);
     if (plan === null) return { index: Layout.NEVER_MATCHES, record: Layout.NONE, recordWords: 0, groups: [], uses: [] };
-    const uses: Predicate[] = [];
-    for (const g of [...plan.drivers, ...plan.verify]) uses.push(...g.drivers, ...g.verify);
-    for (const pred of uses) operands.acquire(pred);
+    const uses = usesOf(plan);
+    for (const pred of uses) share(pred);
     const index = freeRuleIndexes.length > 0 ? freeRuleIndexes.pop()! : ruleIds.length;
     ruleIds[index] = plan.id;
     ruleKeys[index] = orderKey(plan.id);
@@ -119,7 +172,7 @@ export function createBuilder(state: EngineState, countEveryEquality: boolean): 
       if (group.offset !== Layout.NONE) arena.free(group.offset, group.words);
     }
     if (entry.record !== Layout.NONE) arena.free(entry.record, entry.recordWords);
-    for (const pred of entry.uses) operands.release(pred);
+    for (const pred of entry.uses) unshare(pred);
     if (entry.index !== Layout.NEVER_MATCHES) {
       ruleIds[entry.index] = '';
       freeRuleIndexes.push(entry.index);
@@ -139,5 +192,31 @@ export function createBuilder(state: EngineState, countEveryEquality: boolean): 
     if (rule.status === 'ACTIVE') rules.set(rule.id, add(rule));
   }
 
-  return { upsert, remove };
+  /**
+   * upsert of each rule in order, for a build from many rules at once (a
+   * snapshot start, a catch-up, the bench): the arena is sized once for the
+   * lot instead of doubling (and copying) through the build, and a rule the
+   * engine does not hold is added after one lookup. (A memo of conditions by
+   * their written form paid off only on the bench's generated rules, whose
+   * strings are shared objects; on rules parsed from a snapshot it cost a
+   * start more than it saved, so it was dropped: bench: million, 1M.)
+   */
+  function upsertMany(batch: Iterable<RuleDefinition>): void {
+    const reserved = Array.isArray(batch) && arena.reserve(arena.used + batch.length * WORDS_PER_RULE);
+    try {
+      for (const rule of batch) {
+        if (rule === null || typeof rule !== 'object' || typeof rule.id !== 'string') continue;
+        const held = rules.get(rule.id);
+        if (held !== undefined) {
+          rules.delete(rule.id);
+          drop(held);
+        }
+        if (rule.status === 'ACTIVE') rules.set(rule.id, add(rule));
+      }
+    } finally {
+      if (reserved) arena.fit();
+    }
+  }
+
+  return { upsert, upsertMany, remove };
 }

@@ -40,10 +40,11 @@ const DEFAULT_EPOCH_LIMIT = 2 ** 30;
 /** A new, empty engine. */
 export function createEngine(options: EngineOptions = {}): Engine {
   const state = createState();
-  const { upsert, remove } = createBuilder(state, options.drivers === 'all-equalities');
+  const { upsert, upsertMany, remove } = createBuilder(state, options.drivers === 'all-equalities');
   const evaluate = createEvaluator(state, options.epochLimit ?? DEFAULT_EPOCH_LIMIT);
   const engine: Engine = {
     upsert,
+    upsertMany,
     remove,
     evaluate,
     get size() {

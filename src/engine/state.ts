@@ -52,6 +52,13 @@ export interface EngineState {
   readonly ruleKeys: number[];
   /** Rule numbers freed by removals, reused first. */
   readonly freeRuleIndexes: number[];
+  /** One predicate object per distinct condition key, shared by the rules that use it (counted by use). */
+  readonly predicates: Map<string, SharedPredicate>;
+}
+
+export interface SharedPredicate {
+  readonly predicate: Predicate;
+  refs: number;
 }
 
 export function createState(): EngineState {
@@ -59,7 +66,7 @@ export function createState(): EngineState {
   const postings = createPostings(arena);
   const operands = createOperands();
   const drivers = createDrivers(arena, postings, operands);
-  return { arena, postings, operands, drivers, rules: new Map(), ruleIds: [], ruleKeys: [], freeRuleIndexes: [] };
+  return { arena, postings, operands, drivers, rules: new Map(), ruleIds: [], ruleKeys: [], freeRuleIndexes: [], predicates: new Map() };
 }
 
 /** An engine's state, read by inspect.ts (dumps, invariant checks) without widening the Engine interface. */
