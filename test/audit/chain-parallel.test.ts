@@ -6,7 +6,6 @@
  * the second pass names the break); and each range's row check must accept a
  * sound log on its own (so the fast path is what answered).
  */
-import { copyFileSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import t from 'tap';
@@ -19,6 +18,7 @@ import { linkHash, sha256Hex, splitMetadataText } from '../../src/store/chain';
 import { openSqliteStore } from '../../src/store/sqlite';
 import { createSignatureCheck, generateSigningKey, type SigningKey } from '../../src/vault/signing-key';
 import { removeDir, tempDir } from '../support/node';
+import { tamperedLog } from './support/tamper';
 
 const meta = (i: number) => ({ actor: 'cli', at: '2026-11-24T12:00:00.000Z', request_id: `r-${i}`, schema: 1 });
 
@@ -42,19 +42,6 @@ async function writeLog(file: string, first: SigningKey, second: SigningKey): Pr
   }
   await store.append('rule-last', [{ type: 'RuleCreated', data: { id: 'last' }, metadata: meta(1000) }], 'no_stream');
   await store.close();
-}
-
-function copyWith(source: string, dir: string, name: string, tamper: (db: Database.Database) => void): string {
-  mkdirSync(path.join(dir, name));
-  const file = path.join(dir, name, 'events.db');
-  copyFileSync(source, file);
-  const db = new Database(file);
-  try {
-    tamper(db);
-  } finally {
-    db.close();
-  }
-  return file;
 }
 
 t.test('verify on several threads gives the event-by-event report, sound or tampered', async (t) => {
@@ -130,7 +117,7 @@ t.test('verify on several threads gives the event-by-event report, sound or tamp
     ['erasure record removed', (db) => db.prepare("DELETE FROM events WHERE type = 'SecretDeleted'").run(), 'modified'],
   ];
   for (const [name, tamper, kind] of tampered) {
-    const report = await compare(copyWith(log, dir, name.replace(/ /g, '-'), tamper), [first.publicKey], name);
+    const report = await compare(tamperedLog(log, dir, name.replace(/ /g, '-'), tamper), [first.publicKey], name);
     t.equal(report.break?.kind, kind, `${name}: named as ${kind ?? 'no break'}`);
   }
 });

@@ -4,7 +4,7 @@
  * a real node. Copies of the log are tampered with in each of the four ways
  * (modify, remove, insert, reorder) and verify must name the position.
  */
-import { copyFileSync, existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import Database from 'better-sqlite3';
 import t from 'tap';
@@ -13,6 +13,7 @@ import { removeDir, startTestNode, tempDir, testEnv } from '../support/node';
 import { linkHash, sha256Hex, splitMetadataText } from '../../src/store/chain';
 import { runCli } from '../support/process';
 import { runAudit } from './support/run-audit';
+import { tamperedLog } from './support/tamper';
 
 interface Row {
   position: number;
@@ -35,17 +36,8 @@ const rowsOf = (file: string): Row[] => {
 
 /** A copy of the log, changed by `tamper`, as its own store. */
 function tamperedCopy(source: string, dir: string, name: string, tamper: (db: Database.Database) => void): Record<string, string> {
-  const folder = path.join(dir, name);
-  const file = path.join(folder, 'events.db');
-  require('node:fs').mkdirSync(folder);
-  copyFileSync(source, file);
-  const db = new Database(file);
-  try {
-    tamper(db);
-  } finally {
-    db.close();
-  }
-  return { RULEVAULT_DATA_DIR: folder, RULEVAULT_EVENTSTORE: `sqlite:${file}` };
+  const file = tamperedLog(source, dir, name, tamper);
+  return { RULEVAULT_DATA_DIR: path.dirname(file), RULEVAULT_EVENTSTORE: `sqlite:${file}` };
 }
 
 const verifyJson = async (args: string[], env: Record<string, string>) => {
