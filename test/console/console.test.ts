@@ -326,6 +326,8 @@ t.test('a chat prompt: messages, config, an exact preview by the server, tags an
   t.match(saved, { tags: ['support', 'chat'], status: 'INACTIVE', type: 'chat' }, 'tags and status saved');
   await page.getByLabel('Prompt status').selectOption('ACTIVE');
   await page.getByRole('button', { name: 'Save settings' }).click();
+  // The save reloads the prompt and mounts a fresh preview (its variables empty): type into that one, not the one it replaces.
+  await rendered.getByText('You help customers.', { exact: true }).waitFor();
   await page.getByLabel('Variable vip').fill('yes');
   await page.getByLabel('Variable name').fill('Bo');
   await rendered.getByText('My name is Bo.', { exact: true }).waitFor();
