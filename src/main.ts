@@ -36,7 +36,7 @@ import { createVaultCommands } from './service/vault-commands';
 import { createVaultHealth } from './service/vault-health';
 import { createSnapshotter, loadStartState } from './snapshotter';
 import { openStore } from './store/open-store';
-import type { EventStore, Subscription } from './store/port';
+import type { EventStore, RecordedEvent, Subscription } from './store/port';
 import { loadMasterKey } from './vault/master-key';
 import { loadSigningKey } from './vault/signing-key';
 import { createSealer, type Sealer } from './vault/seal';
@@ -148,6 +148,34 @@ export interface Writer {
   abandon(error: unknown): Promise<never>;
 }
 
+/**
+ * Follows the log into `readModel` from `after`; `caughtUp` resolves once the
+ * log as it was at the start is applied. A keyring change recorded later by
+ * someone else (a rotation) is checked, and logged, at once rather than at the
+ * next /readyz. `observe` sees each event after the read model applied it.
+ */
+function followLogInto(
+  store: EventStore, after: bigint | undefined, readModel: ReadModel, services: HttpDeps, logger: Logger,
+  observe?: (event: RecordedEvent) => void,
+): { readonly caughtUp: Promise<void>; readonly subscription: Subscription } {
+  let subscription!: Subscription;
+  const caughtUp = new Promise<void>((resolve, reject) => {
+    subscription = store.subscribe(after, {
+      onEvent: (event) => {
+        readModel.apply(event);
+        observe?.(event);
+        if (event.stream === KEYRING_STREAM && readModel.caughtUp) services.vaultProblem();
+      },
+      onCaughtUp: resolve,
+      onError: (error) => {
+        logger.error('log subscription stopped', { error: error.message });
+        reject(error);
+      },
+    });
+  });
+  return { caughtUp, subscription };
+}
+
 export async function openWriter(config: Config, options: NodeOptions = {}): Promise<Writer> {
   const logger = options.logger ?? createLogger();
   const announce = options.announce ?? ((text: string) => process.stderr.write(text));
@@ -235,24 +263,12 @@ export async function openWriter(config: Config, options: NodeOptions = {}): Pro
       stopServing = stop;
     },
     start() {
-      return new Promise<void>((resolve, reject) => {
-        subscription = store.subscribe(fromPosition, {
-          onEvent: (event) => {
-            readModel.apply(event);
-            checkpoints.observe(event);
-            replayed++;
-            // A rotation recorded after start-up by someone else: checked (and logged) now, not at the next /readyz.
-            if (event.stream === KEYRING_STREAM && readModel.caughtUp) services.vaultProblem();
-          },
-          onCaughtUp: () => {
-            bootstrap().then(resolve, reject);
-          },
-          onError: (error) => {
-            logger.error('log subscription stopped', { error: error.message });
-            reject(error);
-          },
-        });
+      const followed = followLogInto(store, fromPosition, readModel, services, logger, (event) => {
+        checkpoints.observe(event);
+        replayed++;
       });
+      subscription = followed.subscription;
+      return followed.caughtUp.then(bootstrap);
     },
     async close() {
       // What the audit queues hold is written before the process goes.
@@ -297,13 +313,9 @@ export async function startNode(config: Config, options: NodeOptions = {}): Prom
 }
 
 /** `http://host:port` of a listening server. */
-export function serverUrl(server: Server): string {
-  return addressUrl(server.address() as AddressInfo);
-}
-
-export function addressUrl(address: Pick<AddressInfo, 'address' | 'port'> & { family?: string | number }): string {
-  const ipv6 = address.family === 'IPv6' || address.family === 6 || address.address.includes(':');
-  return `http://${ipv6 ? `[${address.address}]` : address.address}:${address.port}`;
+function serverUrl(server: Server): string {
+  const address = server.address() as AddressInfo;
+  return `http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`;
 }
 
 /**
@@ -366,7 +378,7 @@ export function closeServer(server: Server, graceMs: number): Promise<void> {
  * head the writer gave it when it joined, so it never answers from a state
  * older than a write already answered.
  */
-export async function startWorker(config: Config, logger: Logger): Promise<{ stop(): Promise<void> }> {
+export async function startWorker(config: Config, logger: Logger): Promise<void> {
   let stop = async (): Promise<void> => undefined;
   const exitAfter = (code: number) => () => void stop().then(() => process.exit(code), () => process.exit(1));
   const link = linkToWriter({
@@ -393,20 +405,8 @@ export async function startWorker(config: Config, logger: Logger): Promise<{ sto
     serviceMetrics: link.serviceMetrics,
   };
 
-  let subscription: Subscription | undefined;
-  await new Promise<void>((resolve, reject) => {
-    subscription = store.subscribe(initial?.position, {
-      onEvent: (event) => {
-        readModel.apply(event);
-        if (event.stream === KEYRING_STREAM && readModel.caughtUp) services.vaultProblem();
-      },
-      onCaughtUp: resolve,
-      onError: (error) => {
-        logger.error('log subscription stopped', { error: error.message });
-        reject(error);
-      },
-    });
-  });
+  const { caughtUp, subscription } = followLogInto(store, initial?.position, readModel, services, logger);
+  await caughtUp;
   readModel.markCaughtUp();
   const head = await link.join();
   if (head !== undefined) {
@@ -424,14 +424,13 @@ export async function startWorker(config: Config, logger: Logger): Promise<{ sto
       services.decisions.close();
       services.secretReads.close();
       link.close();
-      await subscription?.close();
+      await subscription.close();
       await store.close();
       sealer.dispose();
     })();
     return stopping;
   };
   await link.listening(serverUrl(server));
-  return { stop };
 }
 
 /**
