@@ -1,6 +1,7 @@
 /**
  * The front door of the catalog's admin writes: create, update and delete of
- * rules, contexts and prompts (contract §3, scope admin), written once. Both
+ * rules, contexts and prompts, and a prompt's new version (contract §3, scope
+ * admin), written once (a prompt's labels, two parameters, stay on express). Both
  * HTTP paths call it: the lean node:http path (fast-path.ts), because
  * express's router, body parser and response helpers were about half of a
  * write's CPU (bench: http-writes, cpu-per-request --workload writes), and
@@ -51,6 +52,7 @@ export const ADMIN_WRITES: readonly AdminWrite[] = [
   { method: 'POST', pattern: PROMPTS, status: 201, run: (catalog, _id, body, _ifMatch, actor) => catalog.createPrompt(body, actor) },
   { method: 'PATCH', pattern: `${PROMPTS}/:id`, status: 200, run: (catalog, ref, body, ifMatch, actor) => catalog.updatePrompt(ref, body, ifMatch, actor) },
   { method: 'DELETE', pattern: `${PROMPTS}/:id`, status: 204, run: (catalog, ref, _body, ifMatch, actor) => catalog.deletePrompt(ref, actor, ifMatch) },
+  { method: 'POST', pattern: `${PROMPTS}/:id/versions`, status: 201, run: (catalog, ref, body, ifMatch, actor) => catalog.addPromptVersion(ref, body, actor, ifMatch) },
 ];
 
 /** A request to one of the writes: which, its `:id` (or the path's decoding failure) and its query text. */
@@ -159,7 +161,11 @@ export function serveAdminWrite(
   // answered from its headers was answered before routing on express, `unmatched`, and stays so.
   (req as IncomingMessage & { route?: { path: string } }).route = { path: route.write.pattern };
   readBody((body) => {
-    void answerAdminWrite(deps, route, req.headers, body, locals).then((answer) => send(res, answer));
+    answerAdminWrite(deps, route, req.headers, body, locals).then((answer) => send(res, answer)).catch((error: unknown) => {
+      // Only writing the answer can throw here (the answer itself never rejects): end the exchange, never the process.
+      deps.logger.error('writing an answer failed', { request_id: locals.requestId, error: error instanceof Error ? error.message : typeof error });
+      res.destroy();
+    });
   });
 }
 

@@ -109,6 +109,11 @@ function corpus(): Case[] {
   add({ name: 'rule update, unknown id', method: 'PATCH', path: `${RULES}/nope`, body: '{}' });
   add({ name: 'context update', method: 'PATCH', path: `${CONTEXTS}/{context}`, body: JSON.stringify({ content: 'Short.' }) });
   add({ name: 'prompt update by name', method: 'PATCH', path: `${PROMPTS}/greet`, body: JSON.stringify({ tags: ['a'] }) });
+  add({ name: 'prompt version', method: 'POST', path: `${PROMPTS}/{prompt}/versions`, body: JSON.stringify({ prompt: 'Hi {{name}}' }) });
+  add({ name: 'prompt version by name, stale If-Match', method: 'POST', path: `${PROMPTS}/greet/versions`, body: JSON.stringify({ prompt: 'Yo' }), headers: { 'if-match': '"0"' } });
+  add({ name: 'prompt version, not greater', method: 'POST', path: `${PROMPTS}/greet/versions`, body: JSON.stringify({ prompt: 'Yo', version: '1.0.0' }) });
+  add({ name: 'prompt version, unknown prompt', method: 'POST', path: `${PROMPTS}/nope/versions`, body: JSON.stringify({ prompt: 'Yo' }) });
+  add({ name: 'prompt label move (express on both paths)', method: 'PUT', path: `${PROMPTS}/greet/labels/production`, body: JSON.stringify({ version: '1.0.0' }) });
   // Paths: the aliases express serves, a query, escapes.
   add({ name: 'rule update, upper case', method: 'PATCH', path: `${RULES.toUpperCase()}/{rule}`, body: '{}' });
   add({ name: 'rule update, trailing slash', method: 'PATCH', path: `${RULES}/{rule}/`, body: '{}' });
@@ -261,4 +266,8 @@ t.test('the decisions both paths share', async (t) => {
   t.match(got('rule delete').headers['rulevault-position'], /^\d+$/);
   t.equal(got('rule delete, again').status, 404);
   t.equal(got('prompt create, duplicate name').status, 409);
+  t.equal(got('prompt version').status, 201);
+  t.equal(got('prompt version by name, stale If-Match').status, 409);
+  t.equal(got('prompt version, not greater').status, 409, 'a version not greater than the latest is a conflict');
+  t.equal(got('prompt version, unknown prompt').status, 404);
 });

@@ -1,6 +1,6 @@
 /**
  * Admin API for prompts, their versions and labels (scope admin). `:id` is a prompt's id or its name.
- * Create, update and delete are answered by their front door (admin-writes.ts).
+ * Create, update, delete and a new version are answered by their front door (admin-writes.ts).
  */
 import { Router } from 'express';
 import { adminRequest, sendVersioned } from '../admin-request';
@@ -12,10 +12,6 @@ export function promptsRouter(deps: HttpDeps): Router {
   const { catalog, queries } = deps;
   const base = '/api/prompts';
 
-  router.post(`${base}/:id/versions`, async (req, res) => {
-    const { actor, ifMatch } = adminRequest(deps, req, res);
-    sendVersioned(res, 201, await catalog.addPromptVersion(param(req, 'id'), req.body, actor, ifMatch));
-  });
   router.get(base, (req, res) => {
     const { query } = adminRequest(deps, req, res, [...PAGE_PARAMS, ...PROMPT_FILTERS]);
     res.json(queries.listPrompts(query));
