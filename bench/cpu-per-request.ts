@@ -4,7 +4,7 @@
  * leave it of the cores. Wall-clock req/s on this shared 2-core machine
  * drifts by 10% between runs; CPU per request drifts much less.
  *
- *   node dist/bench/cpu-per-request.js --workload evaluate|secrets
+ *   node dist/bench/cpu-per-request.js --workload evaluate|secrets|writes
  *     [--rounds 3] [--seconds 5] [--warmup 2] [--log-level warn|info]
  *     [--base <another build's dist/src/main.js>] [--variant label:KEY=VALUE,...]...
  *     [--prof <dir>] [--no-noop]
@@ -24,8 +24,8 @@
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BENCH_KEY, cpuMicros, load, loadedDataDir, startBare, startService, type Running } from './http-harness';
-import { evaluateWorkload, secretsWorkload, type HttpWorkload } from './http-workloads';
+import { cpuMicros, load, loadedDataDir, startBare, startService, type Running } from './http-harness';
+import { evaluateWorkload, secretsWorkload, workloadKey, writesWorkload, type HttpWorkload } from './http-workloads';
 import { median } from './stats';
 
 interface Args {
@@ -86,11 +86,11 @@ interface Sample {
   readonly rps: number;
 }
 
-function measure(args: Args, target: Target, bodies: readonly string[]): Sample {
+function measure(args: Args, target: Target, workload: HttpWorkload): Sample {
   const spec = (seconds: number) => ({
     url: target.url,
-    headers: { authorization: `Bearer ${BENCH_KEY}`, 'content-type': 'application/json' },
-    bodies,
+    headers: { authorization: `Bearer ${workloadKey(workload)}`, 'content-type': 'application/json' },
+    bodies: workload.bodies,
     connections: args.connections,
     pipelining: 1,
     warmupSeconds: 0,
@@ -106,7 +106,7 @@ function measure(args: Args, target: Target, bodies: readonly string[]): Sample 
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
-  const workload: HttpWorkload = args.workload === 'secrets' ? await secretsWorkload() : evaluateWorkload();
+  const workload: HttpWorkload = args.workload === 'secrets' ? await secretsWorkload() : args.workload === 'writes' ? writesWorkload() : evaluateWorkload();
   const data = loadedDataDir(workload.events);
   const baseDir = mkdtempSync(path.join(os.tmpdir(), 'rulevault-bench-base-'));
   const env = { LOG_LEVEL: args.logLevel };
@@ -115,9 +115,9 @@ async function main(): Promise<void> {
     const profFlags = (name: string) => (args.prof === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${args.prof}`, `--cpu-prof-name=${name}.cpuprofile`]);
     const service = await startService(data.dir, { env, nodeFlags: profFlags('service') });
     running.push(service);
-    const sample = await fetch(service.url + workload.path, { method: 'POST', headers: { authorization: `Bearer ${BENCH_KEY}` }, body: workload.bodies[0] });
+    const sample = await fetch(service.url + workload.path, { method: 'POST', headers: { authorization: `Bearer ${workloadKey(workload)}` }, body: workload.bodies[0] });
     const answer = await sample.text();
-    if (sample.status !== 200) throw new Error(`${workload.path} answered ${sample.status}: ${answer}`);
+    if (sample.status !== (workload.status ?? 200)) throw new Error(`${workload.path} answered ${sample.status}: ${answer}`);
     const floor = await startBare(answer, 'floor', profFlags('floor'));
     running.push(floor);
     const targets: Target[] = [
@@ -139,7 +139,7 @@ async function main(): Promise<void> {
     for (let round = 0; round < args.rounds; round++) {
       const order = round % 2 === 0 ? targets : [...targets].reverse();
       for (const target of order) {
-        const s = measure(args, target, workload.bodies);
+        const s = measure(args, target, workload);
         samples.get(target.name)!.push(s);
         console.log(`round ${round + 1} ${target.name}: ${s.cpuUsPerRequest.toFixed(1)} CPU µs/request, ${Math.round(s.rps)} req/s`);
       }

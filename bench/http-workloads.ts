@@ -6,7 +6,7 @@
 import { SCHEMA_VERSION } from '../src/events';
 import type { BulkEvent } from '../src/store/sqlite-bulk';
 import { createSealer } from '../src/vault/seal';
-import { benchKeyEvent, MASTER_KEY, metadata, ruleEvents } from './http-harness';
+import { ADMIN_KEY, BENCH_KEY, benchKeyEvent, MASTER_KEY, metadata, ruleEvents } from './http-harness';
 import { createRandom } from './random';
 import { generateRequests, generateRules } from './workload';
 
@@ -15,7 +15,13 @@ export interface HttpWorkload {
   readonly path: string;
   readonly events: readonly BulkEvent[];
   readonly bodies: readonly string[];
+  /** The API key the load sends (default BENCH_KEY: evaluate and secrets:read). */
+  readonly key?: string;
+  /** The status every answer must have (default 200). */
+  readonly status?: number;
 }
+
+export const workloadKey = (workload: HttpWorkload): string => workload.key ?? BENCH_KEY;
 
 /** evaluate with 10k standard-workload rules, 500 request bodies (entity_type context). */
 export function evaluateWorkload(): HttpWorkload {
@@ -42,4 +48,10 @@ export async function secretsWorkload(): Promise<HttpWorkload> {
   sealer.dispose();
   const bodies = Array.from({ length: 200 }, () => JSON.stringify({ tags: [random.pick(TAGS)] }));
   return { label: 'get-secrets by tag', path: '/api/vault/get-secrets', events, bodies };
+}
+
+/** Acknowledged rule creations (bench http-writes' load): a new standard-workload rule per request, admin key, 201 each. */
+export function writesWorkload(): HttpWorkload {
+  const bodies = generateRules({ seed: 3, count: 500 }).map((rule) => JSON.stringify(rule));
+  return { label: 'rule writes', path: '/api/rule-engine/rules', events: [benchKeyEvent()], bodies, key: ADMIN_KEY, status: 201 };
 }

@@ -12,6 +12,7 @@ import { declaresTooLarge, payloadTooLarge } from './request-body';
 import { recordRequest } from './request-log';
 import { serveStream, STREAM_PATH } from './stream-endpoint';
 import { writePosition } from './write-position';
+import { adminWriteFrontDoor } from './routes/admin-writes';
 import { auditRouter } from './routes/audit';
 import { auditChainRouter } from './routes/audit-chain';
 import { auditRecordsRouter } from './routes/audit-records';
@@ -82,6 +83,9 @@ export function createApp(deps: HttpDeps): express.Express {
     res.set('Connection', 'close');
     next(payloadTooLarge(config.limits.maxBodyBytes));
   });
+
+  // The catalog's writes read their bodies themselves, as on the lean path (admin-writes.ts).
+  app.use(adminWriteFrontDoor(deps));
 
   // JSON whatever the Content-Type says (contract §1): clients send text/plain or none.
   app.use(express.json({ type: () => true, limit: config.limits.maxBodyBytes, strict: false }));

@@ -4,6 +4,8 @@ import { INVALID_JSON, UNSUPPORTED_CHARSET, tooLargeMessage } from './request-bo
 
 /** What any /api request is answered until the read models have caught up with the log. */
 export const NOT_READY_MESSAGE = 'not ready: the read models are catching up with the log';
+/** A path parameter that does not %-decode. */
+export const MALFORMED_PATH = 'the request path has a malformed %-escape';
 
 export interface ErrorAnswer {
   readonly status: number;
@@ -42,7 +44,7 @@ export function toErrorAnswer(error: unknown, maxBodyBytes: number): ErrorAnswer
   }
   // A malformed %-escape in a path parameter (express's router throws a URIError with status 400).
   if (error instanceof URIError && clientStatus(error) !== undefined) {
-    return { status: 400, code: 'bad_request', message: 'the request path has a malformed %-escape', unexpected: false };
+    return { status: 400, code: 'bad_request', message: MALFORMED_PATH, unexpected: false };
   }
   // body-parser wraps a body that does not inflate (zlib error) as a 400 without a `type`.
   if (clientStatus(error) !== undefined) {

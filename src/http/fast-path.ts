@@ -1,5 +1,5 @@
 /**
- * The lean path: the two public endpoints (and the change stream) answered on node:http directly, in
+ * The lean path: the two public endpoints (and the change stream, and the catalog's admin writes) answered on node:http directly, in
  * front of express, because express's per-request machinery (router, response
  * helpers, middleware chain) cost more than the evaluation itself (bench:
  * http-evaluate). It reads the body itself and hands it to the same front
@@ -10,6 +10,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ADMIN_SURFACE, PUBLIC_SURFACE, createOriginPolicy } from './cors';
+import { adminWriteAt, serveAdminWrite } from './admin-writes';
 import type { HttpDeps, RequestLocals } from './deps';
 import { publicEndpointAt, servePublic } from './public-endpoints';
 import { readBodyBytes } from './request-body';
@@ -19,9 +20,18 @@ import { isStreamUrl, serveStream } from './stream-endpoint';
 /** Returns a handler that answers the request and returns true, or returns false to leave it to express. */
 export function createFastPath(deps: HttpDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
   const policy = createOriginPolicy(deps.config.corsOrigins, PUBLIC_SURFACE);
-  // The policy express gives every /api route that is not a public endpoint (app.ts), the stream included.
+  // The policy express gives every /api route that is not a public endpoint (app.ts), the stream and the admin writes included.
   const streamPolicy = createOriginPolicy(deps.config.corsOrigins, ADMIN_SURFACE);
   const limit = deps.config.limits.maxBodyBytes;
+  // The catalog's writes (admin-writes.ts), behind the admin surface's origin policy as on express (bench: http-writes).
+  const adminWrite = (req: IncomingMessage, res: ServerResponse, url: string): boolean => {
+    const write = adminWriteAt(req.method, url);
+    if (write === undefined) return false;
+    const locals: RequestLocals = {};
+    recordRequest(deps, req, res, locals);
+    streamPolicy(req, res, () => serveAdminWrite(deps, write, req, res, locals, (done) => readBodyBytes(req, limit, done)));
+    return true;
+  };
 
   return (req, res) => {
     const url = req.url ?? '';
@@ -31,9 +41,9 @@ export function createFastPath(deps: HttpDeps): (req: IncomingMessage, res: Serv
       streamPolicy(req, res, () => serveStream(deps, req, res, locals));
       return true;
     }
-    if (req.method !== 'POST' || isCompressed(req)) return false;
+    if (req.method !== 'POST' || isCompressed(req)) return !isCompressed(req) && adminWrite(req, res, url);
     const endpoint = publicEndpointAt(url);
-    if (endpoint === undefined) return false;
+    if (endpoint === undefined) return adminWrite(req, res, url);
 
     const locals: RequestLocals = {};
     // No Origin: the policy answers nothing itself, so servePublic's one writeHead carries X-Request-Id

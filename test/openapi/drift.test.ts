@@ -6,6 +6,7 @@
  */
 import t from 'tap';
 import { openApiDocument, type HttpMethod } from '../../src/http/openapi';
+import { ADMIN_WRITES } from '../../src/http/admin-writes';
 import { PUBLIC_ENDPOINTS } from '../../src/http/public-endpoints';
 import { call, type Answer, type RequestOptions } from '../support/http';
 import { removeDir, startTestNode, tempDir, testEnv, type TestNode } from '../support/node';
@@ -33,8 +34,12 @@ t.test('every served route is documented and every documented route is served', 
     await built.close();
     removeDir(dir);
   });
-  // The public endpoints are answered by their front door (a middleware on express, and the lean path), not a router.
-  const routes = [...listRoutes(built.app), ...PUBLIC_ENDPOINTS.map((endpoint) => ({ method: 'post', path: endpoint.path }))];
+  // The public endpoints and the catalog's writes are answered by their front doors (a middleware on express, and the lean path), not a router.
+  const routes = [
+    ...listRoutes(built.app),
+    ...PUBLIC_ENDPOINTS.map((endpoint) => ({ method: 'post', path: endpoint.path })),
+    ...ADMIN_WRITES.map((write) => ({ method: write.method.toLowerCase(), path: toOpenApiPath(write.pattern) })),
+  ];
   const served = [...new Set(routes.map((r) => `${r.method.toUpperCase()} ${r.path}`))].sort();
   const documented = documentedRoutes().sort();
   t.ok(served.length > 20, `the walk found the app's routes (${served.length})`);

@@ -181,6 +181,55 @@ t.test('a second connection on the same file: its appends reach subscriptions by
   await t.rejects(service.append('rule-a', [event('RuleUpdated')], 0n), { name: 'ConcurrencyError', actual: 1n }, 'the service sees the operator revision');
 });
 
+t.test('a live subscription gets exactly the events the file holds, handed from the commit or read back', async (t) => {
+  const dir = await tempDir();
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const path = join(dir, 'events.db');
+  const service = openSqliteStore(path, { pollIntervalMs: 5 });
+  const operator = openSqliteStore(path);
+  t.teardown(async () => {
+    await operator.close();
+    await service.close();
+  });
+  const delivered: RecordedEvent[] = [];
+  let notify = (): void => undefined;
+  const subscription = service.subscribe(undefined, {
+    onEvent(e) {
+      delivered.push(e);
+      notify();
+    },
+  });
+  t.teardown(() => subscription.close());
+  const deliveredCount = (n: number): Promise<void> =>
+    new Promise((resolve) => {
+      notify = () => delivered.length >= n && resolve();
+      notify();
+    });
+  // This connection's commits one by one (each handed over from the commit), several before the
+  // subscription reads (the last commit's rows no longer follow its cursor: read back), a batch, and
+  // another connection's commits in between (read back: this one's last commit does not follow them).
+  let written = 0;
+  for (let i = 0; i < 5; i++) {
+    await service.append(`rule-${i}`, [event('RuleCreated', { i, text: 'x'.repeat(i * 100) })], 'no_stream');
+    await deliveredCount(++written);
+  }
+  await Promise.all([0, 1, 2].map((i) => service.append(`rule-${i}`, [event('RuleUpdated', { i })], 0n)));
+  written += 3;
+  await service.appendAtomically!([
+    { stream: 'context-a', expected: 'no_stream', events: [event('ContextCreated', { a: 1 }), event('ContextUpdated', { a: 2 })] },
+    { stream: 'rule-9', expected: 'no_stream', events: [event('RuleCreated', { nine: true })] },
+  ]);
+  written += 3;
+  await operator.append('rule-op', [event('RuleCreated', { by: 'cli' })], 'no_stream');
+  await service.append('rule-4', [event('RuleUpdated', { after: 'cli' })], 0n);
+  written += 2;
+  await deliveredCount(written);
+  await operator.append('rule-op', [event('RuleUpdated', { by: 'cli' })], 0n);
+  await deliveredCount(++written);
+  t.same(delivered, await service.readAll({ limit: 100 }), 'the same events, values and order as a read of the file');
+  t.same(delivered.map((e) => e.position), Array.from({ length: written }, (_, i) => BigInt(i + 1)), 'each once, in order');
+});
+
 /**
  * A store holding a sealed-looking marker in one stream, between two events
  * of another, and a scan of its files (database, WAL, shm) for the marker.

@@ -30,15 +30,16 @@ export const SQLITE_WORKERS: Cell = { store: 'sqlite', path: 'lean', workers: 2 
 export const ESDB_WORKERS: Cell = { store: 'esdb', path: 'lean', workers: 2 };
 
 /**
- * Suites that answer the public endpoints also run on the express path; every
+ * Suites that answer the public endpoints or the catalog's writes (both have a
+ * lean path: src/http/admin-writes.ts) also run on the express path; every
  * suite of test/http that a store can change also runs on EventStoreDB; the
  * suites of the contract's reads and writes also run with two workers.
  */
 export const MATRIX = {
-  'admin-writes': [SQLITE_LEAN, ESDB_LEAN, SQLITE_WORKERS],
+  'admin-writes': [SQLITE_LEAN, SQLITE_EXPRESS, ESDB_LEAN, SQLITE_WORKERS],
   auth: [SQLITE_LEAN, ESDB_LEAN, SQLITE_WORKERS],
   'body-parsing': [SQLITE_LEAN, SQLITE_EXPRESS, ESDB_LEAN],
-  'catalog-admin': [SQLITE_LEAN, ESDB_LEAN, SQLITE_WORKERS],
+  'catalog-admin': [SQLITE_LEAN, SQLITE_EXPRESS, ESDB_LEAN, SQLITE_WORKERS],
   // The console is served by express whatever the path setting: both paths show it reaches express.
   console: [SQLITE_LEAN, SQLITE_EXPRESS],
   cors: [SQLITE_LEAN, SQLITE_EXPRESS, ESDB_LEAN, SQLITE_WORKERS],
@@ -48,9 +49,9 @@ export const MATRIX = {
   'get-secrets': [SQLITE_LEAN, SQLITE_EXPRESS, ESDB_LEAN, SQLITE_WORKERS],
   observability: [SQLITE_LEAN, SQLITE_EXPRESS, ESDB_LEAN],
   'openlit-prompts': [SQLITE_LEAN, SQLITE_EXPRESS, ESDB_LEAN, SQLITE_WORKERS],
-  'prompt-labels': [SQLITE_LEAN, ESDB_LEAN, SQLITE_WORKERS],
+  'prompt-labels': [SQLITE_LEAN, SQLITE_EXPRESS, ESDB_LEAN, SQLITE_WORKERS],
   restart: [SQLITE_LEAN, ESDB_LEAN],
-  'rules-admin': [SQLITE_LEAN, ESDB_LEAN, SQLITE_WORKERS, ESDB_WORKERS],
+  'rules-admin': [SQLITE_LEAN, SQLITE_EXPRESS, ESDB_LEAN, SQLITE_WORKERS, ESDB_WORKERS],
   stream: [SQLITE_LEAN, SQLITE_EXPRESS, ESDB_LEAN, SQLITE_WORKERS],
 } as const satisfies Record<string, readonly Cell[]>;
 

@@ -1,4 +1,7 @@
-/** Admin API for prompts, their versions and labels (scope admin). `:id` is a prompt's id or its name. */
+/**
+ * Admin API for prompts, their versions and labels (scope admin). `:id` is a prompt's id or its name.
+ * Create, update, delete and a new version are answered by their front door (admin-writes.ts).
+ */
 import { Router } from 'express';
 import { adminRequest, sendVersioned } from '../admin-request';
 import { param, type HttpDeps } from '../deps';
@@ -9,14 +12,6 @@ export function promptsRouter(deps: HttpDeps): Router {
   const { catalog, queries } = deps;
   const base = '/api/prompts';
 
-  router.post(base, async (req, res) => {
-    const { actor } = adminRequest(deps, req, res);
-    sendVersioned(res, 201, await catalog.createPrompt(req.body, actor));
-  });
-  router.post(`${base}/:id/versions`, async (req, res) => {
-    const { actor, ifMatch } = adminRequest(deps, req, res);
-    sendVersioned(res, 201, await catalog.addPromptVersion(param(req, 'id'), req.body, actor, ifMatch));
-  });
   router.get(base, (req, res) => {
     const { query } = adminRequest(deps, req, res, [...PAGE_PARAMS, ...PROMPT_FILTERS]);
     res.json(queries.listPrompts(query));
@@ -36,15 +31,6 @@ export function promptsRouter(deps: HttpDeps): Router {
   router.delete(`${base}/:id/labels/:label`, async (req, res) => {
     const { actor, ifMatch } = adminRequest(deps, req, res);
     sendVersioned(res, 200, await catalog.removePromptLabel(param(req, 'id'), param(req, 'label'), actor, ifMatch));
-  });
-  router.patch(`${base}/:id`, async (req, res) => {
-    const { actor, ifMatch } = adminRequest(deps, req, res);
-    sendVersioned(res, 200, await catalog.updatePrompt(param(req, 'id'), req.body, ifMatch, actor));
-  });
-  router.delete(`${base}/:id`, async (req, res) => {
-    const { actor, ifMatch } = adminRequest(deps, req, res);
-    await catalog.deletePrompt(param(req, 'id'), actor, ifMatch);
-    res.status(204).end();
   });
   return router;
 }

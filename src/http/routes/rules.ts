@@ -1,4 +1,4 @@
-/** Admin API for rules (scope admin). */
+/** Admin API for rules (scope admin): the reads; the writes are answered by their front door (admin-writes.ts). */
 import { Router } from 'express';
 import { adminRequest, sendVersioned } from '../admin-request';
 import { param, type HttpDeps } from '../deps';
@@ -6,13 +6,9 @@ import { PAGE_PARAMS, RULE_FILTERS } from '../../service/listing';
 
 export function rulesRouter(deps: HttpDeps): Router {
   const router = Router();
-  const { catalog, queries } = deps;
+  const { queries } = deps;
   const base = '/api/rule-engine/rules';
 
-  router.post(base, async (req, res) => {
-    const { actor } = adminRequest(deps, req, res);
-    sendVersioned(res, 201, await catalog.createRule(req.body, actor));
-  });
   router.get(base, (req, res) => {
     const { query } = adminRequest(deps, req, res, [...PAGE_PARAMS, ...RULE_FILTERS]);
     res.json(queries.listRules(query));
@@ -24,15 +20,6 @@ export function rulesRouter(deps: HttpDeps): Router {
   router.get(`${base}/:id/history`, async (req, res) => {
     const { query } = adminRequest(deps, req, res, PAGE_PARAMS);
     res.json(await queries.ruleHistory(param(req, 'id'), query));
-  });
-  router.patch(`${base}/:id`, async (req, res) => {
-    const { actor, ifMatch } = adminRequest(deps, req, res);
-    sendVersioned(res, 200, await catalog.updateRule(param(req, 'id'), req.body, ifMatch, actor));
-  });
-  router.delete(`${base}/:id`, async (req, res) => {
-    const { actor, ifMatch } = adminRequest(deps, req, res);
-    await catalog.deleteRule(param(req, 'id'), actor, ifMatch);
-    res.status(204).end();
   });
   return router;
 }

@@ -1,0 +1,273 @@
+/**
+ * Black-box, differential: one fixed sequence of catalog writes (rules,
+ * contexts, prompts: create, update, delete, and every error class) sent to
+ * a node with the lean path (RULEVAULT_FAST_PATH=1) and to one without it
+ * (0). Both nodes start from the same seed and get the same requests in the
+ * same order, so revisions and positions agree; ids and times are named.
+ * Every request must get the same status, relevant headers and body, and be
+ * logged and counted under the same route. Then the decisions, pinned.
+ */
+import { gzipSync } from 'node:zlib';
+import t from 'tap';
+import { createLogger } from '../../src/log';
+import { client } from '../support/http';
+import { sendRaw, type RawResponse } from '../support/raw-http';
+import { removeDir, startTestNode, tempDir, testEnv, type TestNode } from '../support/node';
+
+const ALLOWED = 'https://app.example.com';
+const STRANGER = 'https://evil.example.net';
+const LIMIT = 4096;
+const RULES = '/api/rule-engine/rules';
+const CONTEXTS = '/api/contexts';
+const PROMPTS = '/api/prompts';
+
+interface Seeded {
+  readonly node: TestNode;
+  readonly lines: string[];
+  readonly evaluateKey: string;
+  /** Placeholder -> this node's id (`{rule}`), and value -> placeholder for answers. */
+  readonly ids: Map<string, string>;
+  readonly names: Map<string, string>;
+}
+
+async function seed(fastPath: string): Promise<Seeded> {
+  const lines: string[] = [];
+  const node = await startTestNode(testEnv(tempDir(), {
+    RULEVAULT_FAST_PATH: fastPath,
+    RULEVAULT_ALLOWED_CORS_ORIGINS: ALLOWED,
+    RULEVAULT_MAX_BODY_BYTES: String(LIMIT),
+  }), createLogger((line) => lines.push(line)));
+  const created = await client(node.url, node.adminKey).post('/api/api-keys', { name: 'evaluate', scopes: ['evaluate'] });
+  if (created.status !== 201) throw new Error(`api key: ${created.status} ${created.text}`);
+  const names = new Map<string, string>([[created.json.id, '<key evaluate>']]);
+  return { node, lines, evaluateKey: created.json.key, ids: new Map(), names };
+}
+
+interface Case {
+  readonly name: string;
+  readonly method: string;
+  /** `{name}` is replaced by the id a `saves: name` case created on that node. */
+  readonly path: string;
+  readonly key?: 'admin' | 'evaluate' | 'none';
+  readonly headers?: Record<string, string>;
+  readonly body?: string | Buffer;
+  readonly chunked?: boolean;
+  readonly holdOpen?: boolean;
+  /** On a 201, remember the answer's id under this name. */
+  readonly saves?: string;
+}
+
+const rule = (extra: object = {}) => JSON.stringify({
+  name: 'gold', condition_groups: [{ conditions: [{ field: 'tier', operator: 'equals', value: 'gold' }] }], ...extra,
+});
+const context = JSON.stringify({ name: 'tone', content: 'Answer in depth.', tags: ['t'] });
+
+function corpus(): Case[] {
+  const cases: Case[] = [];
+  const add = (c: Case) => cases.push(c);
+  add({ name: 'context create', method: 'POST', path: CONTEXTS, body: context, saves: 'context' });
+  add({ name: 'prompt create', method: 'POST', path: PROMPTS, body: JSON.stringify({ name: 'greet', prompt: 'Hello {{name}}' }), saves: 'prompt' });
+  add({ name: 'rule create', method: 'POST', path: RULES, body: rule({ entities: [{ entity_type: 'context', entity_id: '{context}' }] }), saves: 'rule' });
+  // Bodies.
+  for (const [name, body] of [['empty', ''], ['whitespace only', '   '], ['not JSON', 'nope'], ['truncated', '{"name":'], ['an array', '[]'],
+    ['null', 'null'], ['BOM then a rule', '\uFEFF' + rule()], ['invalid UTF-8', Buffer.from([0x7b, 0xff, 0x7d])], ['two documents', '{}{}']] as const) {
+    add({ name: `rule create, body ${name}`, method: 'POST', path: RULES, body });
+  }
+  add({ name: 'rule create, no body at all', method: 'POST', path: RULES });
+  for (const type of ['text/plain', 'application/x-www-form-urlencoded', 'application/json; charset=utf-8', 'application/json; charset=utf-16le', 'multipart/form-data']) {
+    add({ name: `rule create, content-type ${type}`, method: 'POST', path: RULES, body: rule(), headers: { 'content-type': type } });
+  }
+  add({ name: 'rule create, gzip', method: 'POST', path: RULES, body: gzipSync(rule()), headers: { 'content-encoding': 'gzip' } });
+  add({ name: 'rule create, corrupt gzip', method: 'POST', path: RULES, body: 'not gzip', headers: { 'content-encoding': 'gzip' } });
+  add({ name: 'rule create, identity encoding', method: 'POST', path: RULES, body: rule(), headers: { 'content-encoding': 'identity' } });
+  add({ name: 'rule create, chunked', method: 'POST', path: RULES, body: rule(), chunked: true });
+  add({ name: 'rule create, over the limit, declared', method: 'POST', path: RULES, body: rule({ description: 'x'.repeat(LIMIT) }) });
+  add({ name: 'rule create, over the limit, chunked', method: 'POST', path: RULES, body: rule({ description: 'x'.repeat(LIMIT) }), chunked: true });
+  add({ name: 'rule create, huge declared length', method: 'POST', path: RULES, headers: { 'content-length': '1000000000' }, holdOpen: true });
+  // Members: a 400 naming the member.
+  add({ name: 'rule create, name missing', method: 'POST', path: RULES, body: JSON.stringify({ condition_groups: [] }) });
+  add({ name: 'rule create, unknown member', method: 'POST', path: RULES, body: rule({ nmae: 'x' }) });
+  add({ name: 'rule create, bad operator', method: 'POST', path: RULES, body: JSON.stringify({ name: 'x', condition_groups: [{ conditions: [{ field: 'a', operator: 'near', value: '1' }] }] }) });
+  add({ name: 'rule create, bad regex', method: 'POST', path: RULES, body: JSON.stringify({ name: 'x', condition_groups: [{ conditions: [{ field: 'a', operator: 'regex', value: '(' }] }] }) });
+  add({ name: 'rule create, link to an unknown context', method: 'POST', path: RULES, body: rule({ entities: [{ entity_type: 'context', entity_id: 'nope' }] }) });
+  add({ name: 'context create, content missing', method: 'POST', path: CONTEXTS, body: JSON.stringify({ name: 'x' }) });
+  add({ name: 'prompt create, duplicate name', method: 'POST', path: PROMPTS, body: JSON.stringify({ name: 'greet', prompt: 'Hi' }) });
+  // Keys.
+  for (const key of ['none', 'evaluate'] as const) {
+    add({ name: `rule create, key ${key}`, method: 'POST', path: RULES, key, body: rule() });
+    add({ name: `rule update, key ${key}`, method: 'PATCH', path: `${RULES}/{rule}`, key, body: '{}' });
+    add({ name: `rule delete, key ${key}`, method: 'DELETE', path: `${RULES}/{rule}`, key });
+  }
+  add({ name: 'rule create, key none, bad body', method: 'POST', path: RULES, key: 'none', body: 'nope' });
+  // Updates and If-Match.
+  add({ name: 'rule update', method: 'PATCH', path: `${RULES}/{rule}`, body: JSON.stringify({ description: 'd' }), headers: { 'if-match': '"0"' } });
+  add({ name: 'rule update, stale If-Match', method: 'PATCH', path: `${RULES}/{rule}`, body: JSON.stringify({ description: 'e' }), headers: { 'if-match': '"0"' } });
+  add({ name: 'rule update, malformed If-Match', method: 'PATCH', path: `${RULES}/{rule}`, body: '{}', headers: { 'if-match': 'W/"x"' } });
+  add({ name: 'rule update, If-Match *', method: 'PATCH', path: `${RULES}/{rule}`, body: JSON.stringify({ status: 'INACTIVE' }), headers: { 'if-match': '*' } });
+  add({ name: 'rule update, nothing changes', method: 'PATCH', path: `${RULES}/{rule}`, body: '{}' });
+  add({ name: 'rule update, bad status', method: 'PATCH', path: `${RULES}/{rule}`, body: JSON.stringify({ status: 'ON' }) });
+  add({ name: 'rule update, unknown id', method: 'PATCH', path: `${RULES}/nope`, body: '{}' });
+  add({ name: 'context update', method: 'PATCH', path: `${CONTEXTS}/{context}`, body: JSON.stringify({ content: 'Short.' }) });
+  add({ name: 'prompt update by name', method: 'PATCH', path: `${PROMPTS}/greet`, body: JSON.stringify({ tags: ['a'] }) });
+  add({ name: 'prompt version', method: 'POST', path: `${PROMPTS}/{prompt}/versions`, body: JSON.stringify({ prompt: 'Hi {{name}}' }) });
+  add({ name: 'prompt version by name, stale If-Match', method: 'POST', path: `${PROMPTS}/greet/versions`, body: JSON.stringify({ prompt: 'Yo' }), headers: { 'if-match': '"0"' } });
+  add({ name: 'prompt version, not greater', method: 'POST', path: `${PROMPTS}/greet/versions`, body: JSON.stringify({ prompt: 'Yo', version: '1.0.0' }) });
+  add({ name: 'prompt version, unknown prompt', method: 'POST', path: `${PROMPTS}/nope/versions`, body: JSON.stringify({ prompt: 'Yo' }) });
+  add({ name: 'prompt label move (express on both paths)', method: 'PUT', path: `${PROMPTS}/greet/labels/production`, body: JSON.stringify({ version: '1.0.0' }) });
+  // Paths: the aliases express serves, a query, escapes.
+  add({ name: 'rule update, upper case', method: 'PATCH', path: `${RULES.toUpperCase()}/{rule}`, body: '{}' });
+  add({ name: 'rule update, trailing slash', method: 'PATCH', path: `${RULES}/{rule}/`, body: '{}' });
+  add({ name: 'rule update, a query', method: 'PATCH', path: `${RULES}/{rule}?dry=1`, body: '{}' });
+  add({ name: 'rule create, a query', method: 'POST', path: `${RULES}?x=1&x=2`, body: rule() });
+  add({ name: 'rule create, leading slashes', method: 'POST', path: `/${RULES}`, body: rule(), saves: 'rule2' });
+  add({ name: 'rule update, malformed escape', method: 'PATCH', path: `${RULES}/%zz`, body: '{}' });
+  add({ name: 'rule update, malformed escape, no key', method: 'PATCH', path: `${RULES}/%zz`, key: 'none', body: '{}' });
+  add({ name: 'rule update, escaped id', method: 'PATCH', path: `${RULES}/%6eope`, body: '{}' });
+  add({ name: 'rule update, empty id', method: 'PATCH', path: `${RULES}/`, body: '{}' });
+  add({ name: 'rule update, longer path', method: 'PATCH', path: `${RULES}/{rule}/x`, body: '{}' });
+  add({ name: 'rule put', method: 'PUT', path: `${RULES}/{rule}`, body: '{}' });
+  add({ name: 'prompt by name, escaped', method: 'PATCH', path: `${PROMPTS}/gr%65et`, body: JSON.stringify({ tags: ['b'] }) });
+  // Origins and request ids.
+  add({ name: 'rule create, allowed origin', method: 'POST', path: RULES, body: rule(), headers: { origin: ALLOWED }, saves: 'rule3' });
+  add({ name: 'rule create, stranger origin', method: 'POST', path: RULES, body: rule(), headers: { origin: STRANGER } });
+  add({ name: 'rule create, allowed origin, bad body', method: 'POST', path: RULES, body: 'nope', headers: { origin: ALLOWED } });
+  add({ name: 'rule preflight', method: 'OPTIONS', path: `${RULES}/{rule}`, headers: { origin: ALLOWED, 'access-control-request-method': 'PATCH' } });
+  add({ name: 'rule create, a request id', method: 'POST', path: RULES, body: 'nope', headers: { 'x-request-id': 'mine-1' } });
+  add({ name: 'rule create, an insane request id', method: 'POST', path: RULES, body: 'nope', headers: { 'x-request-id': 'has spaces' } });
+  // Deletes.
+  add({ name: 'rule delete, stale If-Match', method: 'DELETE', path: `${RULES}/{rule2}`, headers: { 'if-match': '"7"' } });
+  add({ name: 'rule delete', method: 'DELETE', path: `${RULES}/{rule2}`, headers: { 'if-match': '"0"' } });
+  add({ name: 'rule delete, again', method: 'DELETE', path: `${RULES}/{rule2}` });
+  add({ name: 'rule delete, allowed origin', method: 'DELETE', path: `${RULES}/{rule3}`, headers: { origin: ALLOWED } });
+  add({ name: 'rule delete, a body', method: 'DELETE', path: `${RULES}/{rule}`, body: 'nope' });
+  add({ name: 'context delete (unlinks the rule)', method: 'DELETE', path: `${CONTEXTS}/{context}` });
+  add({ name: 'prompt delete by name', method: 'DELETE', path: `${PROMPTS}/greet` });
+  add({ name: 'prompt delete, again', method: 'DELETE', path: `${PROMPTS}/greet` });
+  add({ name: 'rule delete, last', method: 'DELETE', path: `${RULES}/{rule}` });
+  return cases;
+}
+
+const COMPARED_HEADERS = [
+  'content-type', 'content-length', 'cache-control', 'connection', 'vary', 'x-request-id', 'allow', 'etag', 'rulevault-position',
+  'access-control-allow-origin', 'access-control-allow-methods', 'access-control-allow-headers',
+  'access-control-expose-headers', 'access-control-max-age', 'access-control-allow-credentials',
+];
+const ISO_TIME = /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/g;
+
+function normalize(seeded: Seeded, answer: RawResponse) {
+  let text = answer.text.replace(ISO_TIME, '<time>');
+  for (const [value, name] of seeded.names) text = text.split(value).join(name);
+  const headers: Record<string, unknown> = {};
+  for (const name of COMPARED_HEADERS) headers[name] = answer.headers[name];
+  if (typeof headers['x-request-id'] === 'string' && !/^(case-|mine-)/.test(headers['x-request-id'] as string)) headers['x-request-id'] = '<minted>';
+  // A body with a named id may differ in length from node to node only where the ids' lengths differ (uuids: never).
+  return { hung: answer.hung, status: answer.status, headers, body: text };
+}
+
+async function send(seeded: Seeded, c: Case, index: number) {
+  const fill = (text: string) => text.replace(/\{(\w+)\}/g, (_m, name: string) => seeded.ids.get(name) ?? `unknown-${name}`);
+  const headers: Record<string, string> = { 'x-request-id': `case-${index}`, ...c.headers };
+  const key = c.key ?? 'admin';
+  if (key !== 'none') headers.authorization = `Bearer ${key === 'admin' ? seeded.node.adminKey : seeded.evaluateKey}`;
+  const body = typeof c.body === 'string' ? fill(c.body) : c.body;
+  const answer = await sendRaw(seeded.node.url, { method: c.method, path: fill(c.path), headers, body, chunked: c.chunked, holdOpen: c.holdOpen });
+  if (answer.status === 201) {
+    const id = JSON.parse(answer.text).id as string;
+    const name = c.saves ?? `created by case ${index}`;
+    seeded.ids.set(name, id);
+    seeded.names.set(id, `<${name}>`);
+  }
+  return normalize(seeded, answer);
+}
+
+let lean: Seeded;
+let express: Seeded;
+const answers = new Map<string, ReturnType<typeof normalize>>();
+
+t.before(async () => {
+  lean = await seed('1');
+  express = await seed('0');
+});
+t.teardown(async () => {
+  for (const seeded of [lean, express]) {
+    await seeded?.node.stop();
+    if (seeded !== undefined) removeDir(seeded.node.dataDir);
+  }
+});
+
+t.test('every catalog write gets the same answer on the lean path and through express', async (t) => {
+  const cases = corpus();
+  for (const [i, c] of cases.entries()) {
+    const fromLean = await send(lean, c, i + 1);
+    const fromExpress = await send(express, c, i + 1);
+    answers.set(c.name, fromLean);
+    t.notOk(fromLean.hung, `${c.name}: the lean path answers`);
+    t.same(fromLean, fromExpress, c.name);
+  }
+});
+
+t.test('every write is logged and counted under the same route on both paths', async (t) => {
+  const logged = (seeded: Seeded) => seeded.lines.map((line) => JSON.parse(line))
+    .filter((r) => typeof r.request_id === 'string' && r.request_id.startsWith('case-'))
+    .map(({ time: _time, duration_ms: _duration, ...rest }) => ({ ...rest, key_id: seeded.names.get(rest.key_id) ?? rest.key_id }));
+  const fromLean = logged(lean);
+  t.ok(fromLean.length > 60, `${fromLean.length} request lines`);
+  t.same(fromLean, logged(express), 'the same lines');
+  t.ok(fromLean.some((r) => r.route === '/api/rule-engine/rules/:id' && r.method === 'PATCH'), 'a write is labelled with its pattern');
+  const metrics = async (seeded: Seeded) => (await client(seeded.node.url, seeded.node.adminKey).get('/metrics')).text
+    .split('\n').filter((line) => line.startsWith('rulevault_http_requests_total{') && !line.includes('route="/metrics"')).sort();
+  t.same(await metrics(lean), await metrics(express), 'the same request counters');
+});
+
+t.test('the decisions both paths share', async (t) => {
+  const got = (name: string) => {
+    const answer = answers.get(name);
+    if (answer === undefined) throw new Error(`no case ${name}`);
+    let json: any;
+    try {
+      json = JSON.parse(answer.body);
+    } catch {
+      json = undefined;
+    }
+    return { ...answer, json };
+  };
+  const created = got('rule create');
+  t.equal(created.status, 201);
+  t.equal(created.headers.etag, '"0"', 'a write answers its revision as a strong ETag');
+  t.match(created.headers['rulevault-position'], /^\d+$/, 'and the log position');
+  t.equal(got('rule update').headers.etag, '"1"');
+  t.equal(got('rule update, stale If-Match').status, 409);
+  t.equal(got('rule update, stale If-Match').json.code, 'conflict');
+  t.equal(got('rule update, malformed If-Match').status, 400);
+  t.match(got('rule update, malformed If-Match').json.err, /If-Match/);
+  t.same(got('rule create, name missing').json, { err: 'name is required', code: 'bad_request' });
+  t.match(got('rule create, unknown member').json.err, /unknown member "nmae"/);
+  t.match(got('rule create, bad operator').json.err, /operator/);
+  t.equal(got('rule create, key none').status, 401);
+  t.equal(got('rule create, key evaluate').status, 403);
+  t.equal(got('rule update, unknown id').status, 404);
+  t.equal(got('rule create, body not JSON').json.err, 'request body is not valid JSON');
+  t.equal(got('rule create, key none, bad body').status, 400, 'the body is read before the caller, as express always did');
+  t.equal(got('rule create, over the limit, declared').status, 413);
+  t.equal(got('rule create, huge declared length').status, 413);
+  t.equal(got('rule create, huge declared length').headers.connection, 'close');
+  t.equal(got('rule create, over the limit, chunked').status, 413);
+  t.equal(got('rule create, gzip').status, 201, 'a compressed body is inflated (by express)');
+  t.match(got('rule create, a query').json.err, /unknown query parameter "x"/);
+  t.same(got('rule update, malformed escape').json, { err: 'the request path has a malformed %-escape', code: 'bad_request' });
+  t.equal(got('rule update, upper case').status, 200);
+  t.equal(got('rule update, trailing slash').status, 200);
+  t.equal(got('rule update, empty id').status, 404);
+  t.equal(got('prompt by name, escaped').status, 200);
+  t.equal(got('rule create, stranger origin').status, 403);
+  t.equal(got('rule create, allowed origin').headers['access-control-allow-origin'], ALLOWED);
+  t.equal(got('rule create, a request id').headers['x-request-id'], 'mine-1');
+  t.equal(got('rule delete').status, 204);
+  t.match(got('rule delete').headers['rulevault-position'], /^\d+$/);
+  t.equal(got('rule delete, again').status, 404);
+  t.equal(got('prompt create, duplicate name').status, 409);
+  t.equal(got('prompt version').status, 201);
+  t.equal(got('prompt version by name, stale If-Match').status, 409);
+  t.equal(got('prompt version, not greater').status, 409, 'a version not greater than the latest is a conflict');
+  t.equal(got('prompt version, unknown prompt').status, 404);
+});
