@@ -17,14 +17,14 @@
  * environment (e.g. `--variant info:LOG_LEVEL=info`). A measurement is a warm-up load, then a measured load of
  * autocannon (-c 64, p=1, its own process), with the server's CPU (user +
  * system, all threads, from /proc) read around the measured load only.
- * Prints per target the median over rounds of CPU µs per request and req/s.
+ * Prints per target the median over rounds of CPU µs per request (and its system part) and req/s.
  * --prof runs the service and the floor under `node --cpu-prof` and writes
  * their profiles there (service.cpuprofile, floor.cpuprofile) when they stop.
  */
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { BENCH_KEY, cpuMicros, load, loadedDataDir, startBare, startService, type Running } from './http-harness';
+import { BENCH_KEY, cpuSplitMicros, load, loadedDataDir, startBare, startService, type Running } from './http-harness';
 import { evaluateWorkload, secretsWorkload, type HttpWorkload } from './http-workloads';
 import { median } from './stats';
 
@@ -83,6 +83,8 @@ interface Target {
 
 interface Sample {
   readonly cpuUsPerRequest: number;
+  /** The kernel's part of cpuUsPerRequest (system time: socket reads and writes, wake-ups). */
+  readonly systemUsPerRequest: number;
   readonly rps: number;
 }
 
@@ -97,11 +99,13 @@ function measure(args: Args, target: Target, bodies: readonly string[]): Sample 
     seconds,
   });
   if (args.warmup > 0) load(spec(args.warmup));
-  const before = cpuMicros(target.server.child.pid);
+  const before = cpuSplitMicros(target.server.child.pid);
   const result = load(spec(args.seconds));
-  const used = cpuMicros(target.server.child.pid) - before;
+  const after = cpuSplitMicros(target.server.child.pid);
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${target.name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
-  return { cpuUsPerRequest: used / result.requests, rps: result.rps };
+  const user = after.user - before.user;
+  const system = after.system - before.system;
+  return { cpuUsPerRequest: (user + system) / result.requests, systemUsPerRequest: system / result.requests, rps: result.rps };
 }
 
 async function main(): Promise<void> {
@@ -141,7 +145,7 @@ async function main(): Promise<void> {
       for (const target of order) {
         const s = measure(args, target, workload.bodies);
         samples.get(target.name)!.push(s);
-        console.log(`round ${round + 1} ${target.name}: ${s.cpuUsPerRequest.toFixed(1)} CPU µs/request, ${Math.round(s.rps)} req/s`);
+        console.log(`round ${round + 1} ${target.name}: ${s.cpuUsPerRequest.toFixed(1)} CPU µs/request (${s.systemUsPerRequest.toFixed(1)} system), ${Math.round(s.rps)} req/s`);
       }
     }
     console.log(`\n${workload.label}, -c ${args.connections}, p=1, LOG_LEVEL=${args.logLevel}, ${args.rounds} rounds of ${args.warmup} s + ${args.seconds} s, load ${os.loadavg()[0].toFixed(2)} (1 min) at end`);
@@ -150,7 +154,8 @@ async function main(): Promise<void> {
       const list = samples.get(target.name)!;
       const cpu = median(list.map((s) => s.cpuUsPerRequest));
       const rps = median(list.map((s) => s.rps));
-      console.log(`${target.name.padEnd(34)} ${cpu.toFixed(1).padStart(7)} CPU µs/request (${(floorCpu / cpu).toFixed(2)}x the floor's)  ${Math.round(rps).toString().padStart(6)} req/s  [${list.map((s) => s.cpuUsPerRequest.toFixed(1)).join(', ')}]`);
+      const system = median(list.map((s) => s.systemUsPerRequest));
+      console.log(`${target.name.padEnd(34)} ${cpu.toFixed(1).padStart(7)} CPU µs/request (${system.toFixed(1)} system; ${(floorCpu / cpu).toFixed(2)}x the floor's)  ${Math.round(rps).toString().padStart(6)} req/s  [${list.map((s) => s.cpuUsPerRequest.toFixed(1)).join(', ')}]`);
     }
   } finally {
     await Promise.all(running.map((r) => r.stop()));

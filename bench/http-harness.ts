@@ -197,10 +197,16 @@ export function load(spec: LoadSpec): LoadResult {
 
 /** CPU time a live process has used so far (user + system, every thread), in µs; Linux only (/proc). */
 export function cpuMicros(pid: number | undefined): number {
+  const { user, system } = cpuSplitMicros(pid);
+  return user + system;
+}
+
+/** The same, user and system (kernel) time apart: the kernel's share is mostly the socket writes (bench/cpu-per-request.ts). */
+export function cpuSplitMicros(pid: number | undefined): { user: number; system: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // Fields after the command name: state is field 3, utime 14, stime 15 (proc(5)), in clock ticks.
   const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(rest[11]) + Number(rest[12])) * 1e6) / CLOCK_TICKS;
+  return { user: (Number(rest[11]) * 1e6) / CLOCK_TICKS, system: (Number(rest[12]) * 1e6) / CLOCK_TICKS };
 }
 
 const CLOCK_TICKS = 100;
