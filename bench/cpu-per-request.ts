@@ -7,7 +7,7 @@
  *   node dist/bench/cpu-per-request.js --workload evaluate|secrets
  *     [--rounds 3] [--seconds 5] [--warmup 2] [--log-level warn|info]
  *     [--base <another build's dist/src/main.js>] [--variant label:KEY=VALUE,...]...
- *     [--prof <dir>] [--no-noop]
+ *     [--prof <dir>] [--no-noop] [--floor-spin <µs>]...
  *
  * Each round measures every target once, in an order that alternates
  * between rounds (A/B): the service's route, the same service's no-op route
@@ -18,6 +18,9 @@
  * autocannon (-c 64, p=1, its own process), with the server's CPU (user +
  * system, all threads, from /proc) read around the measured load only.
  * Prints per target the median over rounds of CPU µs per request (and its system part) and req/s.
+ * --floor-spin adds the floor with that many µs of busy loop per request: how the
+ * server's kernel time and req/s respond to a server that costs that much more
+ * (issue 18: a slower server leaves the client waiting, and each write wakes it).
  * --prof runs the service and the floor under `node --cpu-prof` and writes
  * their profiles there (service.cpuprofile, floor.cpuprofile) when they stop.
  */
@@ -39,10 +42,11 @@ interface Args {
   connections: number;
   noop: boolean;
   variants: { label: string; env: Record<string, string> }[];
+  floorSpins: number[];
 }
 
 function parseArgs(argv: readonly string[]): Args {
-  const args: Args = { workload: 'evaluate', rounds: 3, seconds: 5, warmup: 2, logLevel: 'warn', base: undefined, prof: undefined, connections: 64, noop: true, variants: [] };
+  const args: Args = { workload: 'evaluate', rounds: 3, seconds: 5, warmup: 2, logLevel: 'warn', base: undefined, prof: undefined, connections: 64, noop: true, variants: [], floorSpins: [] };
   for (let i = 0; i < argv.length; i++) {
     const value = argv[i + 1];
     switch (argv[i]) {
@@ -55,6 +59,7 @@ function parseArgs(argv: readonly string[]): Args {
       case '--prof': args.prof = path.resolve(value); break;
       case '--connections': args.connections = Number(value); break;
       case '--variant': args.variants.push(parseVariant(value)); break;
+      case '--floor-spin': args.floorSpins.push(Number(value)); break;
       case '--no-noop': args.noop = false; i--; break;
       default: throw new Error(`unknown argument ${argv[i]}`);
     }
@@ -128,6 +133,11 @@ async function main(): Promise<void> {
       { name: workload.label, server: service, url: service.url + workload.path },
       { name: 'honest floor', server: floor, url: floor.url },
     ];
+    for (const us of args.floorSpins) {
+      const spun = await startBare(answer, 'floor', [], us);
+      running.push(spun);
+      targets.push({ name: `honest floor + ${us} µs`, server: spun, url: spun.url });
+    }
     // Left out of a profile (--no-noop), where its express stacks would blur the route's.
     if (args.noop) targets.splice(1, 0, { name: 'no-op route', server: service, url: service.url + '/bench/noop' });
     // Each other service gets its own copy of the data folder: a service holds its folder's lock.

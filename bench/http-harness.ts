@@ -179,9 +179,13 @@ export function cpuSeconds(pid: number | undefined): number | undefined {
   }
 }
 
-/** A node:http baseline answering `answer`: bare (fixed bytes) or the honest floor (parse + stringify; bare-server.ts). */
-export async function startBare(answer: string, mode: 'bare' | 'floor' = 'bare', nodeFlags: readonly string[] = []): Promise<Running> {
-  const args = [...nodeFlags, path.join(DIST, 'bench', 'bare-server.js'), answer, ...(mode === 'floor' ? ['--floor'] : [])];
+/**
+ * A node:http baseline answering `answer`: bare (fixed bytes) or the honest floor (parse + stringify; bare-server.ts),
+ * the floor with `spinUs` µs of busy loop per request when given.
+ */
+export async function startBare(answer: string, mode: 'bare' | 'floor' = 'bare', nodeFlags: readonly string[] = [], spinUs?: number): Promise<Running> {
+  const modeArgs = mode === 'floor' ? ['--floor', ...(spinUs === undefined ? [] : ['--spin-us', String(spinUs)])] : [];
+  const args = [...nodeFlags, path.join(DIST, 'bench', 'bare-server.js'), answer, ...modeArgs];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve) => child.stdout!.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))));
   return { url: `http://127.0.0.1:${port}`, child, stop: stopper(child) };
