@@ -161,9 +161,9 @@ function answerFor(
     // Without text wanted, a rule linking nothing needs no parts (the in-process callers: local evaluation, audit).
     const parts = rule !== undefined && (text !== undefined || rule.entities.length > 0) ? ruleParts(rule) : undefined;
     if (text !== undefined) {
-      const idJson = parts?.idJson ?? quoted(ruleId);
-      text.ids += i === 0 ? idJson.text : `,${idJson.text}`;
-      text.extraBytes += idJson.extraBytes;
+      const id = parts ?? quoted(ruleId);
+      text.ids += i === 0 ? id.text : `,${id.text}`;
+      text.extraBytes += id.extraBytes;
     }
     const links = parts?.links.get(type);
     if (links === undefined) continue;
@@ -192,14 +192,20 @@ function quoted(value: unknown): Quoted {
   return { text, extraBytes: Buffer.byteLength(text) - text.length };
 }
 
-/** What an answer takes from a rule record: its id as JSON, and its links per entity type (sorted by id), each with its `entities` item as JSON. */
-interface RuleParts {
-  readonly idJson: Quoted;
+/**
+ * What an answer takes from a rule record: its id as JSON (`text`, `extraBytes`), and its links per entity
+ * type (sorted by id), each with its `entities` item as JSON.
+ */
+interface RuleParts extends Quoted {
   readonly links: ReadonlyMap<EntityType, readonly { readonly entityId: string; readonly json: Quoted }[]>;
 }
 
-/** Per rule record, made on its first answer; records are replaced on change, so a record's parts never go stale. */
+/**
+ * Per rule record, made on its first answer; records are replaced on change, so a record's parts never go
+ * stale. About 130 bytes for a rule that links nothing (one object, its quoted id, the weak entry).
+ */
 const partsCache = new WeakMap<RuleRecord, RuleParts>();
+const NO_LINKS: RuleParts['links'] = new Map();
 
 function ruleParts(rule: RuleRecord): RuleParts {
   let parts = partsCache.get(rule);
@@ -210,11 +216,15 @@ function ruleParts(rule: RuleRecord): RuleParts {
     ids.push(link.entity_id);
     byType.set(link.entity_type, ids);
   }
-  const links = new Map<EntityType, { entityId: string; json: Quoted }[]>();
-  for (const [type, ids] of byType) {
-    links.set(type, ids.sort().map((entityId) => ({ entityId, json: quoted({ rule_id: rule.id, entity_type: type, entity_id: entityId }) })));
+  let links = NO_LINKS;
+  if (byType.size > 0) {
+    const made = new Map<EntityType, { entityId: string; json: Quoted }[]>();
+    for (const [type, ids] of byType) {
+      made.set(type, ids.sort().map((entityId) => ({ entityId, json: quoted({ rule_id: rule.id, entity_type: type, entity_id: entityId }) })));
+    }
+    links = made;
   }
-  parts = { idJson: quoted(rule.id), links };
+  parts = { ...quoted(rule.id), links };
   partsCache.set(rule, parts);
   return parts;
 }
