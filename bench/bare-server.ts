@@ -5,6 +5,9 @@
  *   node dist/bench/bare-server.js '<answer json>'          bare: reads the body, answers the fixed bytes
  *   node dist/bench/bare-server.js '<answer json>' --floor  honest floor: reads the body, JSON.parses it,
  *                                                           and JSON.stringifies an answer of the same size
+ *   node dist/bench/bare-server.js '<answer json>' --floor --spin-us 5
+ *                                                           the floor plus a 5 µs busy loop per request: what a
+ *                                                           server costing that much more gets (cpu-per-request --floor-spin)
  *
  * The bare server is not an honest ceiling for a JSON API: it parses nothing
  * and serializes nothing. The floor does the work any JSON endpoint must do
@@ -15,6 +18,7 @@ import http from 'node:http';
 
 const answer = process.argv[2] ?? '{}';
 const floor = process.argv[3] === '--floor';
+const spinNs = process.argv[4] === '--spin-us' ? BigInt(Math.round(Number(process.argv[5]) * 1000)) : 0n;
 // Parsed once; stringified afresh per request, as a real endpoint would.
 const answerValue: unknown = JSON.parse(answer);
 const headers = { 'content-type': 'application/json; charset=utf-8' };
@@ -35,6 +39,7 @@ const server = http.createServer((req, res) => {
     let body: string;
     try {
       JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      if (spinNs > 0n) spin(spinNs);
       body = JSON.stringify(answerValue);
     } catch {
       status = 400;
@@ -44,6 +49,11 @@ const server = http.createServer((req, res) => {
     res.end(body);
   });
 });
+function spin(ns: bigint): void {
+  const until = process.hrtime.bigint() + ns;
+  while (process.hrtime.bigint() < until);
+}
+
 // An exit on SIGTERM (not death by the signal) lets `node --cpu-prof` write its profile (bench/cpu-per-request.ts --prof).
 process.once('SIGTERM', () => process.exit(0));
 server.listen(0, '127.0.0.1', () => {

@@ -7,7 +7,7 @@
  *   node dist/bench/cpu-per-request.js --workload evaluate|secrets|writes
  *     [--rounds 3] [--seconds 5] [--warmup 2] [--log-level warn|info]
  *     [--base <another build's dist/src/main.js>] [--variant label:KEY=VALUE,...]...
- *     [--prof <dir>] [--no-noop]
+ *     [--prof <dir>] [--no-noop] [--floor-spin <µs>]...
  *
  * Each round measures every target once, in an order that alternates
  * between rounds (A/B): the service's route, the same service's no-op route
@@ -17,14 +17,17 @@
  * environment (e.g. `--variant info:LOG_LEVEL=info`). A measurement is a warm-up load, then a measured load of
  * autocannon (-c 64, p=1, its own process), with the server's CPU (user +
  * system, all threads, from /proc) read around the measured load only.
- * Prints per target the median over rounds of CPU µs per request and req/s.
+ * Prints per target the median over rounds of CPU µs per request (and its system part) and req/s.
+ * --floor-spin adds the floor with that many µs of busy loop per request: how the
+ * server's kernel time and req/s respond to a server that costs that much more
+ * (issue 18: a slower server leaves the client waiting, and each write wakes it).
  * --prof runs the service and the floor under `node --cpu-prof` and writes
  * their profiles there (service.cpuprofile, floor.cpuprofile) when they stop.
  */
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { cpuMicros, load, loadedDataDir, startBare, startService, type Running } from './http-harness';
+import { cpuSplitMicros, load, loadedDataDir, startBare, startService, type Running } from './http-harness';
 import { evaluateWorkload, secretsWorkload, workloadKey, writesWorkload, type HttpWorkload } from './http-workloads';
 import { median } from './stats';
 
@@ -39,10 +42,11 @@ interface Args {
   connections: number;
   noop: boolean;
   variants: { label: string; env: Record<string, string> }[];
+  floorSpins: number[];
 }
 
 function parseArgs(argv: readonly string[]): Args {
-  const args: Args = { workload: 'evaluate', rounds: 3, seconds: 5, warmup: 2, logLevel: 'warn', base: undefined, prof: undefined, connections: 64, noop: true, variants: [] };
+  const args: Args = { workload: 'evaluate', rounds: 3, seconds: 5, warmup: 2, logLevel: 'warn', base: undefined, prof: undefined, connections: 64, noop: true, variants: [], floorSpins: [] };
   for (let i = 0; i < argv.length; i++) {
     const value = argv[i + 1];
     switch (argv[i]) {
@@ -55,6 +59,7 @@ function parseArgs(argv: readonly string[]): Args {
       case '--prof': args.prof = path.resolve(value); break;
       case '--connections': args.connections = Number(value); break;
       case '--variant': args.variants.push(parseVariant(value)); break;
+      case '--floor-spin': args.floorSpins.push(Number(value)); break;
       case '--no-noop': args.noop = false; i--; break;
       default: throw new Error(`unknown argument ${argv[i]}`);
     }
@@ -83,6 +88,8 @@ interface Target {
 
 interface Sample {
   readonly cpuUsPerRequest: number;
+  /** The kernel's part of cpuUsPerRequest (system time: socket reads and writes, wake-ups). */
+  readonly systemUsPerRequest: number;
   readonly rps: number;
 }
 
@@ -97,11 +104,13 @@ function measure(args: Args, target: Target, workload: HttpWorkload): Sample {
     seconds,
   });
   if (args.warmup > 0) load(spec(args.warmup));
-  const before = cpuMicros(target.server.child.pid);
+  const before = cpuSplitMicros(target.server.child.pid);
   const result = load(spec(args.seconds));
-  const used = cpuMicros(target.server.child.pid) - before;
+  const after = cpuSplitMicros(target.server.child.pid);
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${target.name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
-  return { cpuUsPerRequest: used / result.requests, rps: result.rps };
+  const user = after.user - before.user;
+  const system = after.system - before.system;
+  return { cpuUsPerRequest: (user + system) / result.requests, systemUsPerRequest: system / result.requests, rps: result.rps };
 }
 
 async function main(): Promise<void> {
@@ -124,6 +133,11 @@ async function main(): Promise<void> {
       { name: workload.label, server: service, url: service.url + workload.path },
       { name: 'honest floor', server: floor, url: floor.url },
     ];
+    for (const us of args.floorSpins) {
+      const spun = await startBare(answer, 'floor', [], us);
+      running.push(spun);
+      targets.push({ name: `honest floor + ${us} µs`, server: spun, url: spun.url });
+    }
     // Left out of a profile (--no-noop), where its express stacks would blur the route's.
     if (args.noop) targets.splice(1, 0, { name: 'no-op route', server: service, url: service.url + '/bench/noop' });
     // Each other service gets its own copy of the data folder: a service holds its folder's lock.
@@ -141,7 +155,7 @@ async function main(): Promise<void> {
       for (const target of order) {
         const s = measure(args, target, workload);
         samples.get(target.name)!.push(s);
-        console.log(`round ${round + 1} ${target.name}: ${s.cpuUsPerRequest.toFixed(1)} CPU µs/request, ${Math.round(s.rps)} req/s`);
+        console.log(`round ${round + 1} ${target.name}: ${s.cpuUsPerRequest.toFixed(1)} CPU µs/request (${s.systemUsPerRequest.toFixed(1)} system), ${Math.round(s.rps)} req/s`);
       }
     }
     console.log(`\n${workload.label}, -c ${args.connections}, p=1, LOG_LEVEL=${args.logLevel}, ${args.rounds} rounds of ${args.warmup} s + ${args.seconds} s, load ${os.loadavg()[0].toFixed(2)} (1 min) at end`);
@@ -150,7 +164,8 @@ async function main(): Promise<void> {
       const list = samples.get(target.name)!;
       const cpu = median(list.map((s) => s.cpuUsPerRequest));
       const rps = median(list.map((s) => s.rps));
-      console.log(`${target.name.padEnd(34)} ${cpu.toFixed(1).padStart(7)} CPU µs/request (${(floorCpu / cpu).toFixed(2)}x the floor's)  ${Math.round(rps).toString().padStart(6)} req/s  [${list.map((s) => s.cpuUsPerRequest.toFixed(1)).join(', ')}]`);
+      const system = median(list.map((s) => s.systemUsPerRequest));
+      console.log(`${target.name.padEnd(34)} ${cpu.toFixed(1).padStart(7)} CPU µs/request (${system.toFixed(1)} system; ${(floorCpu / cpu).toFixed(2)}x the floor's)  ${Math.round(rps).toString().padStart(6)} req/s  [${list.map((s) => s.cpuUsPerRequest.toFixed(1)).join(', ')}]`);
     }
   } finally {
     await Promise.all(running.map((r) => r.stop()));

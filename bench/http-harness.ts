@@ -179,9 +179,13 @@ export function cpuSeconds(pid: number | undefined): number | undefined {
   }
 }
 
-/** A node:http baseline answering `answer`: bare (fixed bytes) or the honest floor (parse + stringify; bare-server.ts). */
-export async function startBare(answer: string, mode: 'bare' | 'floor' = 'bare', nodeFlags: readonly string[] = []): Promise<Running> {
-  const args = [...nodeFlags, path.join(DIST, 'bench', 'bare-server.js'), answer, ...(mode === 'floor' ? ['--floor'] : [])];
+/**
+ * A node:http baseline answering `answer`: bare (fixed bytes) or the honest floor (parse + stringify; bare-server.ts),
+ * the floor with `spinUs` µs of busy loop per request when given.
+ */
+export async function startBare(answer: string, mode: 'bare' | 'floor' = 'bare', nodeFlags: readonly string[] = [], spinUs?: number): Promise<Running> {
+  const modeArgs = mode === 'floor' ? ['--floor', ...(spinUs === undefined ? [] : ['--spin-us', String(spinUs)])] : [];
+  const args = [...nodeFlags, path.join(DIST, 'bench', 'bare-server.js'), answer, ...modeArgs];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve) => child.stdout!.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))));
   return { url: `http://127.0.0.1:${port}`, child, stop: stopper(child) };
@@ -197,10 +201,16 @@ export function load(spec: LoadSpec): LoadResult {
 
 /** CPU time a live process has used so far (user + system, every thread), in µs; Linux only (/proc). */
 export function cpuMicros(pid: number | undefined): number {
+  const { user, system } = cpuSplitMicros(pid);
+  return user + system;
+}
+
+/** The same, user and system (kernel) time apart: the kernel's share is mostly the socket writes (bench/cpu-per-request.ts). */
+export function cpuSplitMicros(pid: number | undefined): { user: number; system: number } {
   const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
   // Fields after the command name: state is field 3, utime 14, stime 15 (proc(5)), in clock ticks.
   const rest = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return ((Number(rest[11]) + Number(rest[12])) * 1e6) / CLOCK_TICKS;
+  return { user: (Number(rest[11]) * 1e6) / CLOCK_TICKS, system: (Number(rest[12]) * 1e6) / CLOCK_TICKS };
 }
 
 const CLOCK_TICKS = 100;

@@ -46,3 +46,17 @@ t.test('the honest floor parses the body and answers the same JSON; the bare ser
     }
   }
 });
+
+t.test('the floor with a busy loop per request (--spin-us) still answers as the floor', async (t) => {
+  const answer = JSON.stringify({ matchingRuleIds: ['a'], entities: [] });
+  const server = await startBare(answer, 'floor', [], 2);
+  try {
+    const ok = await fetch(server.url, { method: 'POST', body: '{"fields":{"x":1}}' });
+    t.equal(await ok.text(), answer);
+    const bad = await fetch(server.url, { method: 'POST', body: '{' });
+    t.equal(bad.status, 400);
+    await bad.text();
+  } finally {
+    await server.stop();
+  }
+});

@@ -14,16 +14,19 @@
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { AppError } from '../errors';
-import { evaluate, parseEvaluateRequest } from '../service/evaluate';
+import { evaluateWithJson, parseEvaluateRequest } from '../service/evaluate';
 import { getCompiledPrompt, parseCompiledPromptRequest } from '../service/get-compiled';
 import { getSecrets, parseSecretsQuery } from '../service/get-secrets';
 import { authorizeHeader, type HttpDeps, type RequestLocals } from './deps';
 import { NOT_READY_MESSAGE, errorBody, toErrorAnswer } from './errors';
 import { declaresTooLarge, decodeJsonBody, payloadTooLarge, type BodyRead } from './request-body';
 
-/** An answer already in its JSON text (get-secrets assembles its own: bench: cpu-per-request --workload secrets). */
+/**
+ * An answer already in its JSON text (get-secrets and evaluate assemble their own: bench: cpu-per-request
+ * --workload secrets, --workload evaluate), with its length in UTF-8 bytes when the assembler knows it.
+ */
 export class JsonText {
-  constructor(readonly text: string) {}
+  constructor(readonly text: string, readonly bytes = Buffer.byteLength(text)) {}
 }
 
 export interface PublicEndpoint {
@@ -41,10 +44,10 @@ export const EVALUATE: PublicEndpoint = {
   answer(deps, authorization, body, locals) {
     authorizeHeader(deps, authorization, locals, 'evaluate');
     const request = parseEvaluateRequest(body, deps.config.limits);
-    const answer = evaluate(deps.readModel.state, deps.readModel.engine, request, deps.config.limits);
-    deps.metrics.observeMatches(answer.matchingRuleIds.length);
-    locals.decisionId = deps.decisions.decide(locals.keyId!, request, answer, deps.readModel.position);
-    return answer;
+    const { response, json, jsonBytes } = evaluateWithJson(deps.readModel.state, deps.readModel.engine, request, deps.config.limits);
+    deps.metrics.observeMatches(response.matchingRuleIds.length);
+    locals.decisionId = deps.decisions.decide(locals.keyId!, request, response, deps.readModel.position);
+    return new JsonText(json, jsonBytes);
   },
 };
 
@@ -130,7 +133,9 @@ export function answerPublic(
     if ('failure' in body) throw body.failure;
     const value = decodeJsonBody(body.bytes, headers['content-type']);
     const answer = endpoint.answer(deps, headers.authorization, value, locals);
-    return answered(endpoint, 200, answer, locals.decisionId === undefined ? undefined : { [DECISION_ID_HEADER]: locals.decisionId });
+    const ok = answered(endpoint, 200, answer);
+    if (locals.decisionId !== undefined) ok.headers[DECISION_ID_HEADER] = locals.decisionId;
+    return ok;
   } catch (error) {
     return failed(deps, endpoint, error, undefined, locals);
   }
@@ -151,10 +156,11 @@ function failed(
 }
 
 function answered(endpoint: PublicEndpoint, status: number, value: unknown, extra?: Record<string, string>): PublicAnswer {
-  const body = value instanceof JsonText ? value.text : JSON.stringify(value);
+  const text = value instanceof JsonText ? value : undefined;
+  const body = text !== undefined ? text.text : JSON.stringify(value);
   const headers: Record<string, string | number> = {
     'content-type': 'application/json; charset=utf-8',
-    'content-length': Buffer.byteLength(body),
+    'content-length': text !== undefined ? text.bytes : Buffer.byteLength(body),
   };
   // get-secrets answers carry plaintext, get-compiled's depend on the key: no cache may keep them.
   if (endpoint.alwaysOk) headers['cache-control'] = 'no-store';

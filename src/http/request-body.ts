@@ -43,8 +43,9 @@ export function readBodyBytes(req: IncomingMessage, limit: number, done: (body: 
     size += chunk.length;
     if (size <= limit) chunks.push(chunk);
   });
-  req.once('end', () => done(size > limit ? { failure: payloadTooLarge(limit) } : { bytes: Buffer.concat(chunks, size) }));
-  req.once('error', () => undefined);
+  // `on`, not `once`: each fires at most once, and once's wrapper and its removal cost ~40 ns per event (bench: cpu-per-request --workload evaluate).
+  req.on('end', () => done(size > limit ? { failure: payloadTooLarge(limit) } : { bytes: Buffer.concat(chunks, size) }));
+  req.on('error', () => undefined);
 }
 
 /**

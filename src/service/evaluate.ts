@@ -108,14 +108,71 @@ function readFields(value: unknown, limits: FieldLimits): Fields {
   return value as { [field: string]: FieldValue };
 }
 
+/** An evaluate answer with its JSON text, as the HTTP endpoint sends it. */
+export interface EvaluateAnswer {
+  readonly response: EvaluateResponse;
+  /** Exactly `JSON.stringify(response)`. */
+  readonly json: string;
+  /** The JSON text's length in UTF-8 bytes. */
+  readonly jsonBytes: number;
+}
+
 /** `engine`: what answers which rules match (the live engine, a scan engine, or dry-run's overlay). */
 export function evaluate(state: EvaluationState, engine: Pick<Engine, 'evaluate'>, request: EvaluateRequest, limits: PromptLimits): EvaluateResponse {
+  return answerFor(state, engine, request, limits, undefined);
+}
+
+/**
+ * The same answer and its JSON text, assembled by hand from pieces each rule
+ * record keeps quoted (ruleParts) instead of `JSON.stringify` escaping every
+ * id of every answer again: ~1 µs less per request at 10k rules (bench:
+ * cpu-per-request --workload evaluate). With `entity_data` (records and
+ * rendered prompts) the text is `JSON.stringify`'s.
+ */
+export function evaluateWithJson(
+  state: EvaluationState, engine: Pick<Engine, 'evaluate'>, request: EvaluateRequest, limits: PromptLimits,
+): EvaluateAnswer {
+  const text: JsonPieces = { ids: '', entities: '', extraBytes: 0 };
+  const response = answerFor(state, engine, request, limits, text);
+  if (response.entity_data !== undefined) {
+    const json = JSON.stringify(response);
+    return { response, json, jsonBytes: Buffer.byteLength(json) };
+  }
+  const json = `{"matchingRuleIds":[${text.ids}],"entities":[${text.entities}]}`;
+  return { response, json, jsonBytes: json.length + text.extraBytes };
+}
+
+/** The members' JSON as it is assembled: comma-separated items, and the UTF-8 bytes beyond one per UTF-16 unit. */
+interface JsonPieces {
+  ids: string;
+  entities: string;
+  extraBytes: number;
+}
+
+function answerFor(
+  state: EvaluationState, engine: Pick<Engine, 'evaluate'>, request: EvaluateRequest, limits: PromptLimits, text: JsonPieces | undefined,
+): EvaluateResponse {
   const matchingRuleIds = engine.evaluate(request.fields);
+  const type = request.entityType;
   const entities: EvaluateResponse['entities'] = [];
-  for (const ruleId of matchingRuleIds) {
-    for (const entityId of linkedIds(state.rules.get(ruleId), request.entityType)) {
-      if (isLive(state, request.entityType, entityId)) {
-        entities.push({ rule_id: ruleId, entity_type: request.entityType, entity_id: entityId });
+  for (let i = 0; i < matchingRuleIds.length; i++) {
+    const ruleId = matchingRuleIds[i];
+    const rule = state.rules.get(ruleId);
+    // Without text wanted, a rule linking nothing needs no parts (the in-process callers: local evaluation, audit).
+    const parts = rule !== undefined && (text !== undefined || rule.entities.length > 0) ? ruleParts(rule) : undefined;
+    if (text !== undefined) {
+      const id = parts ?? quoted(ruleId);
+      text.ids += i === 0 ? id.text : `,${id.text}`;
+      text.extraBytes += id.extraBytes;
+    }
+    const links = parts?.links.get(type);
+    if (links === undefined) continue;
+    for (const link of links) {
+      if (!isLive(state, type, link.entityId)) continue;
+      entities.push({ rule_id: ruleId, entity_type: type, entity_id: link.entityId });
+      if (text !== undefined) {
+        text.entities += text.entities === '' ? link.json.text : `,${link.json.text}`;
+        text.extraBytes += link.json.extraBytes;
       }
     }
   }
@@ -124,23 +181,52 @@ export function evaluate(state: EvaluationState, engine: Pick<Engine, 'evaluate'
   return response;
 }
 
-const linkCache = new WeakMap<RuleRecord, Map<EntityType, string[]>>();
+/** A value's JSON text, and its UTF-8 bytes beyond its length (0 for ASCII). */
+interface Quoted {
+  readonly text: string;
+  readonly extraBytes: number;
+}
 
-/** The rule's linked ids of one type, sorted; cached per rule record (records are replaced on change). */
-function linkedIds(rule: RuleRecord | undefined, type: EntityType): readonly string[] {
-  if (rule === undefined || rule.entities.length === 0) return [];
-  let byType = linkCache.get(rule);
-  if (byType === undefined) {
-    byType = new Map();
-    for (const link of rule.entities) {
-      const ids = byType.get(link.entity_type) ?? [];
-      ids.push(link.entity_id);
-      byType.set(link.entity_type, ids);
-    }
-    for (const ids of byType.values()) ids.sort();
-    linkCache.set(rule, byType);
+function quoted(value: unknown): Quoted {
+  const text = JSON.stringify(value);
+  return { text, extraBytes: Buffer.byteLength(text) - text.length };
+}
+
+/**
+ * What an answer takes from a rule record: its id as JSON (`text`, `extraBytes`), and its links per entity
+ * type (sorted by id), each with its `entities` item as JSON.
+ */
+interface RuleParts extends Quoted {
+  readonly links: ReadonlyMap<EntityType, readonly { readonly entityId: string; readonly json: Quoted }[]>;
+}
+
+/**
+ * Per rule record, made on its first answer; records are replaced on change, so a record's parts never go
+ * stale. About 130 bytes for a rule that links nothing (one object, its quoted id, the weak entry).
+ */
+const partsCache = new WeakMap<RuleRecord, RuleParts>();
+const NO_LINKS: RuleParts['links'] = new Map();
+
+function ruleParts(rule: RuleRecord): RuleParts {
+  let parts = partsCache.get(rule);
+  if (parts !== undefined) return parts;
+  const byType = new Map<EntityType, string[]>();
+  for (const link of rule.entities) {
+    const ids = byType.get(link.entity_type) ?? [];
+    ids.push(link.entity_id);
+    byType.set(link.entity_type, ids);
   }
-  return byType.get(type) ?? [];
+  let links = NO_LINKS;
+  if (byType.size > 0) {
+    const made = new Map<EntityType, { entityId: string; json: Quoted }[]>();
+    for (const [type, ids] of byType) {
+      made.set(type, ids.sort().map((entityId) => ({ entityId, json: quoted({ rule_id: rule.id, entity_type: type, entity_id: entityId }) })));
+    }
+    links = made;
+  }
+  parts = { ...quoted(rule.id), links };
+  partsCache.set(rule, parts);
+  return parts;
 }
 
 /** Deleted or INACTIVE contexts and prompts drop out of answers; evaluation ids are opaque. */
