@@ -7,9 +7,11 @@
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { CatalogState, SecretRecord } from '../projections';
+import { engineFromImage, engineImage } from './engine';
+import { ENGINE_IMAGE_FILE, readEngineImageFile, writeEngineImageFile } from './engine-image-file';
 import { streams } from './events';
 import type { Logger } from './log';
-import type { ReadModel } from './read-model';
+import { handOverEngine, type ReadModel } from './read-model';
 import { readSnapshotFile, SNAPSHOT_FILE, writeSnapshotFile, type Snapshot } from './snapshot';
 import { isErased, type EventStore } from './store/port';
 
@@ -55,7 +57,30 @@ export async function loadStartState(store: EventStore, dataDir: string, logger:
     await rm(file, { force: true });
     return ignored(`it holds secret ${contradicted}, which the log has erased (the snapshot is removed)`);
   }
+  await restoreEngine(path.join(dataDir, ENGINE_IMAGE_FILE), snapshot, logger);
   return snapshot.state;
+}
+
+/**
+ * The engine saved beside the snapshot, handed to the read model made from
+ * the snapshot's state (createReadModel), so it compiles no rule; when the
+ * image is missing, of another snapshot or corrupt, the read model compiles
+ * the rules as before (a warning says why, except for a missing image).
+ */
+async function restoreEngine(file: string, snapshot: Snapshot, logger: Logger): Promise<void> {
+  const started = Date.now();
+  const image = await readEngineImageFile(file, { logId: snapshot.logId, position: snapshot.position, snapshotSha256: snapshot.sha256 });
+  const compiling = (reason: string): void => logger.warn('engine image ignored; compiling the rules', { file, reason });
+  if (!image.ok) {
+    if (image.reason !== 'none') compiling(image.reason);
+    return;
+  }
+  try {
+    handOverEngine(snapshot.state, engineFromImage(image.sections));
+    logger.info('engine image restored', { rules: snapshot.state.rules.size, ms: Date.now() - started });
+  } catch (error) {
+    compiling(`it could not be restored: ${error instanceof Error ? error.message : String(error)}`);
+  }
 }
 
 /** The id of a secret the snapshot holds but its log has deleted or erased at or before the snapshot's position. */
@@ -91,6 +116,7 @@ export function createSnapshotter(
   logger: Logger,
 ): Snapshotter {
   const file = path.join(dataDir, SNAPSHOT_FILE);
+  const imageFile = path.join(dataDir, ENGINE_IMAGE_FILE);
   let saved: bigint | undefined;
   let writing: Promise<void> = Promise.resolve();
   const enabled = intervalMs > 0;
@@ -100,7 +126,12 @@ export function createSnapshotter(
     const logId = await logIdentity(store);
     if (position === undefined || logId === undefined) return;
     const started = Date.now();
-    await writeSnapshotFile(file, readModel.state, logId);
+    // The engine's image is taken with the state's members, in one synchronous step: it matches the snapshot exactly.
+    const written = await writeSnapshotFile(file, readModel.state, logId, () => engineImage(readModel.engine));
+    await rm(imageFile, { force: true });
+    if (written.taken !== undefined) {
+      await writeEngineImageFile(imageFile, written.taken, { logId, position: written.position, snapshotSha256: written.sha256 });
+    }
     saved = position;
     logger.info('snapshot written', { reason, position: position.toString(), ms: Date.now() - started });
   }
@@ -109,6 +140,7 @@ export function createSnapshotter(
   async function remove(): Promise<void> {
     await rm(`${file}.tmp`, { force: true }).catch(() => undefined);
     await rm(file, { force: true });
+    await rm(imageFile, { force: true });
     saved = undefined;
   }
 
