@@ -16,7 +16,7 @@
  * the start then compiles the rules from the snapshot as before.
  */
 import { createHash } from 'node:crypto';
-import { open, readFile, rename } from 'node:fs/promises';
+import { open, rename, type FileHandle } from 'node:fs/promises';
 import type { ImageSection } from './engine';
 
 export const ENGINE_IMAGE_FILE = 'snapshot.engine';
@@ -69,35 +69,65 @@ export async function writeEngineImageFile(path: string, sections: readonly Imag
 
 export type ImageLoad = { readonly ok: true; readonly sections: Map<string, Uint8Array> } | { readonly ok: false; readonly reason: string };
 
-/** Reads and checks the image of the snapshot `binding` names; a missing file is `{ ok: false, reason: 'none' }`. */
+/** Bytes read at once while looking for the header's end. */
+const HEADER_CHUNK = 1 << 16;
+
+/**
+ * Reads and checks the image of the snapshot `binding` names; a missing file
+ * is `{ ok: false, reason: 'none' }`. Each section is read into a buffer of
+ * its own, aligned, so the engine keeps the arena's words where they were
+ * read (image.ts), and no buffer holds the whole file.
+ */
 export async function readEngineImageFile(path: string, binding: ImageBinding): Promise<ImageLoad> {
-  let file: Buffer;
+  let handle: FileHandle;
   try {
-    file = await readFile(path);
+    handle = await open(path, 'r');
   } catch {
     return { ok: false, reason: 'none' };
   }
-  const newline = file.indexOf(10);
-  let header: Header;
   try {
-    header = JSON.parse(file.toString('utf8', 0, newline === -1 ? 0 : newline)) as Header;
-  } catch {
-    return { ok: false, reason: 'its header is not valid JSON' };
+    const size = (await handle.stat()).size;
+    let head = Buffer.alloc(0);
+    let newline = -1;
+    while (newline === -1 && head.length < size) {
+      const chunk = Buffer.alloc(Math.min(HEADER_CHUNK, size - head.length));
+      const { bytesRead } = await handle.read(chunk, 0, chunk.length, head.length);
+      if (bytesRead === 0) break;
+      head = Buffer.concat([head, chunk.subarray(0, bytesRead)]);
+      newline = head.indexOf(10);
+    }
+    let header: Header;
+    try {
+      header = JSON.parse(head.toString('utf8', 0, newline === -1 ? 0 : newline)) as Header;
+    } catch {
+      return { ok: false, reason: 'its header is not valid JSON' };
+    }
+    if (header?.format !== FORMAT) return { ok: false, reason: `it has format ${String(header?.format)}, this version reads ${FORMAT}` };
+    if (header.snapshot_sha256 !== binding.snapshotSha256 || header.log_id !== binding.logId || header.position !== binding.position.toString()) {
+      return { ok: false, reason: 'it belongs to another snapshot' };
+    }
+    if (!Array.isArray(header.sections)) return { ok: false, reason: 'its header lists no sections' };
+    let at = newline + 1;
+    const expected = header.sections.reduce((n, s) => n + padded(Number(s.bytes)), at);
+    if (size !== expected) return { ok: false, reason: `it is ${size} bytes, its header says ${expected} (truncated or extended)` };
+    const sections = new Map<string, Uint8Array>();
+    for (const { name, bytes, sha256: sum } of header.sections) {
+      // allocUnsafeSlow: a buffer of its own (offset 0), never a slice of the shared pool.
+      const body = Buffer.allocUnsafeSlow(padded(bytes));
+      for (let got = 0; got < body.length; ) {
+        const { bytesRead } = await handle.read(body, got, body.length - got, at + got);
+        if (bytesRead === 0) return { ok: false, reason: `its section ${name} ends early (truncated)` };
+        got += bytesRead;
+      }
+      const section = body.subarray(0, bytes);
+      if (sha256(section) !== sum) return { ok: false, reason: `its section ${name} does not match its checksum (corrupt)` };
+      sections.set(name, section);
+      at += body.length;
+    }
+    return { ok: true, sections };
+  } catch (error) {
+    return { ok: false, reason: `it could not be read: ${error instanceof Error ? error.message : String(error)}` };
+  } finally {
+    await handle.close();
   }
-  if (header?.format !== FORMAT) return { ok: false, reason: `it has format ${String(header?.format)}, this version reads ${FORMAT}` };
-  if (header.snapshot_sha256 !== binding.snapshotSha256 || header.log_id !== binding.logId || header.position !== binding.position.toString()) {
-    return { ok: false, reason: 'it belongs to another snapshot' };
-  }
-  if (!Array.isArray(header.sections)) return { ok: false, reason: 'its header lists no sections' };
-  let at = newline + 1;
-  const expected = header.sections.reduce((n, s) => n + padded(Number(s.bytes)), at);
-  if (file.length !== expected) return { ok: false, reason: `it is ${file.length} bytes, its header says ${expected} (truncated or extended)` };
-  const sections = new Map<string, Uint8Array>();
-  for (const { name, bytes, sha256: sum } of header.sections) {
-    const body = file.subarray(at, at + bytes);
-    if (sha256(body) !== sum) return { ok: false, reason: `its section ${name} does not match its checksum (corrupt)` };
-    sections.set(name, body);
-    at += padded(bytes);
-  }
-  return { ok: true, sections };
 }

@@ -76,7 +76,8 @@ async function restoreEngine(file: string, snapshot: Snapshot, logger: Logger): 
     return;
   }
   try {
-    handOverEngine(snapshot.state, engineFromImage(image.sections));
+    const records = snapshot.state.rules;
+    handOverEngine(snapshot.state, engineFromImage(image.sections, { sameId: (id) => records.get(id)?.id ?? id }));
     logger.info('engine image restored', { rules: snapshot.state.rules.size, ms: Date.now() - started });
   } catch (error) {
     compiling(`it could not be restored: ${error instanceof Error ? error.message : String(error)}`);

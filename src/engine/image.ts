@@ -227,9 +227,14 @@ function predicateFrom([key, kind, field, text, n, n2, texts, nums]: PredicateRo
 /**
  * An engine from its image's sections (by name), live: it answers, upserts
  * and removes as the engine imaged did. Throws, naming what is wrong, when a
- * section is missing or does not fit.
+ * section is missing or does not fit. `sameId` may hand back an equal id
+ * string held elsewhere (the read model's record's), so the engine keeps no
+ * copy of its own (1M ids are ~56 MB of strings).
  */
-export function engineFromImage(sections: ReadonlyMap<string, Uint8Array>, options: EngineOptions = {}): Engine {
+export function engineFromImage(
+  sections: ReadonlyMap<string, Uint8Array>,
+  options: EngineOptions & { readonly sameId?: (id: string) => string } = {},
+): Engine {
   const section = (name: string): Uint8Array => {
     const bytes = sections.get(name);
     if (bytes === undefined) throw new Error(`the engine image has no ${name} section`);
@@ -238,6 +243,7 @@ export function engineFromImage(sections: ReadonlyMap<string, Uint8Array>, optio
   const meta = parse<Meta>(section('engine.meta'));
   const rows = parse<PredicateRow[]>(section('engine.predicates'));
   const ruleIds = parse<string[]>(section('engine.ids'));
+  if (options.sameId !== undefined) for (let i = 0; i < ruleIds.length; i++) if (ruleIds[i] !== '') ruleIds[i] = options.sameId(ruleIds[i]);
   const ruleKeys = Array.from(wordsOf(section('engine.keys'), Float64Array, 8));
   const stream = wordsOf(section('engine.rules'), Int32Array, 4);
   const arenaWords = wordsOf(section('engine.arena'), Int32Array, 4);
