@@ -55,6 +55,7 @@ export async function loadStartState(store: EventStore, dataDir: string, logger:
   const contradicted = await secretTheLogErased(store, snapshot);
   if (contradicted !== undefined) {
     await rm(file, { force: true });
+    await rm(path.join(dataDir, ENGINE_IMAGE_FILE), { force: true });
     return ignored(`it holds secret ${contradicted}, which the log has erased (the snapshot is removed)`);
   }
   await restoreEngine(path.join(dataDir, ENGINE_IMAGE_FILE), snapshot, logger);
