@@ -77,8 +77,8 @@ async function restoreEngine(file: string, snapshot: Snapshot, logger: Logger): 
     return;
   }
   try {
-    const records = snapshot.state.rules;
-    handOverEngine(snapshot.state, engineFromImage(image.sections, { sameId: (id) => records.get(id)?.id ?? id }));
+    // The image's rules are in the order of the snapshot's rule records (write, below).
+    handOverEngine(snapshot.state, engineFromImage(image.sections, snapshot.state.rules.keys()));
     logger.info('engine image restored', { rules: snapshot.state.rules.size, ms: Date.now() - started });
   } catch (error) {
     compiling(`it could not be restored: ${error instanceof Error ? error.message : String(error)}`);
@@ -129,7 +129,8 @@ export function createSnapshotter(
     if (position === undefined || logId === undefined) return;
     const started = Date.now();
     // The engine's image is taken with the state's members, in one synchronous step: it matches the snapshot exactly.
-    const written = await writeSnapshotFile(file, readModel.state, logId, () => engineImage(readModel.engine));
+    // Its rules go in the order of the snapshot's rule records, which a start restores them from (restoreEngine).
+    const written = await writeSnapshotFile(file, readModel.state, logId, () => engineImage(readModel.engine, readModel.state.rules.keys()));
     await rm(imageFile, { force: true });
     if (written.taken !== undefined) {
       await writeEngineImageFile(imageFile, written.taken, { logId, position: written.position, snapshotSha256: written.sha256 });

@@ -33,7 +33,10 @@ export interface ImageSection {
 }
 
 /** Section names, in the order they are written. */
-export const IMAGE_SECTIONS = ['engine.meta', 'engine.predicates', 'engine.ids', 'engine.keys', 'engine.rules', 'engine.arena', 'engine.postings'] as const;
+export const IMAGE_SECTIONS = ['engine.meta', 'engine.predicates', 'engine.keys', 'engine.rules', 'engine.arena', 'engine.postings'] as const;
+
+/** In the rules section: the id at this place in the order has no entry (inactive or removed). */
+const ABSENT = -2;
 
 /** A number JSON keeps exactly: NaN, ±Infinity and -0 as strings. */
 type Num = number | string;
@@ -61,8 +64,8 @@ interface Meta {
   arenaFree: Array<number[] | null>;
   freeHandles: number[];
   freeRuleIndexes: number[];
-  /** Ids of the rules that can never match (they have no rule number), in their order among the rules. */
-  neverIds: string[];
+  /** Rule numbers issued (in use or free). */
+  ruleNumbers: number;
   slots: SlotRow[]; freeSlots: number[]; slotCount: number; viewLength: number;
   strings: { items: string[]; entries: Array<[string, number, number]>; free: number[] };
   regexes: { length: number; entries: Array<[string, number, number]>; free: number[] };
@@ -88,8 +91,16 @@ const slotRow = (s: FieldSlot): SlotRow => ({
   prefixes: affixRow(s.prefixes), suffixes: affixRow(s.suffixes), scan: residualsRow(s.scan),
 });
 
-/** The engine's image: its sections, copied, so the engine may change while they are written. */
-export function engineImage(engine: Engine): ImageSection[] {
+/**
+ * The engine's image: its sections, copied, so the engine may change while
+ * they are written. The rules are written in the order of `ids` (which must
+ * name every rule the engine holds; others are written as absent), and
+ * restored in that order from the same ids: the image keeps no ids of its
+ * own. The snapshot's rule records are that order (snapshotter.ts), so a
+ * start neither parses nor hashes 1M id strings a second time (bench:
+ * million, 1M: ~0.7 s CPU and ~56 MB of strings).
+ */
+export function engineImage(engine: Engine, ids: Iterable<string>): ImageSection[] {
   const state = stateOf(engine);
   const predicateIndex = new Map<string, number>();
   const predicates: PredicateRow[] = [];
@@ -98,17 +109,29 @@ export function engineImage(engine: Engine): ImageSection[] {
     predicates.push([key, p.kind, p.field, p.text, num(p.num), num(p.num2), [...p.texts], [...p.nums].map(num), refs]);
   }
   // Each rule: index, record, recordWords, group count, each group (offset, words, target, driver count, drivers), use count, uses.
+  const order = [...ids];
   let words = 0;
-  for (const entry of state.rules.values()) {
+  let held = 0;
+  for (const id of order) {
+    const entry = state.rules.get(id);
+    if (entry === undefined) {
+      words += 1;
+      continue;
+    }
+    held += 1;
     words += 5 + entry.uses.length;
     for (const group of entry.groups) words += 4 + group.drivers.length;
   }
+  if (held !== state.rules.size) throw new Error(`the order names ${held} of the engine's ${state.rules.size} rules`);
   const rules = new Int32Array(words);
-  const neverIds: string[] = [];
   let w = 0;
   const ref = (p: Predicate): number => predicateIndex.get(p.key)!;
-  for (const [id, entry] of state.rules) {
-    if (entry.index === Layout.NEVER_MATCHES) neverIds.push(id);
+  for (const id of order) {
+    const entry = state.rules.get(id);
+    if (entry === undefined) {
+      rules[w++] = ABSENT;
+      continue;
+    }
     rules[w++] = entry.index;
     rules[w++] = entry.record;
     rules[w++] = entry.recordWords;
@@ -130,7 +153,7 @@ export function engineImage(engine: Engine): ImageSection[] {
     arenaFree: arena.free.map((list) => (list === null ? null : [...list])),
     freeHandles: [...postings.freeHandles],
     freeRuleIndexes: state.freeRuleIndexes,
-    neverIds,
+    ruleNumbers: state.ruleIds.length,
     slots: operands.slots.map(slotRow),
     freeSlots: [...operands.freeSlots],
     slotCount: operands.slotCount,
@@ -142,7 +165,6 @@ export function engineImage(engine: Engine): ImageSection[] {
   const sections: Record<(typeof IMAGE_SECTIONS)[number], Uint8Array> = {
     'engine.meta': json(meta),
     'engine.predicates': json(predicates),
-    'engine.ids': json(state.ruleIds),
     'engine.keys': bytesOf(Float64Array.from(state.ruleKeys)),
     'engine.rules': bytesOf(rules),
     'engine.arena': bytesOf(arena.words),
@@ -227,14 +249,10 @@ function predicateFrom([key, kind, field, text, n, n2, texts, nums]: PredicateRo
 /**
  * An engine from its image's sections (by name), live: it answers, upserts
  * and removes as the engine imaged did. Throws, naming what is wrong, when a
- * section is missing or does not fit. `sameId` may hand back an equal id
- * string held elsewhere (the read model's record's), so the engine keeps no
- * copy of its own (1M ids are ~56 MB of strings).
+ * section is missing or does not fit, or `ids` are not the order it was
+ * imaged in (engineImage): the engine keeps these very id strings.
  */
-export function engineFromImage(
-  sections: ReadonlyMap<string, Uint8Array>,
-  options: EngineOptions & { readonly sameId?: (id: string) => string } = {},
-): Engine {
+export function engineFromImage(sections: ReadonlyMap<string, Uint8Array>, ids: Iterable<string>, options: EngineOptions = {}): Engine {
   const section = (name: string): Uint8Array => {
     const bytes = sections.get(name);
     if (bytes === undefined) throw new Error(`the engine image has no ${name} section`);
@@ -242,13 +260,12 @@ export function engineFromImage(
   };
   const meta = parse<Meta>(section('engine.meta'));
   const rows = parse<PredicateRow[]>(section('engine.predicates'));
-  const ruleIds = parse<string[]>(section('engine.ids'));
-  if (options.sameId !== undefined) for (let i = 0; i < ruleIds.length; i++) if (ruleIds[i] !== '') ruleIds[i] = options.sameId(ruleIds[i]);
+  const ruleIds = new Array<string>(meta.ruleNumbers).fill('');
   const ruleKeys = Array.from(wordsOf(section('engine.keys'), Float64Array, 8));
   const stream = wordsOf(section('engine.rules'), Int32Array, 4);
   const arenaWords = wordsOf(section('engine.arena'), Int32Array, 4);
   const at = wordsOf(section('engine.postings'), Int32Array, 4);
-  if (ruleKeys.length !== ruleIds.length) throw new Error(`the engine image has ${ruleIds.length} rule ids and ${ruleKeys.length} sort keys`);
+  if (ruleKeys.length !== ruleIds.length) throw new Error(`the engine image has ${ruleIds.length} rule numbers and ${ruleKeys.length} sort keys`);
 
   const shared: SharedPredicate[] = rows.map((row) => ({ predicate: predicateFrom(row), refs: row[8] }));
   const predicates = new Map<string, SharedPredicate>(shared.map((s) => [s.predicate.key, s]));
@@ -259,13 +276,17 @@ export function engineFromImage(
   };
   const rules = new Map<string, RuleEntry>();
   let w = 0;
-  let never = 0;
   const next = (): number => {
     if (w >= stream.length) throw new Error('the engine image\'s rules end early');
     return stream[w++];
   };
-  while (w < stream.length) {
+  for (const id of ids) {
     const index = next();
+    if (index === ABSENT) continue;
+    if (index !== Layout.NEVER_MATCHES) {
+      if (!(index >= 0 && index < ruleIds.length) || ruleIds[index] !== '') throw new Error(`the engine image gives rule number ${index} twice or out of range`);
+      ruleIds[index] = id;
+    }
     const record = next();
     const recordWords = next();
     const groups = new Array<GroupEntry>(next());
@@ -282,10 +303,9 @@ export function engineFromImage(
     const uses = new Array<Predicate>(next());
     for (let u = 0; u < uses.length; u++) uses[u] = pred(next());
     if (record !== Layout.NONE) arenaWords[record + Layout.EPOCH] = 0;
-    const id = index === Layout.NEVER_MATCHES ? meta.neverIds[never++] : ruleIds[index];
-    if (typeof id !== 'string' || id === '') throw new Error(`the engine image names rule number ${index}, which has no id`);
     rules.set(id, { index, record, recordWords, groups, uses });
   }
+  if (w !== stream.length) throw new Error('the engine image holds more rules than the ids given');
 
   const regexItems: RegexEntry[] = new Array(meta.regexes.length);
   for (const [key, index] of meta.regexes.entries) {

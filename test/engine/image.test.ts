@@ -12,7 +12,7 @@ import t from 'tap';
 import { checkInvariants, createEngine, dumpRule, engineFromImage, engineImage } from '../../src/engine';
 import type { Engine, ImageSection, RuleDefinition } from '../../src/engine';
 import { perSeed, replayHint, testSeeds } from '../support/seeds';
-import { randomFields, randomRule, seededRandom, type Random } from './random-rules';
+import { randomFields, randomRule, seededRandom, shuffled, type Random } from './random-rules';
 
 const DRIVERS = ['single', 'all-equalities'] as const;
 
@@ -69,7 +69,9 @@ for (const [k, drivers] of DRIVERS.entries()) {
         churn(random, [original], 120, ids);
         // Evaluations stamp records: the restored engine must not read the original's stamps as its own.
         for (let i = 0; i < 5; i++) original.evaluate(randomFields(random));
-        const restored = engineFromImage(unaligned(engineImage(original)), { drivers });
+        // In an order of their own, with ids the engine does not hold (removed, inactive): written and read as absent.
+        const order = shuffled(random, [...ids]);
+        const restored = engineFromImage(unaligned(engineImage(original, order)), order, { drivers });
         let found = differences(random, restored, original, ids);
         if (found.length === 0) {
           churn(random, [original, restored], 60, ids);
@@ -92,7 +94,7 @@ for (const [k, drivers] of DRIVERS.entries()) {
 }
 
 t.test('an image of an empty engine restores an empty engine that builds', async (t) => {
-  const restored = engineFromImage(unaligned(engineImage(createEngine())));
+  const restored = engineFromImage(unaligned(engineImage(createEngine(), [])), []);
   t.equal(restored.size, 0);
   const random = seededRandom(7);
   const original = createEngine();
@@ -104,15 +106,25 @@ t.test('an image of an empty engine restores an empty engine that builds', async
 t.test('a missing or malformed section is refused, naming it', async (t) => {
   const random = seededRandom(11);
   const engine = createEngine();
-  churn(random, [engine], 40, new Set());
-  const sections = unaligned(engineImage(engine));
+  const ids = new Set<string>();
+  churn(random, [engine], 40, ids);
+  engine.upsert({
+    id: 'held', status: 'ACTIVE', group_operator: 'AND',
+    condition_groups: [{ condition_operator: 'AND', conditions: [{ field: 'x', operator: 'equals', value: '1', data_type: 'string' }] }],
+  });
+  const order = [...ids, 'held'];
+  t.throws(() => engineImage(engine, order.slice(0, -1)), /names \d+ of the engine's \d+ rules/, 'an order that misses a rule held');
+  const sections = unaligned(engineImage(engine, order));
+  t.ok(engineFromImage(sections, order).size > 0, 'restores from the order imaged');
   const without = new Map(sections);
   without.delete('engine.arena');
-  t.throws(() => engineFromImage(without), /no engine\.arena section/);
+  t.throws(() => engineFromImage(without, order), /no engine\.arena section/);
   const short = new Map(sections);
   short.set('engine.rules', sections.get('engine.rules')!.subarray(0, sections.get('engine.rules')!.byteLength - 4));
-  t.throws(() => engineFromImage(short), /rules end early|no id/);
+  t.throws(() => engineFromImage(short, order), /rules end early/);
+  t.throws(() => engineFromImage(sections, [...order, 'extra']), /rules end early/, 'more ids than imaged');
+  t.throws(() => engineFromImage(sections, order.slice(0, -1)), /more rules than the ids given/, 'fewer ids than imaged');
   const odd = new Map(sections);
   odd.set('engine.keys', sections.get('engine.keys')!.subarray(1));
-  t.throws(() => engineFromImage(odd), /not whole 8-byte words/);
+  t.throws(() => engineFromImage(odd, order), /not whole 8-byte words/);
 });
