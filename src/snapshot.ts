@@ -7,7 +7,7 @@
  * A snapshot that is corrupt, of another format or from another log is
  * ignored with a warning: the caller replays the whole log instead.
  */
-import { createHash, type Hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { open, rename, type FileHandle } from 'node:fs/promises';
 import { restoreState, snapshotMembers, type CatalogState, type SnapshotMembers } from '../projections';
 
@@ -61,12 +61,12 @@ function* bodyLines(state: CatalogState, logId: string): Generator<string> {
   }
 }
 
-const headerLine = (hash: Hash): string => JSON.stringify({ format: SNAPSHOT_FORMAT, sha256: hash.digest('hex') });
+const headerLine = (sha256: string): string => JSON.stringify({ format: SNAPSHOT_FORMAT, sha256 });
 
 /** The snapshot file's text, for states small enough to be one string (tests); files are written by `writeSnapshotFile`. */
 export function encodeSnapshot(state: CatalogState, logId: string): string {
   const body = [...bodyLines(state, logId)].map((line) => `${line}\n`).join('');
-  return `${headerLine(createHash('sha256').update(body, 'utf8'))}\n${body}`;
+  return `${headerLine(createHash('sha256').update(body, 'utf8').digest('hex'))}\n${body}`;
 }
 
 const invalid: SnapshotLoad = { ok: false, reason: 'the snapshot is not valid JSON' };
@@ -285,7 +285,7 @@ export async function writeSnapshotFile<T = undefined>(
     }
     await flush();
     sha256 = hash.digest('hex');
-    await handle.write(`${JSON.stringify({ format: SNAPSHOT_FORMAT, sha256 })}\n`, 0);
+    await handle.write(`${headerLine(sha256)}\n`, 0);
   } finally {
     await handle.close();
   }

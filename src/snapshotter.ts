@@ -132,8 +132,14 @@ export function createSnapshotter(
     // Its rules go in the order of the snapshot's rule records, which a start restores them from (restoreEngine).
     const written = await writeSnapshotFile(file, readModel.state, logId, () => engineImage(readModel.engine, readModel.state.rules.keys()));
     await rm(imageFile, { force: true });
-    if (written.taken !== undefined) {
-      await writeEngineImageFile(imageFile, written.taken, { logId, position: written.position, snapshotSha256: written.sha256 });
+    try {
+      if (written.taken !== undefined) {
+        await writeEngineImageFile(imageFile, written.taken, { logId, position: written.position, snapshotSha256: written.sha256 });
+      }
+    } catch (error) {
+      // The snapshot stands without it (a start then compiles the rules): after an erasure it must not be removed for this.
+      await rm(`${imageFile}.tmp`, { force: true }).catch(() => undefined);
+      logger.warn('engine image not written; the next start compiles the rules', { error: error instanceof Error ? error.message : String(error) });
     }
     saved = position;
     logger.info('snapshot written', { reason, position: position.toString(), ms: Date.now() - started });
@@ -142,6 +148,7 @@ export function createSnapshotter(
   /** Removes the snapshot (and a temp file a failed write may have left). */
   async function remove(): Promise<void> {
     await rm(`${file}.tmp`, { force: true }).catch(() => undefined);
+    await rm(`${imageFile}.tmp`, { force: true }).catch(() => undefined);
     await rm(file, { force: true });
     await rm(imageFile, { force: true });
     saved = undefined;

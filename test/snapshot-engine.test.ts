@@ -7,7 +7,7 @@
  * and the start compiles the rules instead, answering the same. The image
  * holds no secret.
  */
-import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { IMAGE_SECTIONS } from '../src/engine';
@@ -22,8 +22,9 @@ type Client = ReturnType<typeof client>;
 async function start(env: Record<string, string>) {
   const lines: string[] = [];
   const node = await startTestNode(env, createLogger((line) => lines.push(line)));
-  const logged = lines.map((l) => JSON.parse(l) as { level: string; msg: string; reason?: string; rules?: number });
-  return { node, logged, admin: client(node.url, node.adminKey) };
+  const logs = () => lines.map((l) => JSON.parse(l) as { level: string; msg: string; reason?: string; rules?: number });
+  // What it logged by ready; logs() for what it logged since.
+  return { node, logged: logs(), logs, admin: client(node.url, node.adminKey) };
 }
 
 const RULES = 12;
@@ -144,4 +145,27 @@ t.test('a damaged image is refused with its reason, and the start compiles the r
     await node.node.stop();
     writeFileSync(snapshotFile, snapshot);
   }
+});
+
+t.test('an image that cannot be written leaves the snapshot standing; the next start compiles the rules', async (t) => {
+  const dir = tempDir();
+  t.teardown(() => removeDir(dir));
+  const env = testEnv(dir);
+  const first = await start(env);
+  const key = await populate(first.admin);
+  const live = await answers(first.node.url, key);
+  // A directory where the image's temp file goes: opening it for writing fails.
+  mkdirSync(path.join(dir, `${ENGINE_IMAGE_FILE}.tmp`));
+  await first.node.stop();
+  t.ok(existsSync(path.join(dir, SNAPSHOT_FILE)), 'the snapshot is written');
+  t.notOk(existsSync(path.join(dir, ENGINE_IMAGE_FILE)), 'the image is not');
+  t.ok(first.logs().some((l) => l.level === 'warn' && l.msg === 'engine image not written; the next start compiles the rules'), 'it says so');
+  t.notOk(first.logs().some((l) => l.msg === 'snapshot failed'), 'the snapshot did not fail');
+  rmSync(path.join(dir, `${ENGINE_IMAGE_FILE}.tmp`), { recursive: true });
+
+  const second = await start(env);
+  t.teardown(() => second.node.stop());
+  t.notOk(second.logged.some((l) => l.msg === 'engine image restored'), 'no image to restore');
+  t.same(second.logged.filter((l) => l.level === 'warn'), [], 'a missing image is no warning');
+  t.same(await answers(second.node.url, key), live, 'the compiled rules answer the same');
 });
