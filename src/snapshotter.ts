@@ -16,7 +16,7 @@ import { readSnapshotFile, SNAPSHOT_FILE, writeSnapshotFile, type Snapshot } fro
 import { isErased, type EventStore } from './store/port';
 
 export interface Snapshotter {
-  /** Writes a snapshot now if the model moved since the last one. */
+  /** Writes a snapshot now if the model moved since the last one; with the engine's image when `reason` is SHUTDOWN. */
   save(reason: string): Promise<void>;
   /**
    * After an erasure (the read model has applied it): rewrites the snapshot
@@ -32,6 +32,9 @@ export async function logIdentity(store: EventStore): Promise<string | undefined
   const [first] = await store.readAll({ limit: 1 });
   return first?.id;
 }
+
+/** The reason a stopping service gives `save`: the one snapshot written with the engine's image. */
+export const SHUTDOWN = 'shutdown';
 
 /** Secret streams read at once while a snapshot is checked against the log. */
 const CHECK_BATCH = 32;
@@ -120,6 +123,8 @@ export function createSnapshotter(
   const file = path.join(dataDir, SNAPSHOT_FILE);
   const imageFile = path.join(dataDir, ENGINE_IMAGE_FILE);
   let saved: bigint | undefined;
+  /** Whether the snapshot at `saved` has its engine image: a shutdown at the same position still writes one if not. */
+  let savedImage = false;
   let writing: Promise<void> = Promise.resolve();
   const enabled = intervalMs > 0;
 
@@ -130,11 +135,16 @@ export function createSnapshotter(
     const started = Date.now();
     // The engine's image is taken with the state's members, in one synchronous step: it matches the snapshot exactly.
     // Its rules go in the order of the snapshot's rule records, which a start restores them from (restoreEngine).
-    const written = await writeSnapshotFile(file, readModel.state, logId, () => engineImage(readModel.engine, readModel.state.rules.keys()));
+    // Only at shutdown: taking it blocks the process (bench: million, 1M: ~4 s under load), which a serving one must not.
+    const image = reason === SHUTDOWN ? () => engineImage(readModel.engine, readModel.state.rules.keys()) : undefined;
+    const written = await writeSnapshotFile(file, readModel.state, logId, image);
+    // An older image belongs to the older snapshot: removed, so a start does not warn about it.
     await rm(imageFile, { force: true });
+    let imaged = false;
     try {
       if (written.taken !== undefined) {
         await writeEngineImageFile(imageFile, written.taken, { logId, position: written.position, snapshotSha256: written.sha256 });
+        imaged = true;
       }
     } catch (error) {
       // The snapshot stands without it (a start then compiles the rules): after an erasure it must not be removed for this.
@@ -142,6 +152,7 @@ export function createSnapshotter(
       logger.warn('engine image not written; the next start compiles the rules', { error: error instanceof Error ? error.message : String(error) });
     }
     saved = position;
+    savedImage = imaged;
     logger.info('snapshot written', { reason, position: position.toString(), ms: Date.now() - started });
   }
 
@@ -168,7 +179,8 @@ export function createSnapshotter(
   function save(reason: string): Promise<void> {
     return queue(reason, async () => {
       const position = readModel.position;
-      if (!enabled || position === undefined || position === saved || !readModel.caughtUp) return;
+      if (!enabled || position === undefined || !readModel.caughtUp) return;
+      if (position === saved && (reason !== SHUTDOWN || savedImage)) return;
       await write(reason);
     });
   }

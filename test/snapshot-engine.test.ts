@@ -169,3 +169,23 @@ t.test('an image that cannot be written leaves the snapshot standing; the next s
   t.same(second.logged.filter((l) => l.level === 'warn'), [], 'a missing image is no warning');
   t.same(await answers(second.node.url, key), live, 'the compiled rules answer the same');
 });
+
+t.test('a periodic snapshot is written without an image and removes the older one; the shutdown snapshot has one', async (t) => {
+  const { env, key, file } = await populatedThenStopped(t);
+  t.ok(existsSync(file), 'the shutdown snapshot wrote an image');
+  const node = await start({ ...env, RULEVAULT_SNAPSHOT_INTERVAL_MS: '50' });
+  await node.admin.post('/api/rule-engine/rules', {
+    name: 'moved', condition_groups: [{ conditions: [{ field: 'moved', operator: 'equals', value: 'yes', data_type: 'string' }] }],
+  });
+  const deadline = Date.now() + 10_000;
+  while (!node.logs().some((l) => l.msg === 'snapshot written') && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  t.ok(node.logs().some((l) => l.msg === 'snapshot written'), 'a periodic snapshot was written');
+  t.notOk(existsSync(file), 'without an image, and the older image is gone');
+  const live = await answers(node.node.url, key);
+  await node.node.stop();
+  t.ok(existsSync(file), 'the shutdown snapshot has its image again');
+  const again = await start(env);
+  t.teardown(() => again.node.stop());
+  t.ok(again.logged.some((l) => l.msg === 'engine image restored'), 'and a start restores it');
+  t.same(await answers(again.node.url, key), live);
+});

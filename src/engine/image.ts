@@ -46,6 +46,9 @@ const unnum = (x: Num): number => (typeof x === 'number' ? x : Number(x));
 const json = (value: unknown): Uint8Array => Buffer.from(JSON.stringify(value), 'utf8');
 const bytesOf = (array: Int32Array | Float64Array): Uint8Array => new Uint8Array(array.buffer, array.byteOffset, array.byteLength).slice();
 
+/** A predicate row's empty texts or nums. */
+const NONE: never[] = [];
+
 /** [key, kind, field, text, num, num2, texts, nums, refs] */
 type PredicateRow = [string, Kind, string, string, Num, Num, string[], Num[], number];
 
@@ -102,18 +105,25 @@ const slotRow = (s: FieldSlot): SlotRow => ({
  */
 export function engineImage(engine: Engine, ids: Iterable<string>): ImageSection[] {
   const state = stateOf(engine);
-  const predicateIndex = new Map<string, number>();
+  // By object first (an identity hash), by key for the rare equal copy a rule holds (build.ts shares by key): bench: million, 1M.
+  const byObject = new Map<Predicate, number>();
+  const byKey = new Map<string, number>();
   const predicates: PredicateRow[] = [];
   for (const [key, { predicate: p, refs }] of state.predicates) {
-    predicateIndex.set(key, predicates.length);
-    predicates.push([key, p.kind, p.field, p.text, num(p.num), num(p.num2), [...p.texts], [...p.nums].map(num), refs]);
+    byObject.set(p, predicates.length);
+    byKey.set(key, predicates.length);
+    const texts = p.texts.size === 0 ? NONE : [...p.texts];
+    const nums = p.nums.size === 0 ? NONE : [...p.nums].map(num);
+    predicates.push([key, p.kind, p.field, p.text, num(p.num), num(p.num2), texts, nums, refs]);
   }
   // Each rule: index, record, recordWords, group count, each group (offset, words, target, driver count, drivers), use count, uses.
-  const order = [...ids];
+  // Each id's entry looked up once, undefined for one the engine does not hold.
+  const entries: Array<RuleEntry | undefined> = [];
   let words = 0;
   let held = 0;
-  for (const id of order) {
+  for (const id of ids) {
     const entry = state.rules.get(id);
+    entries.push(entry);
     if (entry === undefined) {
       words += 1;
       continue;
@@ -125,9 +135,8 @@ export function engineImage(engine: Engine, ids: Iterable<string>): ImageSection
   if (held !== state.rules.size) throw new Error(`the order names ${held} of the engine's ${state.rules.size} rules`);
   const rules = new Int32Array(words);
   let w = 0;
-  const ref = (p: Predicate): number => predicateIndex.get(p.key)!;
-  for (const id of order) {
-    const entry = state.rules.get(id);
+  const ref = (p: Predicate): number => byObject.get(p) ?? byKey.get(p.key)!;
+  for (const entry of entries) {
     if (entry === undefined) {
       rules[w++] = ABSENT;
       continue;
