@@ -34,7 +34,7 @@ import { createImportCommands } from './service/import';
 import { createQueries } from './service/queries';
 import { createVaultCommands } from './service/vault-commands';
 import { createVaultHealth } from './service/vault-health';
-import { createSnapshotter, loadStartState } from './snapshotter';
+import { createSnapshotter, loadStartState, SHUTDOWN } from './snapshotter';
 import { openStore } from './store/open-store';
 import type { EventStore, RecordedEvent, Subscription } from './store/port';
 import { loadMasterKey } from './vault/master-key';
@@ -276,7 +276,7 @@ export async function openWriter(config: Config, options: NodeOptions = {}): Pro
       services.secretReads.close();
       snapshots.stop();
       // After a failed sync the read models may hold writes that are not on disk: no snapshot of them.
-      if (fatal === undefined) await snapshots.save('shutdown');
+      if (fatal === undefined) await snapshots.save(SHUTDOWN);
       await subscription?.close();
       await checkpoints.stop();
       await store.close();

@@ -29,22 +29,35 @@ export interface ReadModel {
   onApplied(listener: (event: RecordedEvent) => void): () => void;
 }
 
+/** Engines restored with a snapshot's state (snapshotter.ts), taken by the read model made from that state. */
+const handedOver = new WeakMap<CatalogState, Engine>();
+
+/**
+ * Hands `createReadModel(state)` an engine that already holds exactly
+ * `state.rules` (a snapshot's engine image), so it compiles none of them.
+ */
+export function handOverEngine(state: CatalogState, engine: Engine): void {
+  handedOver.set(state, engine);
+}
+
 interface Waiter {
   readonly position: bigint;
   readonly resolve: () => void;
 }
 
-/** A read model from scratch, or from a snapshot's state (its rules are compiled here). */
+/** A read model from scratch, or from a snapshot's state (its rules are compiled here, unless its engine was handed over). */
 export function createReadModel(initial: CatalogState = initialState()): ReadModel {
   const state = initial;
-  const compiled = createEngine();
+  const restored = handedOver.get(initial);
+  handedOver.delete(initial);
+  const compiled = restored ?? createEngine();
   let waiters: Waiter[] = [];
   let listeners: ((event: RecordedEvent) => void)[] = [];
   let caughtUp = false;
   // Until caught up, rule changes are only noted and each rule is compiled
   // once, on first use of the engine: a replay of 1M events where rules
   // change many times compiles each final rule once (bench: replay).
-  const pending = new Set<string>(state.rules.keys());
+  const pending = new Set<string>(restored === undefined ? state.rules.keys() : []);
 
   function applied(position: bigint): boolean {
     return state.position !== undefined && state.position >= position;

@@ -7,7 +7,7 @@
  * A snapshot that is corrupt, of another format or from another log is
  * ignored with a warning: the caller replays the whole log instead.
  */
-import { createHash, type Hash } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { open, rename, type FileHandle } from 'node:fs/promises';
 import { restoreState, snapshotMembers, type CatalogState, type SnapshotMembers } from '../projections';
 
@@ -40,6 +40,8 @@ export interface Snapshot {
   readonly logId: string;
   readonly position: bigint;
   readonly state: CatalogState;
+  /** The header's checksum of the body: what the engine image saved beside it names (engine-image-file.ts). */
+  readonly sha256: string;
 }
 
 export type SnapshotLoad = { readonly ok: true; readonly snapshot: Snapshot } | { readonly ok: false; readonly reason: string };
@@ -59,12 +61,12 @@ function* bodyLines(state: CatalogState, logId: string): Generator<string> {
   }
 }
 
-const headerLine = (hash: Hash): string => JSON.stringify({ format: SNAPSHOT_FORMAT, sha256: hash.digest('hex') });
+const headerLine = (sha256: string): string => JSON.stringify({ format: SNAPSHOT_FORMAT, sha256 });
 
 /** The snapshot file's text, for states small enough to be one string (tests); files are written by `writeSnapshotFile`. */
 export function encodeSnapshot(state: CatalogState, logId: string): string {
   const body = [...bodyLines(state, logId)].map((line) => `${line}\n`).join('');
-  return `${headerLine(createHash('sha256').update(body, 'utf8'))}\n${body}`;
+  return `${headerLine(createHash('sha256').update(body, 'utf8').digest('hex'))}\n${body}`;
 }
 
 const invalid: SnapshotLoad = { ok: false, reason: 'the snapshot is not valid JSON' };
@@ -75,7 +77,7 @@ const formatMismatch = (format: unknown): SnapshotLoad => ({
 });
 
 /** The header line's checksum, or why the file is not a snapshot this version reads. */
-function readHeader(text: string): { readonly sha256: unknown } | SnapshotLoad {
+function readHeader(text: string): { readonly sha256: string } | SnapshotLoad {
   let header: { format?: unknown; sha256?: unknown; body?: unknown } | null;
   try {
     header = JSON.parse(text);
@@ -85,7 +87,8 @@ function readHeader(text: string): { readonly sha256: unknown } | SnapshotLoad {
   if (header === null || typeof header !== 'object') return invalid;
   // Format 1 was one JSON object with the body inside as a string.
   const format = typeof header.body === 'string' ? 1 : header.format;
-  return format === SNAPSHOT_FORMAT ? { sha256: header.sha256 } : formatMismatch(format);
+  if (format !== SNAPSHOT_FORMAT) return formatMismatch(format);
+  return typeof header.sha256 === 'string' ? { sha256: header.sha256 } : invalid;
 }
 
 /**
@@ -141,13 +144,13 @@ function feedLines(reader: BodyReader, bytes: Buffer, from = 0): number {
 }
 
 /** The snapshot from a checked body's envelope and members. */
-function restored(body: { envelope: Envelope; members: SnapshotMembers } | null): SnapshotLoad {
+function restored(body: { envelope: Envelope; members: SnapshotMembers } | null, sha256: string): SnapshotLoad {
   if (body === null) return invalid;
   const { envelope, members } = body;
   if (envelope.format !== SNAPSHOT_FORMAT) return formatMismatch(envelope.format);
   try {
     const position = BigInt(envelope.position);
-    return { ok: true, snapshot: { logId: envelope.log_id, position, state: restoreState(position, members) } };
+    return { ok: true, snapshot: { logId: envelope.log_id, position, state: restoreState(position, members), sha256 } };
   } catch (error) {
     return { ok: false, reason: `the snapshot could not be restored: ${error instanceof Error ? error.message : String(error)}` };
   }
@@ -163,7 +166,7 @@ export function decodeSnapshot(file: Buffer | string): SnapshotLoad {
   // The bytes are hashed as read: no decoding of the whole file into one string.
   if (header.sha256 !== createHash('sha256').update(body).digest('hex')) return corrupt;
   const reader = createBodyReader();
-  return feedLines(reader, body) === body.length ? restored(reader.finish()) : invalid;
+  return feedLines(reader, body) === body.length ? restored(reader.finish(), header.sha256) : invalid;
 }
 
 /** Bytes read from a snapshot file at a time. */
@@ -187,7 +190,7 @@ export async function readSnapshotFile(path: string, chunkBytes = READ_CHUNK): P
   try {
     const hash = createHash('sha256');
     const reader = createBodyReader();
-    let header: { readonly sha256: unknown } | undefined;
+    let header: { readonly sha256: string } | undefined;
     // One buffer for the whole read, its unfinished last line moved to the front before the next read:
     // a buffer per chunk made ~100 MB of external garbage per 1M-rule start, and V8 answers that with full GCs.
     let buffer = Buffer.allocUnsafe(chunkBytes);
@@ -228,7 +231,7 @@ export async function readSnapshotFile(path: string, chunkBytes = READ_CHUNK): P
       return read.sha256 !== hash.digest('hex') ? corrupt : invalid;
     }
     if (header.sha256 !== hash.digest('hex')) return corrupt;
-    return filled > 0 ? invalid : restored(reader.finish());
+    return filled > 0 ? invalid : restored(reader.finish(), header.sha256);
   } catch {
     return { ok: false, reason: 'the snapshot could not be read' };
   } finally {
@@ -242,13 +245,25 @@ const CHUNK = 1 << 22;
 /**
  * Writes atomically (temp file, then rename), owner-only, streaming the
  * lines: the header's fixed-width checksum is written last, over a
- * placeholder of the same length.
+ * placeholder of the same length. Returns that checksum, the position
+ * written, and what `atStart` took: it runs in the same synchronous step as
+ * the state's members are taken, so it sees the very state written (the
+ * engine image of snapshotter.ts), however many events apply while the lines
+ * are written.
  */
-export async function writeSnapshotFile(path: string, state: CatalogState, logId: string): Promise<void> {
+export async function writeSnapshotFile<T = undefined>(
+  path: string,
+  state: CatalogState,
+  logId: string,
+  atStart?: () => T,
+): Promise<{ readonly sha256: string; readonly position: bigint; readonly taken: T | undefined }> {
+  let position: bigint | undefined;
+  let taken: T | undefined;
   const temp = `${path}.tmp`;
   const hash = createHash('sha256');
   const placeholder = `${JSON.stringify({ format: SNAPSHOT_FORMAT, sha256: '0'.repeat(64) })}\n`;
   const handle = await open(temp, 'w', 0o600);
+  let sha256 = '';
   try {
     await handle.write(placeholder);
     let chunk = '';
@@ -257,15 +272,25 @@ export async function writeSnapshotFile(path: string, state: CatalogState, logId
       await handle.write(chunk);
       chunk = '';
     };
+    let first = true;
     for (const line of bodyLines(state, logId)) {
+      if (first) {
+        // The envelope and the members are taken in this one step (the generator's first lines), as is what atStart takes.
+        position = state.position;
+        taken = atStart?.();
+        first = false;
+      }
       chunk += `${line}\n`;
       if (chunk.length >= CHUNK) await flush();
     }
     await flush();
-    await handle.write(`${headerLine(hash)}\n`, 0);
+    sha256 = hash.digest('hex');
+    await handle.write(`${headerLine(sha256)}\n`, 0);
   } finally {
     await handle.close();
   }
   await rename(temp, path);
+  if (position === undefined) throw new Error('nothing to snapshot: no event applied');
+  return { sha256, position, taken };
 }
 

@@ -32,6 +32,14 @@ export interface Arena {
   readonly used: number;
   /** Every free block as [offset, words] (inspect.ts checks them; not for the hot path). */
   freeBlocks(): Array<[number, number]>;
+  /** What restores this arena (image.ts): the words in use (a view, not a copy) and the free lists. */
+  image(): ArenaImage;
+}
+
+/** An arena as image.ts stores it: its words up to the top, and each size class's free list. */
+export interface ArenaImage {
+  readonly words: Int32Array;
+  readonly free: ReadonlyArray<readonly number[] | null>;
 }
 
 /** Words before the first block: offset 0 is never handed out. */
@@ -46,12 +54,24 @@ export function blockWords(words: number): number {
   return size;
 }
 
-export function createArena(initialWords = 1 << 12): Arena {
-  let i32 = new Int32Array(Math.max(initialWords, MIN_BLOCK * 2));
+/**
+ * A new arena, or one restored from an image: its words taken where they
+ * are when they start their buffer (a 1M-rule arena is ~140 MB: a copy
+ * would briefly hold it twice), copied otherwise.
+ */
+export function createArena(initialWords = 1 << 12, from?: ArenaImage): Arena {
+  let i32: Int32Array;
+  const words = from?.words;
+  if (words !== undefined && words.byteOffset === 0 && words.buffer.byteLength % 8 === 0 && words.length >= MIN_BLOCK * 2) {
+    i32 = words;
+  } else {
+    i32 = new Int32Array(Math.max(initialWords, MIN_BLOCK * 2, words?.length ?? 0));
+    if (words !== undefined) i32.set(words);
+  }
   let f64 = new Float64Array(i32.buffer);
-  let top = FIRST_BLOCK;
+  let top = from?.words.length ?? FIRST_BLOCK;
   // Free blocks by size class (log2 of the size).
-  const free: number[][] = [];
+  const free: number[][] = from === undefined ? [] : from.free.map((list) => (list === null ? [] : [...list]));
 
   /** Moves the words to a new buffer of at least `needed` (exactly that, rounded to a block, when `exact`). */
   function grow(needed: number, exact = false): void {
@@ -78,6 +98,7 @@ export function createArena(initialWords = 1 << 12): Arena {
     freeBlocks() {
       return free.flatMap((list, log) => (list ?? []).map((offset): [number, number] => [offset, 2 ** log]));
     },
+    image: () => ({ words: i32.subarray(0, top), free: free.map((list) => list ?? null) }),
     reserve(words) {
       if (words <= i32.length) return false;
       grow(words, true);

@@ -27,6 +27,8 @@ export interface Drivers {
   detach(pred: Predicate, target: number): void;
   /** The lists `pred` feeds, NONE for each one missing (inspect.ts). */
   lists(pred: Predicate): number[];
+  /** The threshold, affix and residual lists by predicate key (image.ts). */
+  readonly keyed: ReadonlyMap<string, number>;
 }
 
 /** Kinds driven from the residual list: tested one by one, their condition carried in the posting block. */
@@ -46,9 +48,9 @@ function thresholdsOf(slot: FieldSlot, kind: Kind): Thresholds {
   return slot.between;
 }
 
-export function createDrivers(arena: Arena, postings: Postings, operands: Operands): Drivers {
+/** `keyed`: an image's lists by predicate key, whose slots and postings were restored with it. */
+export function createDrivers(arena: Arena, postings: Postings, operands: Operands, keyed = new Map<string, number>()): Drivers {
   // Threshold, affix and residual drivers by predicate key: one list per distinct predicate.
-  const keyed = new Map<string, number>();
 
   /** The lists `pred` feeds (one per item of an `in`), created and filed when `create`; NONE for a missing one otherwise. */
   function handles(pred: Predicate, create: boolean): number[] {
@@ -139,5 +141,6 @@ export function createDrivers(arena: Arena, postings: Postings, operands: Operan
       }
     },
     lists: (pred) => handles(pred, false),
+    keyed,
   };
 }

@@ -15,7 +15,7 @@
  */
 import { createBuilder } from './build';
 import { createEvaluator } from './match';
-import { createState, registerState } from './state';
+import { createState, registerState, type EngineState } from './state';
 import type { Engine } from './types';
 
 export interface EngineOptions {
@@ -39,7 +39,11 @@ const DEFAULT_EPOCH_LIMIT = 2 ** 30;
 
 /** A new, empty engine. */
 export function createEngine(options: EngineOptions = {}): Engine {
-  const state = createState();
+  return engineOver(createState(), options);
+}
+
+/** The engine over `state`: a new one's, or one restored from an image (image.ts). */
+export function engineOver(state: EngineState, options: EngineOptions = {}): Engine {
   const { upsert, upsertMany, remove } = createBuilder(state, options.drivers === 'all-equalities');
   const evaluate = createEvaluator(state, options.epochLimit ?? DEFAULT_EPOCH_LIMIT);
   const engine: Engine = {

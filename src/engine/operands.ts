@@ -22,6 +22,25 @@ export interface Operands {
   release(pred: Predicate): void;
   /** The presence mask of the fields `preds` read (acquired). */
   fieldsOf(preds: readonly Predicate[]): number;
+  /** What restores these operands (image.ts). */
+  image(): OperandsImage;
+}
+
+/** A pool as image.ts stores it: its items by index and each key's [key, index, refs]. */
+export interface PoolImage<T> {
+  readonly items: readonly T[];
+  readonly entries: ReadonlyArray<readonly [string, number, number]>;
+  readonly free: readonly number[];
+}
+
+/** Operands as image.ts stores them; the regexes' items are rebuilt from their predicates (a compiled regex is no bytes). */
+export interface OperandsImage {
+  readonly slots: readonly FieldSlot[];
+  readonly freeSlots: readonly number[];
+  readonly slotCount: number;
+  readonly viewLength: number;
+  readonly strings: PoolImage<string>;
+  readonly regexes: PoolImage<RegexEntry>;
 }
 
 /** Interned values with reference counts; an index is reused once its value is released. */
@@ -30,14 +49,17 @@ interface Pool<T> {
   acquire(key: string, make: () => T): void;
   release(key: string): void;
   indexOf(key: string): number;
+  image(): PoolImage<T>;
 }
 
-function createPool<T>(): Pool<T> {
-  const items: T[] = [];
+function createPool<T>(from?: PoolImage<T>): Pool<T> {
+  const items: T[] = from === undefined ? [] : [...from.items];
   const entries = new Map<string, { index: number; refs: number }>();
-  const free: number[] = [];
+  for (const [key, index, refs] of from?.entries ?? []) entries.set(key, { index, refs });
+  const free: number[] = from === undefined ? [] : [...from.free];
   return {
     items,
+    image: () => ({ items, entries: [...entries].map(([key, e]) => [key, e.index, e.refs] as const), free }),
     acquire(key, make) {
       const entry = entries.get(key);
       if (entry !== undefined) {
@@ -70,18 +92,21 @@ function isPooledText(kind: Kind): boolean {
   }
 }
 
-export function createOperands(): Operands {
+/** New operands, or those of an image (its slots taken as they are). */
+export function createOperands(from?: OperandsImage): Operands {
   const slots = new Map<string, FieldSlot>();
-  const freeSlots: number[] = [];
-  let slotCount = 0;
-  const strings = createPool<string>();
-  const regexes = createPool<RegexEntry>();
+  for (const slot of from?.slots ?? []) slots.set(slot.name, slot);
+  const freeSlots: number[] = from === undefined ? [] : [...from.freeSlots];
+  let slotCount = from?.slotCount ?? 0;
+  const strings = createPool<string>(from?.strings);
+  const regexes = createPool<RegexEntry>(from?.regexes);
+  const length = from?.viewLength ?? 32;
   const view: RequestView = {
     epoch: 0,
-    slotEpoch: new Int32Array(32),
-    slotValue: new Int32Array(32),
-    slotNum: new Float64Array(32),
-    slotBool: new Int8Array(32),
+    slotEpoch: new Int32Array(length),
+    slotValue: new Int32Array(length),
+    slotNum: new Float64Array(length),
+    slotBool: new Int8Array(length),
     slotText: [],
     strings: strings.items,
     regexes: regexes.items,
@@ -163,5 +188,8 @@ export function createOperands(): Operands {
     acquire,
     release,
     fieldsOf,
+    image: () => ({
+      slots: [...slots.values()], freeSlots, slotCount, viewLength: view.slotEpoch.length, strings: strings.image(), regexes: regexes.image(),
+    }),
   };
 }

@@ -27,15 +27,24 @@ export interface Postings {
   remove(handle: number, group: number): number;
   /** Frees an empty list and its handle. */
   destroy(handle: number): void;
+  /** What restores these lists (image.ts): the handle table in use (a view) and the free handles. */
+  image(): PostingsImage;
+}
+
+export interface PostingsImage {
+  readonly at: Int32Array;
+  readonly freeHandles: readonly number[];
 }
 
 const FIRST_CAPACITY = 2;
 
-export function createPostings(arena: Arena): Postings {
-  let at = new Int32Array(256);
+/** The posting lists of `arena`: none yet, or those of an image (whose blocks the arena restored). */
+export function createPostings(arena: Arena, from?: PostingsImage): Postings {
+  let at = new Int32Array(Math.max(256, from?.at.length ?? 0));
+  if (from !== undefined) at.set(from.at);
   // Handle 0 is "none"; freed handles are reused.
-  let nextHandle = Layout.NONE + 1;
-  const freeHandles: number[] = [];
+  let nextHandle = from?.at.length ?? Layout.NONE + 1;
+  const freeHandles: number[] = from === undefined ? [] : [...from.freeHandles];
 
   const words = (condWords: number, capacity: number): number => Layout.P_HEAD + condWords + Layout.ENTRY_WORDS * capacity;
   /** Entries that fit in the block holding `capacity` entries (blocks come in power-of-two sizes). */
@@ -118,5 +127,6 @@ export function createPostings(arena: Arena): Postings {
     add,
     remove,
     destroy,
+    image: () => ({ at: at.subarray(0, nextHandle), freeHandles }),
   };
 }

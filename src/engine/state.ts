@@ -5,10 +5,10 @@
  * here beside the arena is each rule's entry, so a rule can be removed
  * without searching the arena.
  */
-import { createArena, type Arena } from './arena';
+import { createArena, type Arena, type ArenaImage } from './arena';
 import { createDrivers, type Drivers } from './drivers';
-import { createOperands, type Operands } from './operands';
-import { createPostings, type Postings } from './postings';
+import { createOperands, type Operands, type OperandsImage } from './operands';
+import { createPostings, type Postings, type PostingsImage } from './postings';
 import type { Predicate } from './predicates';
 import type { Engine } from './types';
 
@@ -61,11 +61,29 @@ export interface SharedPredicate {
   refs: number;
 }
 
-export function createState(): EngineState {
-  const arena = createArena();
-  const postings = createPostings(arena);
-  const operands = createOperands();
-  const drivers = createDrivers(arena, postings, operands);
+/** A state restored from an engine image (image.ts): its parts decoded, each taken as it is. */
+export interface StateParts {
+  readonly arena: ArenaImage;
+  readonly postings: PostingsImage;
+  readonly operands: OperandsImage;
+  readonly keyed: Map<string, number>;
+  readonly rules: Map<string, RuleEntry>;
+  readonly ruleIds: string[];
+  readonly ruleKeys: number[];
+  readonly freeRuleIndexes: number[];
+  readonly predicates: Map<string, SharedPredicate>;
+}
+
+/** An empty state, or one made of an image's parts. */
+export function createState(from?: StateParts): EngineState {
+  const arena = createArena(undefined, from?.arena);
+  const postings = createPostings(arena, from?.postings);
+  const operands = createOperands(from?.operands);
+  const drivers = createDrivers(arena, postings, operands, from?.keyed);
+  if (from !== undefined) {
+    const { rules, ruleIds, ruleKeys, freeRuleIndexes, predicates } = from;
+    return { arena, postings, operands, drivers, rules, ruleIds, ruleKeys, freeRuleIndexes, predicates };
+  }
   return { arena, postings, operands, drivers, rules: new Map(), ruleIds: [], ruleKeys: [], freeRuleIndexes: [], predicates: new Map() };
 }
 

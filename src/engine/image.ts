@@ -1,0 +1,344 @@
+/**
+ * The compiled engine as bytes and back, so a start from a snapshot compiles
+ * nothing (bench: million; a --cpu-prof of a 200k start put about half of
+ * its CPU in compiling rules). An image is a few named sections: the
+ * arena's words and the posting handle table as they are, each rule's entry
+ * as int32s, the sort keys as float64s, and JSON for the rest (rule ids, the
+ * shared predicates, the field slots and pools). A predicate's compiled
+ * regex is no bytes: it is compiled again from its pattern (patterns are
+ * few and cached, predicates.ts).
+ *
+ * Taking an image copies what may change (the arena's words, the handle
+ * table), so the caller can write it out across awaits while events apply.
+ * A restored engine answers and changes exactly as the one imaged
+ * (test/engine/image.test.ts). Restoring trusts the bytes' structure only
+ * as far as it checks it: the snapshot's checksums guard their integrity.
+ */
+import { createAffixIndex, type AffixIndex } from './affix-index';
+import { engineOver, type EngineOptions } from './engine';
+import { createFieldSlot, type FieldSlot } from './field-index';
+import { Layout } from './layout';
+import type { RegexEntry } from './code';
+import { compileRegex, Kind, type Predicate } from './predicates';
+import { NO_FILTER } from './regex-prefilter';
+import { createResiduals, type Residuals } from './residuals';
+import { createState, stateOf, type GroupEntry, type RuleEntry, type SharedPredicate } from './state';
+import { createThresholds, type Thresholds } from './thresholds';
+import type { Engine } from './types';
+
+/** One named part of an image. */
+export interface ImageSection {
+  readonly name: string;
+  readonly bytes: Uint8Array;
+}
+
+/** Section names, in the order they are written. */
+export const IMAGE_SECTIONS = ['engine.meta', 'engine.predicates', 'engine.keys', 'engine.rules', 'engine.arena', 'engine.postings'] as const;
+
+/** In the rules section: the id at this place in the order has no entry (inactive or removed). */
+const ABSENT = -2;
+
+/** A number JSON keeps exactly: NaN, ±Infinity and -0 as strings. */
+type Num = number | string;
+const num = (x: number): Num => (Number.isFinite(x) && !Object.is(x, -0) ? x : Object.is(x, -0) ? '-0' : String(x));
+const unnum = (x: Num): number => (typeof x === 'number' ? x : Number(x));
+
+const json = (value: unknown): Uint8Array => Buffer.from(JSON.stringify(value), 'utf8');
+const bytesOf = (array: Int32Array | Float64Array): Uint8Array => new Uint8Array(array.buffer, array.byteOffset, array.byteLength).slice();
+
+/** A predicate row's empty texts or nums. */
+const NONE: never[] = [];
+
+/** [key, kind, field, text, num, num2, texts, nums, refs] */
+type PredicateRow = [string, Kind, string, string, Num, Num, string[], Num[], number];
+
+interface ThresholdsRow { size: number; bound: Num[]; high: Num[]; inclusive: number[]; handle: number[] }
+interface AffixRow { byOperand: Array<[string, number]>; lengths: number[]; filters: number[]; bitCounts: number[][] }
+interface ResidualsRow { size: number; needLo: number[]; needHi: number[]; handle: number[] }
+interface SlotRow {
+  name: string; index: number; refs: number; textReads: number; numReads: number; boolReads: number;
+  /** [value, count, 1 when the value is a number] */
+  named: Array<[Num, number, number]>;
+  valueIds: Array<[string, number]>; valueRefs: number[]; freeValueIds: number[]; textPostings: number[];
+  numPostings: Array<[Num, number]>; boolPostings: [number, number];
+  above: ThresholdsRow; below: ThresholdsRow; between: ThresholdsRow; prefixes: AffixRow; suffixes: AffixRow; scan: ResidualsRow;
+}
+interface Meta {
+  arenaFree: Array<number[] | null>;
+  freeHandles: number[];
+  freeRuleIndexes: number[];
+  /** Rule numbers issued (in use or free). */
+  ruleNumbers: number;
+  slots: SlotRow[]; freeSlots: number[]; slotCount: number; viewLength: number;
+  strings: { items: string[]; entries: Array<[string, number, number]>; free: number[] };
+  regexes: { length: number; entries: Array<[string, number, number]>; free: number[] };
+  keyed: Array<[string, number]>;
+}
+
+const thresholdsRow = (t: Thresholds): ThresholdsRow => ({
+  size: t.size, bound: [...t.bound.subarray(0, t.size)].map(num), high: [...t.high.subarray(0, t.size)].map(num),
+  inclusive: [...t.inclusive.subarray(0, t.size)], handle: [...t.handle.subarray(0, t.size)],
+});
+const affixRow = (a: AffixIndex<number>): AffixRow => ({
+  byOperand: [...a.byOperand], lengths: a.lengths, filters: a.filters, bitCounts: a.bitCounts.map((counts) => [...counts]),
+});
+const residualsRow = (r: Residuals): ResidualsRow => ({
+  size: r.size, needLo: [...r.needLo.subarray(0, r.size)], needHi: [...r.needHi.subarray(0, r.size)], handle: [...r.handle.subarray(0, r.size)],
+});
+const slotRow = (s: FieldSlot): SlotRow => ({
+  name: s.name, index: s.index, refs: s.refs, textReads: s.textReads, numReads: s.numReads, boolReads: s.boolReads,
+  named: [...s.named].map(([value, count]) => (typeof value === 'number' ? [num(value), count, 1] : [value, count, 0])),
+  valueIds: [...s.valueIds], valueRefs: s.valueRefs, freeValueIds: s.freeValueIds, textPostings: s.textPostings,
+  numPostings: [...s.numPostings].map(([value, h]) => [num(value), h]), boolPostings: s.boolPostings,
+  above: thresholdsRow(s.above), below: thresholdsRow(s.below), between: thresholdsRow(s.between),
+  prefixes: affixRow(s.prefixes), suffixes: affixRow(s.suffixes), scan: residualsRow(s.scan),
+});
+
+/**
+ * The engine's image: its sections, copied, so the engine may change while
+ * they are written. The rules are written in the order of `ids` (which must
+ * name every rule the engine holds; others are written as absent), and
+ * restored in that order from the same ids: the image keeps no ids of its
+ * own. The snapshot's rule records are that order (snapshotter.ts), so a
+ * start neither parses nor hashes 1M id strings a second time (bench:
+ * million, 1M: ~0.7 s CPU and ~56 MB of strings).
+ */
+export function engineImage(engine: Engine, ids: Iterable<string>): ImageSection[] {
+  const state = stateOf(engine);
+  // By object first (an identity hash), by key for the rare equal copy a rule holds (build.ts shares by key): bench: million, 1M.
+  const byObject = new Map<Predicate, number>();
+  const byKey = new Map<string, number>();
+  const predicates: PredicateRow[] = [];
+  for (const [key, { predicate: p, refs }] of state.predicates) {
+    byObject.set(p, predicates.length);
+    byKey.set(key, predicates.length);
+    const texts = p.texts.size === 0 ? NONE : [...p.texts];
+    const nums = p.nums.size === 0 ? NONE : [...p.nums].map(num);
+    predicates.push([key, p.kind, p.field, p.text, num(p.num), num(p.num2), texts, nums, refs]);
+  }
+  // Each rule: index, record, recordWords, group count, each group (offset, words, target, driver count, drivers), use count, uses.
+  // Each id's entry looked up once, undefined for one the engine does not hold.
+  const entries: Array<RuleEntry | undefined> = [];
+  let words = 0;
+  let held = 0;
+  for (const id of ids) {
+    const entry = state.rules.get(id);
+    entries.push(entry);
+    if (entry === undefined) {
+      words += 1;
+      continue;
+    }
+    held += 1;
+    words += 5 + entry.uses.length;
+    for (const group of entry.groups) words += 4 + group.drivers.length;
+  }
+  if (held !== state.rules.size) throw new Error(`the order names ${held} of the engine's ${state.rules.size} rules`);
+  const rules = new Int32Array(words);
+  let w = 0;
+  const ref = (p: Predicate): number => byObject.get(p) ?? byKey.get(p.key)!;
+  for (const entry of entries) {
+    if (entry === undefined) {
+      rules[w++] = ABSENT;
+      continue;
+    }
+    rules[w++] = entry.index;
+    rules[w++] = entry.record;
+    rules[w++] = entry.recordWords;
+    rules[w++] = entry.groups.length;
+    for (const group of entry.groups) {
+      rules[w++] = group.offset;
+      rules[w++] = group.words;
+      rules[w++] = group.target;
+      rules[w++] = group.drivers.length;
+      for (const driver of group.drivers) rules[w++] = ref(driver);
+    }
+    rules[w++] = entry.uses.length;
+    for (const use of entry.uses) rules[w++] = ref(use);
+  }
+  const arena = state.arena.image();
+  const postings = state.postings.image();
+  const operands = state.operands.image();
+  const meta: Meta = {
+    arenaFree: arena.free.map((list) => (list === null ? null : [...list])),
+    freeHandles: [...postings.freeHandles],
+    freeRuleIndexes: state.freeRuleIndexes,
+    ruleNumbers: state.ruleIds.length,
+    slots: operands.slots.map(slotRow),
+    freeSlots: [...operands.freeSlots],
+    slotCount: operands.slotCount,
+    viewLength: operands.viewLength,
+    strings: { items: [...operands.strings.items], entries: [...operands.strings.entries] as Meta['strings']['entries'], free: [...operands.strings.free] },
+    regexes: { length: operands.regexes.items.length, entries: [...operands.regexes.entries] as Meta['regexes']['entries'], free: [...operands.regexes.free] },
+    keyed: [...state.drivers.keyed],
+  };
+  const sections: Record<(typeof IMAGE_SECTIONS)[number], Uint8Array> = {
+    'engine.meta': json(meta),
+    'engine.predicates': json(predicates),
+    'engine.keys': bytesOf(Float64Array.from(state.ruleKeys)),
+    'engine.rules': bytesOf(rules),
+    'engine.arena': bytesOf(arena.words),
+    'engine.postings': bytesOf(postings.at),
+  };
+  return IMAGE_SECTIONS.map((name) => ({ name, bytes: sections[name] }));
+}
+
+const parse = <T>(bytes: Uint8Array): T => JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')) as T;
+
+/** Typed words over `bytes` (copied when not aligned for them). */
+function wordsOf<T extends Int32Array | Float64Array>(bytes: Uint8Array, make: new (buffer: ArrayBufferLike, offset: number, length: number) => T, size: number): T {
+  if (bytes.byteLength % size !== 0) throw new Error(`a section of ${bytes.byteLength} bytes is not whole ${size}-byte words`);
+  const aligned = bytes.byteOffset % size === 0 ? bytes : bytes.slice();
+  return new make(aligned.buffer, aligned.byteOffset, aligned.byteLength / size);
+}
+
+function thresholdsFrom(row: ThresholdsRow, direction: 1 | -1): Thresholds {
+  const t = createThresholds(direction);
+  const n = Math.max(4, row.size);
+  t.size = row.size;
+  t.bound = new Float64Array(n);
+  t.bound.set(row.bound.map(unnum));
+  t.high = new Float64Array(n);
+  t.high.set(row.high.map(unnum));
+  t.inclusive = new Uint8Array(n);
+  t.inclusive.set(row.inclusive);
+  t.handle = new Int32Array(n);
+  t.handle.set(row.handle);
+  return t;
+}
+
+function affixFrom(row: AffixRow, suffix: boolean): AffixIndex<number> {
+  const a = createAffixIndex<number>(suffix);
+  for (const [operand, h] of row.byOperand) a.byOperand.set(operand, h);
+  a.lengths.push(...row.lengths);
+  a.filters.push(...row.filters);
+  a.bitCounts.push(...row.bitCounts.map((counts) => Int32Array.from(counts)));
+  return a;
+}
+
+function residualsFrom(row: ResidualsRow): Residuals {
+  const r = createResiduals();
+  const n = Math.max(4, row.size);
+  r.size = row.size;
+  r.needLo = new Int32Array(n);
+  r.needLo.set(row.needLo);
+  r.needHi = new Int32Array(n);
+  r.needHi.set(row.needHi);
+  r.handle = new Int32Array(n);
+  r.handle.set(row.handle);
+  return r;
+}
+
+function slotFrom(row: SlotRow): FieldSlot {
+  const fresh = createFieldSlot(row.name, row.index);
+  const slot: FieldSlot = {
+    ...fresh,
+    refs: row.refs, textReads: row.textReads, numReads: row.numReads, boolReads: row.boolReads,
+    named: new Map(row.named.map(([value, count, isNumber]) => [isNumber === 1 ? unnum(value) : (value as string), count])),
+    valueIds: new Map(row.valueIds), valueRefs: row.valueRefs, freeValueIds: row.freeValueIds, textPostings: row.textPostings,
+    numPostings: new Map(row.numPostings.map(([value, h]) => [unnum(value), h])), boolPostings: row.boolPostings,
+    above: thresholdsFrom(row.above, 1), below: thresholdsFrom(row.below, -1), between: thresholdsFrom(row.between, 1),
+    prefixes: affixFrom(row.prefixes, false), suffixes: affixFrom(row.suffixes, true), scan: residualsFrom(row.scan),
+  };
+  return slot;
+}
+
+const NO_TEXTS: ReadonlySet<string> = new Set();
+const NO_NUMS: ReadonlySet<number> = new Set();
+
+function predicateFrom([key, kind, field, text, n, n2, texts, nums]: PredicateRow): Predicate {
+  const regex = kind === Kind.REGEX ? compileRegex(text) : null;
+  if (kind === Kind.REGEX && regex === null) throw new Error(`predicate ${JSON.stringify(key)}: its pattern does not compile`);
+  return {
+    key, field, kind, text, num: unnum(n), num2: unnum(n2), texts: texts.length === 0 ? NO_TEXTS : new Set(texts),
+    nums: nums.length === 0 ? NO_NUMS : new Set(nums.map(unnum)),
+    re: regex?.re ?? null, filter: regex?.filter ?? NO_FILTER, fast: regex?.fast ?? null,
+  };
+}
+
+/**
+ * An engine from its image's sections (by name), live: it answers, upserts
+ * and removes as the engine imaged did. Throws, naming what is wrong, when a
+ * section is missing or does not fit, or `ids` are not the order it was
+ * imaged in (engineImage): the engine keeps these very id strings.
+ */
+export function engineFromImage(sections: ReadonlyMap<string, Uint8Array>, ids: Iterable<string>, options: EngineOptions = {}): Engine {
+  const section = (name: string): Uint8Array => {
+    const bytes = sections.get(name);
+    if (bytes === undefined) throw new Error(`the engine image has no ${name} section`);
+    return bytes;
+  };
+  const meta = parse<Meta>(section('engine.meta'));
+  const rows = parse<PredicateRow[]>(section('engine.predicates'));
+  const ruleIds = new Array<string>(meta.ruleNumbers).fill('');
+  const ruleKeys = Array.from(wordsOf(section('engine.keys'), Float64Array, 8));
+  const stream = wordsOf(section('engine.rules'), Int32Array, 4);
+  const arenaWords = wordsOf(section('engine.arena'), Int32Array, 4);
+  const at = wordsOf(section('engine.postings'), Int32Array, 4);
+  if (ruleKeys.length !== ruleIds.length) throw new Error(`the engine image has ${ruleIds.length} rule numbers and ${ruleKeys.length} sort keys`);
+
+  const shared: SharedPredicate[] = rows.map((row) => ({ predicate: predicateFrom(row), refs: row[8] }));
+  const predicates = new Map<string, SharedPredicate>(shared.map((s) => [s.predicate.key, s]));
+  const pred = (k: number): Predicate => {
+    const held = shared[k];
+    if (held === undefined) throw new Error(`the engine image names predicate ${k} of ${shared.length}`);
+    return held.predicate;
+  };
+  const rules = new Map<string, RuleEntry>();
+  let w = 0;
+  const next = (): number => {
+    if (w >= stream.length) throw new Error('the engine image\'s rules end early');
+    return stream[w++];
+  };
+  for (const id of ids) {
+    const index = next();
+    if (index === ABSENT) continue;
+    if (index !== Layout.NEVER_MATCHES) {
+      if (!(index >= 0 && index < ruleIds.length) || ruleIds[index] !== '') throw new Error(`the engine image gives rule number ${index} twice or out of range`);
+      ruleIds[index] = id;
+    }
+    const record = next();
+    const recordWords = next();
+    const groups = new Array<GroupEntry>(next());
+    for (let g = 0; g < groups.length; g++) {
+      const offset = next();
+      const words = next();
+      const target = next();
+      const drivers = new Array<Predicate>(next());
+      for (let d = 0; d < drivers.length; d++) drivers[d] = pred(next());
+      groups[g] = { offset, words, target, drivers };
+      // Stamps from the imaged engine's evaluations would read as this one's: cleared, as at an epoch wrap (match.ts).
+      if (offset !== Layout.NONE) arenaWords[offset + Layout.EPOCH] = 0;
+    }
+    const uses = new Array<Predicate>(next());
+    for (let u = 0; u < uses.length; u++) uses[u] = pred(next());
+    if (record !== Layout.NONE) arenaWords[record + Layout.EPOCH] = 0;
+    rules.set(id, { index, record, recordWords, groups, uses });
+  }
+  if (w !== stream.length) throw new Error('the engine image holds more rules than the ids given');
+
+  const regexItems: RegexEntry[] = new Array(meta.regexes.length);
+  for (const [key, index] of meta.regexes.entries) {
+    const p = predicates.get(key)?.predicate;
+    if (p?.re == null) throw new Error(`the engine image's regex ${JSON.stringify(key)} has no predicate`);
+    regexItems[index] = { re: p.re, filter: p.filter, fast: p.fast, memoEpoch: 0, memo: false };
+  }
+  // Indexes of released regexes are read by nothing but the epoch wrap, which resets their memo: any entry will do.
+  for (let i = 0; i < regexItems.length; i++) regexItems[i] ??= placeholderRegex();
+
+  const state = createState({
+    arena: { words: arenaWords, free: meta.arenaFree },
+    postings: { at, freeHandles: meta.freeHandles },
+    operands: {
+      slots: meta.slots.map(slotFrom), freeSlots: meta.freeSlots, slotCount: meta.slotCount, viewLength: meta.viewLength,
+      strings: meta.strings, regexes: { items: regexItems, entries: meta.regexes.entries, free: meta.regexes.free },
+    },
+    keyed: new Map(meta.keyed),
+    rules, ruleIds, ruleKeys, freeRuleIndexes: meta.freeRuleIndexes, predicates,
+  });
+  return engineOver(state, options);
+}
+
+function placeholderRegex(): RegexEntry {
+  const never = compileRegex('x^')!;
+  return { ...never, memoEpoch: 0, memo: false };
+}

@@ -1,0 +1,130 @@
+/**
+ * The engine image (src/engine/image.ts: what a format-4 snapshot holds):
+ * on random rule sets on the seeds of test/support/seeds.ts, with removals
+ * and inactive versions (so free lists, free rule numbers, free handles and
+ * released pool entries are in the image), an engine restored from its
+ * image answers as the original, dumps every rule word for word, keeps its
+ * invariants, and stays live: more upserts and removes on both keep them
+ * alike. Sections are copied to unaligned offsets on the way, as a read
+ * from a file may leave them.
+ */
+import t from 'tap';
+import { checkInvariants, createEngine, dumpRule, engineFromImage, engineImage } from '../../src/engine';
+import type { Engine, ImageSection, RuleDefinition } from '../../src/engine';
+import { perSeed, replayHint, testSeeds } from '../support/seeds';
+import { randomFields, randomRule, seededRandom, shuffled, type Random } from './random-rules';
+
+const DRIVERS = ['single', 'all-equalities'] as const;
+
+/** A dump without the records' evaluation stamps (EPOCH, COUNT: the restored engine starts its own epochs, as at a wrap). */
+const unstamped = (dump: string): string => dump.replace(/(record @\d+ \[)-?\d+, -?\d+,/g, '$1_, _,');
+
+function differences(random: Random, restored: Engine, original: Engine, ids: Iterable<string>): string[] {
+  const found: string[] = [];
+  if (restored.size !== original.size) found.push(`size ${restored.size} != ${original.size}`);
+  for (const id of ids) {
+    const [a, b] = [unstamped(dumpRule(restored, id)), unstamped(dumpRule(original, id))];
+    if (a !== b) found.push(`records differ:\n${a}\n---\n${b}`);
+  }
+  for (let i = 0; i < 40; i++) {
+    const fields = randomFields(random);
+    const [a, b] = [restored.evaluate(fields), original.evaluate(fields)];
+    if (JSON.stringify(a) !== JSON.stringify(b)) found.push(`${JSON.stringify(fields)}: ${JSON.stringify(a)} != ${JSON.stringify(b)}`);
+  }
+  found.push(...checkInvariants(restored).map((p) => `restored: ${p}`));
+  return found;
+}
+
+/** The sections as a file read may hand them over: each copied one byte into a fresh buffer. */
+function unaligned(sections: readonly ImageSection[]): Map<string, Uint8Array> {
+  return new Map(sections.map(({ name, bytes }) => {
+    const buffer = new Uint8Array(bytes.byteLength + 1);
+    buffer.set(bytes, 1);
+    return [name, buffer.subarray(1)];
+  }));
+}
+
+/** Random changes applied alike to every engine given: upserts (some inactive) and removes, over ids `r000`..`r079`. */
+function churn(random: Random, engines: readonly Engine[], count: number, ids: Set<string>): void {
+  for (let i = 0; i < count; i++) {
+    const id = `r${String(Math.floor(random() * 80)).padStart(3, '0')}`;
+    ids.add(id);
+    if (random() < 0.25) {
+      for (const engine of engines) engine.remove(id);
+    } else {
+      const rule: RuleDefinition = randomRule(random, id);
+      for (const engine of engines) engine.upsert(rule);
+    }
+  }
+}
+
+for (const [k, drivers] of DRIVERS.entries()) {
+  t.test(`an engine restored from its image is the engine imaged, and stays live (${drivers} drivers)`, async (t) => {
+    let sets = 0;
+    for (const seed of testSeeds()) {
+      const random = seededRandom(seed ^ (0x1d872b41 + k));
+      for (let set = 0; set < perSeed(16); set++) {
+        const original = createEngine({ drivers });
+        const ids = new Set<string>();
+        churn(random, [original], 120, ids);
+        // Evaluations stamp records: the restored engine must not read the original's stamps as its own.
+        for (let i = 0; i < 5; i++) original.evaluate(randomFields(random));
+        // In an order of their own, with ids the engine does not hold (removed, inactive): written and read as absent.
+        const order = shuffled(random, [...ids]);
+        const restored = engineFromImage(unaligned(engineImage(original, order)), order, { drivers });
+        let found = differences(random, restored, original, ids);
+        if (found.length === 0) {
+          churn(random, [original, restored], 60, ids);
+          found = differences(random, restored, original, ids).map((f) => `after more changes: ${f}`);
+        }
+        if (found.length > 0) {
+          t.same(found, [], `${replayHint(seed)}, set ${set}`);
+          return;
+        }
+        for (const id of ids) restored.remove(id);
+        if (restored.size !== 0 || checkInvariants(restored).length > 0) {
+          t.fail(`${replayHint(seed)}, set ${set}: not empty after removing every rule: ${checkInvariants(restored).join('; ')}`);
+          return;
+        }
+        sets += 1;
+      }
+    }
+    t.ok(sets > 0, `${sets} rule sets imaged and restored`);
+  });
+}
+
+t.test('an image of an empty engine restores an empty engine that builds', async (t) => {
+  const restored = engineFromImage(unaligned(engineImage(createEngine(), [])), []);
+  t.equal(restored.size, 0);
+  const random = seededRandom(7);
+  const original = createEngine();
+  const ids = new Set<string>();
+  churn(random, [original, restored], 50, ids);
+  t.same(differences(random, restored, original, ids), []);
+});
+
+t.test('a missing or malformed section is refused, naming it', async (t) => {
+  const random = seededRandom(11);
+  const engine = createEngine();
+  const ids = new Set<string>();
+  churn(random, [engine], 40, ids);
+  engine.upsert({
+    id: 'held', status: 'ACTIVE', group_operator: 'AND',
+    condition_groups: [{ condition_operator: 'AND', conditions: [{ field: 'x', operator: 'equals', value: '1', data_type: 'string' }] }],
+  });
+  const order = [...ids, 'held'];
+  t.throws(() => engineImage(engine, order.slice(0, -1)), /names \d+ of the engine's \d+ rules/, 'an order that misses a rule held');
+  const sections = unaligned(engineImage(engine, order));
+  t.ok(engineFromImage(sections, order).size > 0, 'restores from the order imaged');
+  const without = new Map(sections);
+  without.delete('engine.arena');
+  t.throws(() => engineFromImage(without, order), /no engine\.arena section/);
+  const short = new Map(sections);
+  short.set('engine.rules', sections.get('engine.rules')!.subarray(0, sections.get('engine.rules')!.byteLength - 4));
+  t.throws(() => engineFromImage(short, order), /rules end early/);
+  t.throws(() => engineFromImage(sections, [...order, 'extra']), /rules end early/, 'more ids than imaged');
+  t.throws(() => engineFromImage(sections, order.slice(0, -1)), /more rules than the ids given/, 'fewer ids than imaged');
+  const odd = new Map(sections);
+  odd.set('engine.keys', sections.get('engine.keys')!.subarray(1));
+  t.throws(() => engineFromImage(odd, order), /not whole 8-byte words/);
+});
