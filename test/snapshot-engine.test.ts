@@ -63,15 +63,16 @@ async function answers(url: string, key: string): Promise<unknown[]> {
   return out;
 }
 
-async function populatedThenStopped(t: tap.Test) {
+async function populatedThenStopped(t: tap.Test, beforeStop: (dir: string) => void = () => undefined) {
   const dir = tempDir();
   t.teardown(() => removeDir(dir));
   const env = testEnv(dir);
   const first = await start(env);
   const key = await populate(first.admin);
   const live = await answers(first.node.url, key);
+  beforeStop(dir);
   await first.node.stop();
-  return { dir, env, key, live, file: path.join(dir, ENGINE_IMAGE_FILE) };
+  return { dir, env, key, live, first, file: path.join(dir, ENGINE_IMAGE_FILE) };
 }
 
 t.test('a start restores the engine from its image, answers as before and stays live', async (t) => {
@@ -148,15 +149,8 @@ t.test('a damaged image is refused with its reason, and the start compiles the r
 });
 
 t.test('an image that cannot be written leaves the snapshot standing; the next start compiles the rules', async (t) => {
-  const dir = tempDir();
-  t.teardown(() => removeDir(dir));
-  const env = testEnv(dir);
-  const first = await start(env);
-  const key = await populate(first.admin);
-  const live = await answers(first.node.url, key);
   // A directory where the image's temp file goes: opening it for writing fails.
-  mkdirSync(path.join(dir, `${ENGINE_IMAGE_FILE}.tmp`));
-  await first.node.stop();
+  const { dir, env, key, live, first } = await populatedThenStopped(t, (dir) => mkdirSync(path.join(dir, `${ENGINE_IMAGE_FILE}.tmp`)));
   t.ok(existsSync(path.join(dir, SNAPSHOT_FILE)), 'the snapshot is written');
   t.notOk(existsSync(path.join(dir, ENGINE_IMAGE_FILE)), 'the image is not');
   t.ok(first.logs().some((l) => l.level === 'warn' && l.msg === 'engine image not written; the next start compiles the rules'), 'it says so');

@@ -6,7 +6,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { NewEvent, RecordedEvent } from '../../src/store/port';
+import type { EventStore, NewEvent, RecordedEvent } from '../../src/store/port';
 import { ConcurrencyError, StoreUnavailableError } from '../../src/store/port';
 import { expectationHolds, openSqliteStore, pageSize, type SqliteStoreOptions } from '../../src/store/sqlite';
 import { runStoreContract } from './contract';
@@ -38,6 +38,25 @@ function freshStore(options: SqliteStoreOptions = {}) {
 runStoreContract(t, 'sqlite', freshStore());
 // The same contract with every catch-up read ahead on a worker thread, two events a page.
 runStoreContract(t, 'sqlite (read-ahead)', freshStore({ readAheadFrom: 0, readAheadPageSize: 2 }));
+
+/** A subscription from the log's start: what it delivered, and a wait until it delivered `n` events. */
+function followFromStart(t: tap.Test, store: EventStore) {
+  const delivered: RecordedEvent[] = [];
+  let notify = (): void => undefined;
+  const subscription = store.subscribe(undefined, {
+    onEvent(e) {
+      delivered.push(e);
+      notify();
+    },
+  });
+  t.teardown(() => subscription.close());
+  const deliveredCount = (n: number): Promise<void> =>
+    new Promise((resolve) => {
+      notify = () => delivered.length >= n && resolve();
+      notify();
+    });
+  return { delivered, deliveredCount };
+}
 
 t.test('expectationHolds', async (t) => {
   t.ok(expectationHolds('any', undefined));
@@ -159,20 +178,7 @@ t.test('a second connection on the same file: its appends reach subscriptions by
     await service.close();
   });
   await service.append('rule-a', [event('RuleCreated')], 'no_stream');
-  const delivered: RecordedEvent[] = [];
-  let notify = (): void => undefined;
-  const subscription = service.subscribe(undefined, {
-    onEvent(e) {
-      delivered.push(e);
-      notify();
-    },
-  });
-  t.teardown(() => subscription.close());
-  const deliveredCount = (n: number): Promise<void> =>
-    new Promise((resolve) => {
-      notify = () => delivered.length >= n && resolve();
-      notify();
-    });
+  const { delivered, deliveredCount } = followFromStart(t, service);
   await deliveredCount(1);
   await operator.append('rule-b', [event('RuleCreated', { by: 'cli' })], 'no_stream');
   await operator.append('rule-a', [event('RuleUpdated', { by: 'cli' })], 0n);
@@ -191,20 +197,7 @@ t.test('a live subscription gets exactly the events the file holds, handed from 
     await operator.close();
     await service.close();
   });
-  const delivered: RecordedEvent[] = [];
-  let notify = (): void => undefined;
-  const subscription = service.subscribe(undefined, {
-    onEvent(e) {
-      delivered.push(e);
-      notify();
-    },
-  });
-  t.teardown(() => subscription.close());
-  const deliveredCount = (n: number): Promise<void> =>
-    new Promise((resolve) => {
-      notify = () => delivered.length >= n && resolve();
-      notify();
-    });
+  const { delivered, deliveredCount } = followFromStart(t, service);
   // This connection's commits one by one (each handed over from the commit), several before the
   // subscription reads (the last commit's rows no longer follow its cursor: read back), a batch, and
   // another connection's commits in between (read back: this one's last commit does not follow them).
