@@ -3,8 +3,10 @@
  * nothing (bench: million; a --cpu-prof of a 200k start put about half of
  * its CPU in compiling rules). An image is a few named sections: the
  * arena's words and the posting handle table as they are, each rule's entry
- * as int32s, the sort keys as float64s, and JSON for the rest (rule ids, the
- * shared predicates, the field slots and pools). A predicate's compiled
+ * as int32s, the sort keys as float64s, and JSON for the rest (the shared
+ * predicates, the field slots and pools). No rule ids: the rules are written
+ * in the order of the ids the caller gives (the snapshot's rule records) and
+ * restored from the same ids. A predicate's compiled
  * regex is no bytes: it is compiled again from its pattern (patterns are
  * few and cached, predicates.ts).
  *
