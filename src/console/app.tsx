@@ -1,5 +1,5 @@
 /** The shell: sign-in gate, navigation by what the key's scopes allow, and the page for the route. */
-import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { whoami, type Api } from './api';
 import { ApiKeysPage } from './pages/api-keys';
 import { AsOfPage, DigestPage, EventsPage, HistoryPage } from './pages/audit';
@@ -55,10 +55,12 @@ function Signed({ session, onSignOut }: { session: Session; onSignOut: () => voi
   const main = useRef<HTMLElement>(null);
   const shown = useRef(route.join('/'));
   // A new page takes the focus to its content, so a keyboard or screen reader user starts there, not at the top.
-  useEffect(() => {
+  // In the commit that renders the page (a layout effect): an effect after paint could take the focus from a
+  // field the user had already reached and drop what they typed. A focus already inside the page stays.
+  useLayoutEffect(() => {
     if (shown.current === route.join('/')) return;
     shown.current = route.join('/');
-    main.current?.focus();
+    if (!main.current?.contains(document.activeElement)) main.current?.focus();
   }, [route]);
   return (
     <>
