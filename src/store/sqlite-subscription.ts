@@ -6,6 +6,8 @@ import type { ReadAhead } from './sqlite-read-ahead';
 export interface PagedLog {
   /** The next page of the log after `after` (exclusive), in position order. */
   readPage(after: bigint | undefined): RecordedEvent[];
+  /** The most events `readPage` returns: a shorter page reached the end of the log as it was read. */
+  readonly pageSize: number;
   headPosition(): bigint | undefined;
   /**
    * Pages after `after` up to `head`, read ahead off this thread; undefined
@@ -91,8 +93,10 @@ export function followLog(log: PagedLog, after: bigint | undefined, handlers: Su
       woken = false;
       const page = log.readPage(cursor);
       if (!(await deliver(page))) return;
-      if (page.length > 0) continue;
-      // The rest of the history was erased (deleted streams): nothing more to wait for.
+      // A short page read to the end of the log: a commit since then has woken us (`woken`), so
+      // reading again now would find nothing, one empty read per write under a write load (bench: http-writes).
+      if (page.length >= log.pageSize) continue;
+      // Everything up to the end was delivered (history past `head` may have been erased: deleted streams).
       if (!caughtUp) signalCaughtUp();
       if (!woken) await sleep();
       sleeper = undefined;

@@ -187,7 +187,7 @@ t.test('a second connection on the same file: its appends reach subscriptions by
   await t.rejects(service.append('rule-a', [event('RuleUpdated')], 0n), { name: 'ConcurrencyError', actual: 1n }, 'the service sees the operator revision');
 });
 
-t.test('a live subscription gets exactly the events the file holds, one by one, concurrent, batched and from another connection', async (t) => {
+t.test('a live subscription gets exactly the events the file holds, handed from the commit or read back', async (t) => {
   const dir = await tempDir();
   t.teardown(() => rm(dir, { recursive: true, force: true }));
   const path = join(dir, 'events.db');
@@ -198,8 +198,9 @@ t.test('a live subscription gets exactly the events the file holds, one by one, 
     await service.close();
   });
   const { delivered, deliveredCount } = followFromStart(t, service);
-  // This connection's commits one by one, several before the subscription reads, a batch, and
-  // another connection's commits in between.
+  // This connection's commits one by one (each handed over from the commit), several before the
+  // subscription reads (the last commit's rows no longer follow its cursor: read back), a batch, and
+  // another connection's commits in between (read back: this one's last commit does not follow them).
   let written = 0;
   for (let i = 0; i < 5; i++) {
     await service.append(`rule-${i}`, [event('RuleCreated', { i, text: 'x'.repeat(i * 100) })], 'no_stream');
