@@ -18,7 +18,9 @@ import { evolveVault, initialVault, type VaultState } from './secrets';
 export type * from './records';
 export type { ApiKeysState } from './api-keys';
 export type { VaultState } from './secrets';
-export { copyState, digestMembers, restoreState, snapshotMembers, type DigestCounts, type SnapshotMembers } from './read-models';
+export { copyState, digestMembers, LINES_MEMBERS, restoreState, snapshotMembers, type DigestCounts, type SnapshotMembers } from './read-models';
+export { RawJson, type JsonLines } from './json-lines';
+export { LazyRuleRecords } from './lazy-rules';
 
 /** The read models, each with its entry in the registry (read-models.ts). */
 export interface ReadModels {

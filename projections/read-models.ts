@@ -12,6 +12,8 @@ import type { CatalogState, ReadModels } from './index';
 import { initialPrompts, promptVersion, type PromptsState } from './prompts';
 import type { PromptMessage } from '../src/events';
 import type { ApiKeyRecord, ContextRecord, PromptRecord, PromptVersion, RuleRecord, SecretRecord } from './records';
+import type { JsonLines } from './json-lines';
+import { LazyRuleRecords } from './lazy-rules';
 import type { RulesState } from './rules';
 import type { VaultState } from './secrets';
 
@@ -24,6 +26,12 @@ interface ReadModelKind<M> {
   /** A copy that folds may change without touching `model`; records are shared (folds replace them, never mutate). */
   copy(model: M): M;
   toSnapshot(model: M): SnapshotMembers;
+  /**
+   * A snapshot member whose items `fromSnapshot` takes as JsonLines, unparsed
+   * (the reader keeps them as text: src/snapshot.ts); `toSnapshot` may give
+   * its items as RawJson, written as they are.
+   */
+  readonly linesMember?: string;
   /** Rebuilds the model from a snapshot body (indexes and compiled templates included). */
   fromSnapshot(body: SnapshotMembers): M;
   /** The model's member of the digest's canonical form: its name there, its value, its counts. */
@@ -63,9 +71,13 @@ type SnapshotPrompt = Stringified<Omit<PromptRecord, 'versions' | 'labels'>> & {
  */
 const READ_MODELS: { readonly [K in keyof ReadModels]: ReadModelKind<ReadModels[K]> } = {
   rules: {
-    copy: (rules: RulesState) => new Map(rules),
-    toSnapshot: (rules) => ({ rules: [...rules.values()].map(withStrings) }),
+    copy: (rules: RulesState) => (rules instanceof LazyRuleRecords ? rules.copy() : new Map(rules)),
+    toSnapshot: (rules) => ({ rules: rules instanceof LazyRuleRecords ? [...rules.snapshotItems(withStrings)] : [...rules.values()].map(withStrings) }),
+    linesMember: 'rules',
     fromSnapshot(body) {
+      // The snapshot reader hands this member's items over as lines, decoded on first read (lazy-rules.ts).
+      const decode = (text: string) => withBigints(JSON.parse(text) as Stringified<RuleRecord>) as RuleRecord;
+      if (!Array.isArray(body.rules)) return LazyRuleRecords.restore(body.rules as JsonLines, decode);
       const rules: RulesState = new Map();
       for (const rule of body.rules as Stringified<RuleRecord>[]) rules.set(rule.id, withBigints(rule) as RuleRecord);
       return rules;
@@ -203,6 +215,11 @@ function buildState(position: bigint | undefined, model: <K extends keyof ReadMo
   return { position, ...(models as ReadModels) };
 }
 
+/** Applies `visit` to each model's kind, in registry order. */
+function eachKind<T>(visit: <K extends keyof ReadModels>(kind: ReadModelKind<ReadModels[K]>) => T): T[] {
+  return MODEL_KEYS.map((key) => visit(READ_MODELS[key]));
+}
+
 /** Applies `visit` to each model of `state`, in registry order. */
 function eachModel<T>(state: CatalogState, visit: <K extends keyof ReadModels>(model: ReadModels[K], kind: ReadModelKind<ReadModels[K]>) => T): T[] {
   const one = <K extends keyof ReadModels>(key: K) => visit(state[key], READ_MODELS[key]);
@@ -213,6 +230,9 @@ function eachModel<T>(state: CatalogState, visit: <K extends keyof ReadModels>(m
 export function copyState(state: CatalogState): CatalogState {
   return buildState(state.position, (key, kind) => kind.copy(state[key]));
 }
+
+/** The snapshot members whose items a reader hands over as JsonLines (each model's `linesMember`). */
+export const LINES_MEMBERS: ReadonlySet<string> = new Set(eachKind((kind) => kind.linesMember).filter((name) => name !== undefined));
 
 /** Every model's snapshot members, in registry order. */
 export function snapshotMembers(state: CatalogState): SnapshotMembers {

@@ -3,7 +3,14 @@ import type { RuleEvent, StoredEvent } from '../src/events';
 import { created, touched } from './provenance';
 import type { RuleRecord } from './records';
 
-export type RulesState = Map<string, RuleRecord>;
+/**
+ * The rule records by id: a Map, or after a start from a snapshot the same
+ * reads over records decoded on first read (lazy-rules.ts).
+ */
+export interface RulesState extends ReadonlyMap<string, RuleRecord> {
+  set(id: string, record: RuleRecord): this;
+  delete(id: string): boolean;
+}
 
 export function evolveRules(state: RulesState, event: StoredEvent<RuleEvent>): RulesState {
   switch (event.type) {

@@ -109,8 +109,8 @@ export async function randomHistory(node: CommandNode, clock: SteppingClock, see
   const random = seededRandom(seed);
   const state = node.readModel.state;
   const actors: Actor[] = ['alice', 'bob', 'cli'].map((id) => ({ id, requestId: 'r' }));
-  const ids = <T>(map: Map<string, T>) => [...map.keys()];
-  const someId = <T>(map: Map<string, T>) => (map.size === 0 ? 'missing' : pick(random, ids(map)));
+  const ids = <T>(map: ReadonlyMap<string, T>) => [...map.keys()];
+  const someId = <T>(map: ReadonlyMap<string, T>) => (map.size === 0 ? 'missing' : pick(random, ids(map)));
   const links = () => {
     const out: { entity_type: string; entity_id: string }[] = [];
     if (state.contexts.size > 0 && random() < 0.6) out.push({ entity_type: 'context', entity_id: someId(state.contexts) });

@@ -1,0 +1,134 @@
+/**
+ * Rule records restored from a snapshot stay lines until read
+ * (projections/lazy-rules.ts over src/snapshot-lines.ts): every read answers
+ * as a Map of the decoded records would, in the same order, through random
+ * reads, writes, deletes and copies (seeded), with the lines re-packed as
+ * records are read; and a snapshot of them writes unread lines as they came.
+ */
+import t from 'tap';
+import { isDeepStrictEqual } from 'node:util';
+import { evolve, initialState, LazyRuleRecords, RawJson, snapshotMembers, type RuleRecord } from '../../projections';
+import { decodeSnapshot, encodeSnapshot } from '../../src/snapshot';
+import { PackedLines } from '../../src/snapshot-lines';
+import type { RecordedEvent } from '../../src/store/port';
+import { seededRandom } from '../engine/random-rules';
+import { perSeed, replayHint, testSeeds } from '../support/seeds';
+
+const record = (id: string, n: number): RuleRecord => ({
+  id, name: `rule ${n} ✓`, description: 'é'.repeat(n % 5), status: n % 3 === 0 ? 'INACTIVE' : 'ACTIVE', group_operator: 'AND',
+  condition_groups: [{ condition_operator: 'AND', conditions: [{ field: 'tier', operator: 'equals', value: `v${n}`, data_type: 'string' }] }],
+  entities: [], created_by: 'k', created_at: '2026-11-24T00:00:00.000Z', updated_at: '2026-11-24T00:00:00.000Z', revision: BigInt(n), position: BigInt(n + 1),
+});
+const line = (r: RuleRecord) => JSON.stringify({ ...r, revision: r.revision.toString(), position: r.position.toString() });
+const decode = (text: string): RuleRecord => {
+  const r = JSON.parse(text) as RuleRecord & { revision: string; position: string };
+  return { ...r, revision: BigInt(r.revision), position: BigInt(r.position) };
+};
+
+function packed(texts: readonly string[]): PackedLines {
+  const lines = new PackedLines();
+  for (const text of texts) {
+    const bytes = Buffer.from(`#${text}#`, 'utf8');
+    lines.add(bytes, 1, bytes.length - 1);
+  }
+  return lines;
+}
+
+t.test('packed lines: each line as added, its leading id only when plain', async (t) => {
+  const texts = ['{"id":"a","x":1}', '{"id":"b\\"c","x":2}', '{"x":3,"id":"d"}', '{"id":"é😀","x":4}', '', '{"id":"'];
+  const lines = packed(texts);
+  t.equal(lines.count, texts.length);
+  t.same(texts.map((_, i) => lines.text(i)), texts, 'every text as added');
+  t.same(texts.map((_, i) => lines.leadingId(i)), ['a', undefined, undefined, 'é😀', undefined, undefined], 'an escaped, a later or an unfinished id is not taken');
+  const kept = lines.keep([3, 0]);
+  t.same([kept.count, kept.text(0), kept.text(1)], [2, texts[3], texts[0]], 'keep: those lines, in that order');
+  t.throws(() => lines.text(6), RangeError, 'a line past the end is refused');
+});
+
+t.test('packed lines: a line never split between chunks, one longer than a chunk kept whole', async (t) => {
+  const lines = new PackedLines();
+  const big = `{"id":"big","pad":"${'x'.repeat((1 << 24) + 10)}"}`;
+  const texts = [...Array.from({ length: 3 }, (_, i) => `{"id":"r${i}","pad":"${'y'.repeat(7_000_000)}"}`), big, '{"id":"after"}'];
+  for (const text of texts) {
+    const bytes = Buffer.from(text, 'latin1');
+    lines.add(bytes, 0, bytes.length);
+  }
+  t.ok(texts.every((text, i) => lines.text(i) === text), 'every line whole across chunk boundaries');
+  t.same(texts.map((_, i) => lines.leadingId(i)), ['r0', 'r1', 'r2', 'big', 'after']);
+});
+
+t.test('lazy records answer as a Map of the decoded records, through random reads and changes', async (t) => {
+  for (const seed of testSeeds()) {
+    const random = seededRandom(seed);
+    const count = 40 + Math.floor(random() * 60);
+    const records = Array.from({ length: count }, (_, n) => record(`rule-${String(n).padStart(3, '0')}`, n));
+    // A line written with its members in another order has no leading id: decoded at the restore.
+    const texts = records.map((r, n) => (n % 17 === 5 ? JSON.stringify({ name: r.name, ...JSON.parse(line(r)) }) : line(r)));
+    let lazy = LazyRuleRecords.restore(packed(texts), decode);
+    let model = new Map(records.map((r) => [r.id, r]));
+    t.equal(lazy.unread, count - records.filter((_, n) => n % 17 === 5).length, `seed ${seed}: only plain lines wait`);
+    const steps = perSeed(600);
+    let problems = 0;
+    for (let step = 0; step < steps && problems === 0; step++) {
+      const id = `rule-${String(Math.floor(random() * (count + 10))).padStart(3, '0')}`;
+      const roll = random();
+      if (roll < 0.4) {
+        if (!isDeepStrictEqual(lazy.get(id), model.get(id))) problems++;
+      } else if (roll < 0.55) {
+        const changed = record(id, 1000 + step);
+        lazy.set(id, changed);
+        model.set(id, changed);
+      } else if (roll < 0.65) {
+        if (lazy.delete(id) !== model.delete(id)) problems++;
+      } else if (roll < 0.7) {
+        // A copy diverges from its original (time travel's snapshots): both keep answering for themselves.
+        const copy = lazy.copy();
+        copy.delete(id);
+        if (copy.has(id) || lazy.has(id) !== model.has(id)) problems++;
+        if (random() < 0.5) {
+          lazy = copy;
+          model = new Map(model);
+          model.delete(id);
+        }
+      } else if (roll < 0.72) {
+        if (!isDeepStrictEqual([...lazy.values()], [...model.values()])) problems++;
+      }
+      if (lazy.size !== model.size || lazy.has(id) !== model.has(id)) problems++;
+      if ([...lazy.keys()].join() !== [...model.keys()].join()) problems++;
+      if (problems > 0) t.fail(`seed ${seed}, step ${step}: differs from the Map after this step${replayHint(seed)}`);
+    }
+    t.ok(isDeepStrictEqual([...lazy.entries()], [...model.entries()]), `seed ${seed}: the same entries in the same order`);
+    t.equal(lazy.unread, 0, `seed ${seed}: everything read, no line held`);
+  }
+});
+
+t.test('reading half the lines re-packs the rest, and reads go on answering the same', async (t) => {
+  const records = Array.from({ length: 64 }, (_, n) => record(`r${n}`, n));
+  const lazy = LazyRuleRecords.restore(packed(records.map(line)), decode);
+  // 48 distinct records in a scattered order: re-packed at 32 read and again at 48.
+  for (let n = 0; n < 48; n += 1) t.equal(lazy.get(`r${(n * 5) % 64}`)?.name, records[(n * 5) % 64]!.name);
+  t.equal(lazy.unread, 16);
+  const items = [...lazy.snapshotItems((r) => r)];
+  t.equal(items.filter((item) => item instanceof RawJson).length, 16, 'the unread go out as their lines');
+  t.same(items.map((item) => (item instanceof RawJson ? decode(item.text) : item)), records, 'in the restored order, each as it was');
+});
+
+t.test('a snapshot restored, written again unread, is the same file; read, changed and written, the same as never lazy', async (t) => {
+  const state = initialState();
+  for (let n = 0; n < 50; n++) {
+    const r = record(`rule-${n}`, n);
+    const data = { id: r.id, name: r.name, description: r.description, status: r.status, group_operator: r.group_operator, condition_groups: r.condition_groups, entities: r.entities };
+    evolve(state, { id: `e${n}`, stream: `rule-${r.id}`, type: 'RuleCreated', revision: 0n, position: BigInt(n + 1), data, metadata: { actor: 'k', at: r.created_at, request_id: 'q', schema: 1 } } as unknown as RecordedEvent);
+  }
+  const text = encodeSnapshot(state, 'log-1');
+  const restored = decodeSnapshot(text);
+  if (!restored.ok) return t.fail(restored.reason);
+  const lazy = restored.snapshot.state;
+  t.ok(lazy.rules instanceof LazyRuleRecords && lazy.rules.unread === 50, 'restored as lines, none decoded');
+  t.equal(encodeSnapshot(lazy, 'log-1'), text, 'written again unread: byte for byte the same');
+  lazy.rules.get('rule-7');
+  evolve(lazy, { id: 'e99', stream: 'rule-rule-8', type: 'RuleDeleted', revision: 1n, position: 51n, data: { id: 'rule-8' }, metadata: { actor: 'k', at: '2026-11-24T01:00:00.000Z', request_id: 'q', schema: 1 } } as unknown as RecordedEvent);
+  evolve(state, { id: 'e99', stream: 'rule-rule-8', type: 'RuleDeleted', revision: 1n, position: 51n, data: { id: 'rule-8' }, metadata: { actor: 'k', at: '2026-11-24T01:00:00.000Z', request_id: 'q', schema: 1 } } as unknown as RecordedEvent);
+  t.equal(encodeSnapshot(lazy, 'log-1'), encodeSnapshot(state, 'log-1'), 'one read, one deleted: the same snapshot as the state never restored');
+  t.same(JSON.parse(JSON.stringify(snapshotMembers(lazy))), JSON.parse(JSON.stringify(snapshotMembers(state))), 'members stringify to the same values (RawJson as its value)');
+});
