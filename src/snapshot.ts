@@ -10,6 +10,7 @@
 import { createHash } from 'node:crypto';
 import { open, rename, type FileHandle } from 'node:fs/promises';
 import { LINES_MEMBERS, RawJson, restoreState, snapshotMembers, type CatalogState, type SnapshotMembers } from '../projections';
+import { sha256OfFile } from './file-sha256';
 import { PackedLines } from './snapshot-lines';
 
 /**
@@ -189,9 +190,10 @@ const READ_CHUNK = 1 << 23;
 
 /**
  * Reads a snapshot file; a missing file is `{ ok: false, reason: 'none' }`.
- * The file is read in chunks into one buffer, each hashed and its lines
- * parsed before the next is read, so the file's bytes are never all in memory beside the state
- * they decode to (bench: million, a 1M-rule snapshot is ~700 MB). Nothing
+ * The file is read in chunks into one buffer, each chunk's lines parsed
+ * before the next is read, so the file's bytes are never all in memory beside the state
+ * they decode to (bench: million, a 1M-rule snapshot is ~700 MB); a worker
+ * thread reads and hashes the file meanwhile (file-sha256.ts). Nothing
  * parsed is used unless the checksum matches at the end. `chunkBytes` is
  * for tests (lines and characters split between chunks).
  */
@@ -203,9 +205,11 @@ export async function readSnapshotFile(path: string, chunkBytes = READ_CHUNK): P
     return { ok: false, reason: 'none' };
   }
   try {
-    const hash = createHash('sha256');
     const reader = createBodyReader();
     let header: { readonly sha256: string } | undefined;
+    // The body's checksum, hashed on another thread from the file as this one parses it (file-sha256.ts);
+    // undefined when it could not be computed.
+    let digest: Promise<string | undefined> | undefined;
     // One buffer for the whole read, its unfinished last line moved to the front before the next read:
     // a buffer per chunk made ~100 MB of external garbage per 1M-rule start, and V8 answers that with full GCs.
     let buffer = Buffer.allocUnsafe(chunkBytes);
@@ -230,10 +234,9 @@ export async function readSnapshotFile(path: string, chunkBytes = READ_CHUNK): P
         const read = readHeader(bytes.toString('utf8', 0, newline));
         if ('ok' in read) return read;
         header = read;
+        // The buffer holds the file from its first byte until the header is found: the body starts here in the file too.
         at = newline + 1;
-        hash.update(bytes.subarray(at));
-      } else {
-        hash.update(bytes.subarray(filled));
+        digest = sha256OfFile(path, at).catch(() => undefined);
       }
       // A line that runs past the read is finished by the next one (a newline byte never sits inside a UTF-8 character).
       const rest = feedLines(reader, bytes, at);
@@ -243,9 +246,11 @@ export async function readSnapshotFile(path: string, chunkBytes = READ_CHUNK): P
       // One line and no body: a format 1 file, or a header with nothing after it.
       const read = readHeader(buffer.toString('utf8', 0, filled));
       if ('ok' in read) return read;
-      return read.sha256 !== hash.digest('hex') ? corrupt : invalid;
+      return read.sha256 !== createHash('sha256').digest('hex') ? corrupt : invalid;
     }
-    if (header.sha256 !== hash.digest('hex')) return corrupt;
+    const sha256 = await digest;
+    if (sha256 === undefined) return { ok: false, reason: 'the snapshot could not be read' };
+    if (header.sha256 !== sha256) return corrupt;
     return filled > 0 ? invalid : restored(reader.finish(), header.sha256);
   } catch {
     return { ok: false, reason: 'the snapshot could not be read' };

@@ -23,7 +23,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['src/events'],
   ['projections', 'src/vault'],
   ['src/domain'],
-  ['src/read-model.ts', 'src/follow.ts', 'src/snapshot.ts', 'src/snapshot-lines.ts', 'src/engine-image-file.ts', 'src/snapshotter.ts', 'src/auth.ts', 'src/metrics.ts'],
+  ['src/read-model.ts', 'src/follow.ts', 'src/snapshot.ts', 'src/snapshot-lines.ts', 'src/file-sha256.ts', 'src/file-sha256-worker.ts', 'src/engine-image-file.ts', 'src/snapshotter.ts', 'src/auth.ts', 'src/metrics.ts'],
   ['src/service'],
   ['src/audit'],
   ['src/http'],

@@ -1,0 +1,25 @@
+/** The worker thread's file digest (src/file-sha256.ts): the SHA-256 of the bytes from the offset on, or a rejection. */
+import { createHash, randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import path from 'node:path';
+import t from 'tap';
+import { sha256OfFile } from '../src/file-sha256';
+import { removeDir, tempDir } from './support/node';
+
+t.test('the digest of the bytes from the offset to the end, across its read chunks', async (t) => {
+  const dir = tempDir();
+  t.teardown(() => removeDir(dir));
+  const file = path.join(dir, 'f');
+  // Longer than the worker's 8 MiB read, so the digest spans reads.
+  const bytes = randomBytes((1 << 23) + 12_345);
+  writeFileSync(file, bytes);
+  for (const from of [0, 1, 4_000, bytes.length - 1, bytes.length]) {
+    t.equal(await sha256OfFile(file, from), createHash('sha256').update(bytes.subarray(from)).digest('hex'), `from ${from}`);
+  }
+});
+
+t.test('a missing file rejects, naming the file', async (t) => {
+  const dir = tempDir();
+  t.teardown(() => removeDir(dir));
+  await t.rejects(sha256OfFile(path.join(dir, 'missing')), /ENOENT.*missing/);
+});
