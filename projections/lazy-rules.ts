@@ -16,6 +16,27 @@ import { RawJson, type JsonLines } from './json-lines';
 import type { RuleRecord } from './records';
 import type { RulesState } from './rules';
 
+/**
+ * False when `rules` holds record `id` unread and its JSON lacks one of
+ * `texts` (see LazyRuleRecords.mayHold); true for any other record. A
+ * string value `v` of a record is in its JSON as `JSON.stringify(v)`, so a
+ * test that needs a value gives that text.
+ */
+export function mayHold(rules: RulesState, id: string, texts: readonly string[]): boolean {
+  return !(rules instanceof LazyRuleRecords) || rules.mayHold(id, texts);
+}
+
+/** The records of `rules` that `keep` accepts, in order; `mention`: a text every record it accepts holds (mayHold). */
+export function rulesWhere(rules: RulesState, mention: string, keep: (record: RuleRecord) => boolean): RuleRecord[] {
+  const found: RuleRecord[] = [];
+  for (const id of rules.keys()) {
+    if (!mayHold(rules, id, [mention])) continue;
+    const record = rules.get(id)!;
+    if (keep(record)) found.push(record);
+  }
+  return found;
+}
+
 export class LazyRuleRecords implements RulesState {
   /** A record, or the number of its line in `lines`. */
   readonly #items: Map<string, RuleRecord | number>;
@@ -100,6 +121,19 @@ export class LazyRuleRecords implements RulesState {
   /** The snapshot's items, in order: a decoded record as `encode` makes it, an unread one as its line, unparsed. */
   *snapshotItems(encode: (record: RuleRecord) => unknown): Generator<unknown> {
     for (const item of this.#items.values()) yield typeof item === 'number' ? new RawJson(this.#lines!.text(item)) : encode(item);
+  }
+
+  /**
+   * False when record `id` is unread and its line lacks one of `texts`:
+   * then no test that needs them can accept it, and it stays unread (a
+   * search of 1M mostly unread records decodes only the few that may match).
+   * True otherwise (a decoded record is for the caller's test to judge).
+   */
+  mayHold(id: string, texts: readonly string[]): boolean {
+    const item = this.#items.get(id);
+    if (typeof item !== 'number' || texts.length === 0) return true;
+    const line = this.#lines!.text(item);
+    return texts.every((text) => line.includes(text));
   }
 
   /** How many records are still lines (tests; the start's log line). */

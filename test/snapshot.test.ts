@@ -12,7 +12,11 @@ import { client } from './support/http';
 import { removeDir, startTestNode, tempDir, testEnv } from './support/node';
 import { runCli } from './support/process';
 
-const LISTINGS = ['/api/rule-engine/rules', '/api/contexts', '/api/prompts', '/api/vault/secrets', '/api/api-keys'];
+// The rules also paged and filtered: after a snapshot start they are read as the listing walks them (projections/lazy-rules.ts).
+const LISTINGS = [
+  '/api/rule-engine/rules', '/api/rule-engine/rules?limit=3', '/api/rule-engine/rules?field=n&operator=lte&limit=2',
+  '/api/contexts', '/api/prompts', '/api/vault/secrets', '/api/api-keys',
+];
 
 async function start(env: Record<string, string>) {
   const lines: string[] = [];
@@ -90,6 +94,12 @@ t.test('a snapshot round trip: start from it, replay only what follows, answer t
   });
   const keys = (await second.admin.get('/api/api-keys')).json.api_keys.map((k: { name: string }) => k.name);
   t.ok(keys.includes('after-snapshot'));
+  // Deleting a context unlinks it from every rule, records unread since the snapshot included.
+  const contextId = (await second.admin.get('/api/contexts')).json.contexts[0].id as string;
+  t.equal((await second.admin.delete(`/api/contexts/${contextId}`)).status, 204);
+  const unlinked = (await second.admin.get('/api/rule-engine/rules')).json.rules as { entities: { entity_type: string }[] }[];
+  t.equal(unlinked.length, 10);
+  t.ok(unlinked.every((r) => r.entities.length === 1 && r.entities[0]!.entity_type === 'prompt'), 'every rule lost the context\'s link, kept the prompt\'s');
 });
 
 for (const [name, damage, reason] of [

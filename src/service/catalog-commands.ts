@@ -11,6 +11,7 @@ import {
   decideAddPromptVersion, decideCreatePrompt, decideDeletePrompt, decideMoveLabel, decideRemoveLabel, decideUpdatePrompt,
   parseLabelMove, parsePromptCreate, parsePromptPatch, parsePromptVersion, readLabel,
 } from '../domain/prompts';
+import { rulesWhere } from '../../projections';
 import { findPrompt } from '../../projections/prompts';
 import {
   decideCreateRule, decideDeleteRule, decideUnlinkEntity, decideUpdateRule, parseRuleCreate, parseRulePatch, type RuleContext,
@@ -44,7 +45,8 @@ export function createCatalogCommands({ bus, readModel, runtime, maxRegexLength,
    * and repeating the delete finishes it.
    */
   async function unlinkFromRules(link: EntityLink, actor: Actor): Promise<void> {
-    const linking = [...state.rules.values()].filter((r) => r.entities.some((l) => l.entity_type === link.entity_type && l.entity_id === link.entity_id));
+    // A rule linking it holds its id as a JSON string: records still unread since a snapshot are searched as text first.
+    const linking = rulesWhere(state.rules, JSON.stringify(link.entity_id), (r) => r.entities.some((l) => l.entity_type === link.entity_type && l.entity_id === link.entity_id));
     for (const { id } of linking) {
       const current = state.rules.get(id);
       await appendDecided(bus, streams.rule(id), current?.revision ?? 'any', decideUnlinkEntity(id, current, link, ruleContext), actor);

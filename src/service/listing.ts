@@ -145,16 +145,20 @@ export const RULE_FILTERS = ['status', 'entity_type', 'entity_id', 'field', 'ope
 /**
  * Rules: `status`; a linked entity (`entity_type` and/or `entity_id`); a
  * condition (`field` and/or `operator`: one condition must have both);
- * `q` in the name, description or id.
+ * `q` in the name, description or id. With the test, the texts a rule it
+ * keeps holds in its JSON (each value but `q`'s, which is matched
+ * case-folded, as JSON.stringify writes it): a record not yet decoded is
+ * tested on those first (projections/lazy-rules.ts).
  */
-export function ruleFilter(query: QueryText): Keep<RuleRecord> {
+export function ruleSearch(query: QueryText): { readonly keep: Keep<RuleRecord>; readonly mentions: readonly string[] } {
   const wanted = status(query);
   const entityType = oneOf<EntityType>(query, 'entity_type', ENTITY_TYPES);
   const entityId = text(query, 'entity_id');
   const field = text(query, 'field');
   const operator = oneOf(query, 'operator', OPERATORS);
   const q = search(query);
-  return all<RuleRecord>(
+  const mentions = [wanted, entityType, entityId, field, operator].filter((value) => value !== undefined).map((value) => JSON.stringify(value));
+  const keep = all<RuleRecord>(
     wanted && ((rule) => rule.status === wanted),
     (entityType !== undefined || entityId !== undefined) ? (rule) => rule.entities.some((link) =>
       (entityType === undefined || link.entity_type === entityType) && (entityId === undefined || link.entity_id === entityId)) : undefined,
@@ -162,6 +166,7 @@ export function ruleFilter(query: QueryText): Keep<RuleRecord> {
       (field === undefined || c.field === field) && (operator === undefined || c.operator === operator))) : undefined,
     q && ((rule) => q(rule.id, rule.name, rule.description)),
   );
+  return { keep, mentions };
 }
 
 export const CONTEXT_FILTERS = ['status', 'tag', 'q'] as const;

@@ -7,7 +7,7 @@
  */
 import t from 'tap';
 import { isDeepStrictEqual } from 'node:util';
-import { evolve, initialState, LazyRuleRecords, RawJson, snapshotMembers, type RuleRecord } from '../../projections';
+import { evolve, initialState, LazyRuleRecords, mayHold, RawJson, rulesWhere, snapshotMembers, type RuleRecord } from '../../projections';
 import { decodeSnapshot, encodeSnapshot } from '../../src/snapshot';
 import { PackedLines } from '../../src/snapshot-lines';
 import type { RecordedEvent } from '../../src/store/port';
@@ -100,6 +100,19 @@ t.test('lazy records answer as a Map of the decoded records, through random read
     t.ok(isDeepStrictEqual([...lazy.entries()], [...model.entries()]), `seed ${seed}: the same entries in the same order`);
     t.equal(lazy.unread, 0, `seed ${seed}: everything read, no line held`);
   }
+});
+
+t.test('a search by a text the wanted records hold decodes only the lines holding it', async (t) => {
+  const records = Array.from({ length: 30 }, (_, n) => ({ ...record(`r${n}`, n), entities: n % 10 === 3 ? [{ entity_type: 'context' as const, entity_id: 'ctx "1"' }] : [] }));
+  const lazy = LazyRuleRecords.restore(packed(records.map(line)), decode);
+  const links = (r: RuleRecord) => r.entities.some((l) => l.entity_id === 'ctx "1"');
+  const found = rulesWhere(lazy, JSON.stringify('ctx "1"'), links);
+  t.same(found.map((r) => r.id), ['r3', 'r13', 'r23'], 'the linking records, in order');
+  t.equal(lazy.unread, 27, 'only those three decoded');
+  t.same(rulesWhere(new Map(records.map((r) => [r.id, r])), JSON.stringify('ctx "1"'), links).map((r) => r.id), ['r3', 'r13', 'r23'], 'a Map: the same');
+  t.same([mayHold(lazy, 'r4', ['"v4"', '"ACTIVE"']), mayHold(lazy, 'r4', ['"v4"', '"v5"']), mayHold(lazy, 'r3', ['"v5"']), mayHold(lazy, 'r4', [])],
+    [true, false, true, true], 'every text on an unread line; a decoded record or no texts: for the caller to judge');
+  t.equal(lazy.unread, 27, 'testing texts decodes nothing');
 });
 
 t.test('reading half the lines re-packs the rest, and reads go on answering the same', async (t) => {
