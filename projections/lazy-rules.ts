@@ -26,6 +26,11 @@ export function mayHold(rules: RulesState, id: string, texts: readonly string[])
   return !(rules instanceof LazyRuleRecords) || rules.mayHold(id, texts);
 }
 
+/** A copy of `rules` the caller may change without touching them; records still unread stay so (no decoding). */
+export function copyRules(rules: RulesState): RulesState {
+  return rules instanceof LazyRuleRecords ? rules.copy() : new Map(rules);
+}
+
 /** The records of `rules` that `keep` accepts, in order; `mention`: a text every record it accepts holds (mayHold). */
 export function rulesWhere(rules: RulesState, mention: string, keep: (record: RuleRecord) => boolean): RuleRecord[] {
   const found: RuleRecord[] = [];

@@ -13,7 +13,7 @@ import { initialPrompts, promptVersion, type PromptsState } from './prompts';
 import type { PromptMessage } from '../src/events';
 import type { ApiKeyRecord, ContextRecord, PromptRecord, PromptVersion, RuleRecord, SecretRecord } from './records';
 import type { JsonLines } from './json-lines';
-import { LazyRuleRecords } from './lazy-rules';
+import { copyRules, LazyRuleRecords } from './lazy-rules';
 import type { RulesState } from './rules';
 import type { VaultState } from './secrets';
 
@@ -71,7 +71,7 @@ type SnapshotPrompt = Stringified<Omit<PromptRecord, 'versions' | 'labels'>> & {
  */
 const READ_MODELS: { readonly [K in keyof ReadModels]: ReadModelKind<ReadModels[K]> } = {
   rules: {
-    copy: (rules: RulesState) => (rules instanceof LazyRuleRecords ? rules.copy() : new Map(rules)),
+    copy: copyRules,
     toSnapshot: (rules) => ({ rules: rules instanceof LazyRuleRecords ? [...rules.snapshotItems(withStrings)] : [...rules.values()].map(withStrings) }),
     linesMember: 'rules',
     fromSnapshot(body) {

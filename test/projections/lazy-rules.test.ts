@@ -7,7 +7,7 @@
  */
 import t from 'tap';
 import { isDeepStrictEqual } from 'node:util';
-import { evolve, initialState, LazyRuleRecords, mayHold, RawJson, rulesWhere, snapshotMembers, type RuleRecord } from '../../projections';
+import { copyRules, evolve, initialState, LazyRuleRecords, mayHold, RawJson, rulesWhere, snapshotMembers, type RuleRecord } from '../../projections';
 import { decodeSnapshot, encodeSnapshot } from '../../src/snapshot';
 import { PackedLines } from '../../src/snapshot-lines';
 import type { RecordedEvent } from '../../src/store/port';
@@ -113,6 +113,10 @@ t.test('a search by a text the wanted records hold decodes only the lines holdin
   t.same([mayHold(lazy, 'r4', ['"v4"', '"ACTIVE"']), mayHold(lazy, 'r4', ['"v4"', '"v5"']), mayHold(lazy, 'r3', ['"v5"']), mayHold(lazy, 'r4', [])],
     [true, false, true, true], 'every text on an unread line; a decoded record or no texts: for the caller to judge');
   t.equal(lazy.unread, 27, 'testing texts decodes nothing');
+  const copy = copyRules(lazy);
+  t.ok(copy instanceof LazyRuleRecords && copy.unread === 27 && lazy.unread === 27, 'a copy (dry-run\'s overlay) decodes nothing');
+  copy.set('draft', record('draft', 99));
+  t.same([copy.size, lazy.size, lazy.has('draft')], [31, 30, false], 'and changes apart from its original');
 });
 
 t.test('reading half the lines re-packs the rest, and reads go on answering the same', async (t) => {
