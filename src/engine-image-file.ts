@@ -7,7 +7,7 @@
  * (snapshotter.ts). It holds rule conditions only, never a secret.
  *
  * Layout: one JSON header line, padded with spaces to a multiple of 8 bytes,
- *   {"format":1,"log_id":...,"position":"...","snapshot_sha256":...,
+ *   {"format":2,"log_id":...,"position":"...","snapshot_sha256":...,
  *    "sections":[{"name":...,"bytes":n,"sha256":...},...]}
  * then each section's bytes, each padded with zeros to a multiple of 8, so
  * the arena's words and the float64 keys are read in place, without a copy.
@@ -20,7 +20,8 @@ import { open, rename, type FileHandle } from 'node:fs/promises';
 import type { ImageSection } from './engine';
 
 export const ENGINE_IMAGE_FILE = 'snapshot.engine';
-const FORMAT = 1;
+/** 2: the rule entries are restored in place and the engine's epoch is kept (engine/rule-table.ts); a format-1 image is ignored. */
+const FORMAT = 2;
 
 /** What an image must belong to: the snapshot's checksum, its log and position. */
 export interface ImageBinding {
