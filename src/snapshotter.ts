@@ -16,7 +16,7 @@ import { readSnapshotFile, SNAPSHOT_FILE, writeSnapshotFile, type Snapshot } fro
 import { isErased, type EventStore } from './store/port';
 
 export interface Snapshotter {
-  /** Writes a snapshot now if the model moved since the last one; with the engine's image when `reason` is SHUTDOWN. */
+  /** Writes a snapshot and the engine's image now if the model moved since the last one (or, at SHUTDOWN, the last has no image). */
   save(reason: string): Promise<void>;
   /**
    * After an erasure (the read model has applied it): rewrites the snapshot
@@ -33,7 +33,7 @@ export async function logIdentity(store: EventStore): Promise<string | undefined
   return first?.id;
 }
 
-/** The reason a stopping service gives `save`: the one snapshot written with the engine's image. */
+/** The reason a stopping service gives `save`: it writes one even at the last snapshot's position when that one has no image. */
 export const SHUTDOWN = 'shutdown';
 
 /** Secret streams read at once while a snapshot is checked against the log. */
@@ -135,8 +135,16 @@ export function createSnapshotter(
     const started = Date.now();
     // The engine's image is taken with the state's members, in one synchronous step: it matches the snapshot exactly.
     // Its rules go in the order of the snapshot's rule records, which a start restores them from (restoreEngine).
-    // Only at shutdown: taking it blocks the process (bench: million, 1M: ~4 s under load), which a serving one must not.
-    const image = reason === SHUTDOWN ? () => engineImage(readModel.engine, readModel.state.rules.keys()) : undefined;
+    // With every snapshot, so a start after a crash compiles no rule either: a restored rule's entry is copied as
+    // its words (engine/rule-table.ts), so the image is a small share of the snapshot's stall (README: Snapshots).
+    let imageCpuMs = 0;
+    const image = () => {
+      const before = process.cpuUsage();
+      const sections = engineImage(readModel.engine, readModel.state.rules.keys());
+      const used = process.cpuUsage(before);
+      imageCpuMs = Math.round((used.user + used.system) / 1000);
+      return sections;
+    };
     const written = await writeSnapshotFile(file, readModel.state, logId, image);
     // An older image belongs to the older snapshot: removed, so a start does not warn about it.
     await rm(imageFile, { force: true });
@@ -153,7 +161,7 @@ export function createSnapshotter(
     }
     saved = position;
     savedImage = imaged;
-    logger.info('snapshot written', { reason, position: position.toString(), ms: Date.now() - started });
+    logger.info('snapshot written', { reason, position: position.toString(), ms: Date.now() - started, image_cpu_ms: imageCpuMs });
   }
 
   /** Removes the snapshot (and a temp file a failed write may have left). */

@@ -40,6 +40,8 @@ export const IMAGE_SECTIONS = ['engine.meta', 'engine.predicates', 'engine.keys'
 
 /** In the rules section: the id at this place in the order has no entry (inactive or removed). */
 const ABSENT = -2;
+/** While imaging: the id's entry is held as an object (rule-table.ts), not as words of the image restored from. */
+const HELD = -3;
 
 /** A number JSON keeps exactly: NaN, ±Infinity and -0 as strings. */
 type Num = number | string;
@@ -122,41 +124,46 @@ export function engineImage(engine: Engine, ids: Iterable<string>): ImageSection
     predicates.push([key, p.kind, p.field, p.text, num(p.num), num(p.num2), texts, nums, refs]);
   }
   // Each rule: index, record, recordWords, group count, each group (offset, words, target, driver count, drivers), use count, uses
-  // (rule-table.ts). Each id's entry looked up once: an object, the offset of a restored rule's words, or undefined (not held).
-  const entries: Array<RuleEntry | number | undefined> = [];
+  // (rule-table.ts). Each id's entry looked up once: the offset of a restored rule's words (the most, after a start from an
+  // image), HELD for one held as an object (in `objects`, in order), ABSENT for one the engine does not hold.
+  const where: number[] = [];
+  const objects: RuleEntry[] = [];
   const imaged = state.rules.imagedWords;
   let words = 0;
-  let held = 0;
   for (const id of ids) {
     const entry = state.rules.locate(id);
-    entries.push(entry);
     if (entry === undefined) {
+      where.push(ABSENT);
       words += 1;
-      continue;
-    }
-    held += 1;
-    if (typeof entry === 'number') {
+    } else if (typeof entry === 'number') {
+      where.push(entry);
       words += entryWords(imaged!.words, entry);
-      continue;
+    } else {
+      where.push(HELD);
+      objects.push(entry);
+      words += 5 + entry.uses.length;
+      for (const group of entry.groups) words += 4 + group.drivers.length;
     }
-    words += 5 + entry.uses.length;
-    for (const group of entry.groups) words += 4 + group.drivers.length;
   }
+  let held = 0;
+  for (const k of where) if (k !== ABSENT) held += 1;
   if (held !== state.rules.size) throw new Error(`the order names ${held} of the engine's ${state.rules.size} rules`);
   const rules = new Int32Array(words);
   let w = 0;
   const ref = (p: Predicate): number => byObject.get(p) ?? byKey.get(p.key)!;
   // A restored rule's words are copied as they are but for their predicate numbers, renumbered: no entry object is made.
   const renumber = imaged === undefined ? undefined : Int32Array.from(imaged.predicates, (p) => byObject.get(p) ?? byKey.get(p.key) ?? -1);
-  for (const entry of entries) {
-    if (entry === undefined) {
+  let next = 0;
+  for (const k of where) {
+    if (k === ABSENT) {
       rules[w++] = ABSENT;
       continue;
     }
-    if (typeof entry === 'number') {
-      w = copyEntry(imaged!.words, entry, rules, w, renumber!);
+    if (k !== HELD) {
+      w = copyEntry(imaged!.words, k, rules, w, renumber!);
       continue;
     }
+    const entry = objects[next++];
     rules[w++] = entry.index;
     rules[w++] = entry.record;
     rules[w++] = entry.recordWords;
@@ -203,24 +210,19 @@ export function engineImage(engine: Engine, ids: Iterable<string>): ImageSection
 function copyEntry(source: Int32Array, from: number, target: Int32Array, to: number, renumber: Int32Array): number {
   let r = from;
   let w = to;
-  const copy = (n: number): void => {
-    target.set(source.subarray(r, r + n), w);
-    r += n;
-    w += n;
-  };
-  const refs = (n: number): void => {
-    for (let i = 0; i < n; i++) target[w++] = renumber[source[r++]];
-  };
-  const groups = source[r + 3];
-  copy(4);
-  for (let g = 0; g < groups; g++) {
-    const drivers = source[r + 3];
-    copy(4);
-    refs(drivers);
+  target[w++] = source[r++];
+  target[w++] = source[r++];
+  target[w++] = source[r++];
+  let groups = (target[w++] = source[r++]);
+  for (; groups > 0; groups--) {
+    target[w++] = source[r++];
+    target[w++] = source[r++];
+    target[w++] = source[r++];
+    let drivers = (target[w++] = source[r++]);
+    for (; drivers > 0; drivers--) target[w++] = renumber[source[r++]];
   }
-  const uses = source[r];
-  copy(1);
-  refs(uses);
+  let uses = (target[w++] = source[r++]);
+  for (; uses > 0; uses--) target[w++] = renumber[source[r++]];
   return w;
 }
 
