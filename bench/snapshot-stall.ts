@@ -5,18 +5,13 @@
  * something to save), and polls /healthz back to back until the snapshot's
  * log line and a second after; the longest gap between two answers is the
  * event loop's longest block. Prints the 'snapshot written' line (its ms and
- * the image's CPU ms) and the gaps. A/B as start-from-snapshot.ts: builds
- * alternate run by run.
+ * the image's CPU ms) and the gaps. A/B as start-from-snapshot.ts
+ * (folder-ab.ts: builds alternate run by run).
  *
  *   node dist/bench/snapshot-stall.js <data folder> [--base <another build's dist/src/main.js> [--base-folder <its folder>]] [--runs 2]
- *
- * --base-folder: the base build's own folder (an image of another format
- * would be ignored, and the start compile every rule).
  */
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { createInterface } from 'node:readline';
+import { alternate, onCopy } from './folder-ab';
 import { ADMIN_KEY, startService } from './http-harness';
 
 const INTERVAL_MS = 3_000;
@@ -24,15 +19,14 @@ const AFTER_MS = 1_000;
 const LIMIT_MS = 120_000;
 
 async function stallOnce(folder: string, main: string | undefined): Promise<Record<string, unknown>> {
-  const copy = mkdtempSync(path.join(os.tmpdir(), 'rulevault-start-'));
-  try {
-    cpSync(folder, copy, { recursive: true });
+  return onCopy(folder, async (copy) => {
     const service = await startService(copy, {
       onReadyLine: true, readyTimeoutMs: 15 * 60_000, main, env: { RULEVAULT_SNAPSHOT_INTERVAL_MS: String(INTERVAL_MS) },
     });
     let written: Record<string, unknown> | undefined;
     createInterface({ input: service.child.stdout! }).on('line', (line) => {
-      if (line.includes('"snapshot written"')) written = JSON.parse(line) as Record<string, unknown>;
+      // The periodic one: the shutdown's follows at stop.
+      if (written === undefined && line.includes('"snapshot written"')) written = JSON.parse(line) as Record<string, unknown>;
     });
     const rule = { name: 'stall', condition_groups: [{ conditions: [{ field: 'stall', operator: 'equals', value: 'yes', data_type: 'string' }] }] };
     const created = await fetch(`${service.url}/api/rule-engine/rules`, {
@@ -57,32 +51,7 @@ async function stallOnce(folder: string, main: string | undefined): Promise<Reco
       build: main ?? 'this', snapshot: written ?? null,
       longest_gaps_ms: gaps.slice(0, 3).map((g) => Math.round(g)), polls: gaps.length,
     };
-  } finally {
-    rmSync(copy, { recursive: true, force: true });
-  }
+  });
 }
 
-async function main(): Promise<void> {
-  const args = process.argv.slice(2);
-  const option = (name: string): string | undefined => {
-    const at = args.indexOf(name);
-    return at === -1 ? undefined : args.splice(at, 2)[1];
-  };
-  const base = option('--base');
-  const baseFolder = option('--base-folder');
-  const runs = Number(option('--runs') ?? '2');
-  const [folder] = args;
-  if (folder === undefined || !Number.isInteger(runs) || runs < 1) {
-    process.stderr.write('usage: node dist/bench/snapshot-stall.js <data folder> [--base <dist/src/main.js>] [--runs N]\n');
-    process.exit(2);
-  }
-  for (let run = 0; run < runs; run++) {
-    const builds = base === undefined ? [undefined] : run % 2 === 0 ? [undefined, base] : [base, undefined];
-    for (const build of builds) process.stdout.write(`${JSON.stringify(await stallOnce(build === undefined ? folder : baseFolder ?? folder, build))}\n`);
-  }
-}
-
-void main().catch((error: unknown) => {
-  process.stderr.write(`${error instanceof Error ? error.stack : String(error)}\n`);
-  process.exit(1);
-});
+void alternate('snapshot-stall.js', 2, stallOnce);

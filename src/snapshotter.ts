@@ -136,8 +136,8 @@ export function createSnapshotter(
     // The engine's image is taken with the state's members, in one synchronous step: it matches the snapshot exactly.
     // Its rules go in the order of the snapshot's rule records, which a start restores them from (restoreEngine).
     // Only at shutdown: taking it blocks the process, which a serving one must not (bench: snapshot-stall, 1M, under
-    // load: the longest gap in answers 2.5 s with the image, 0.56 s without; the image 2.7 s of CPU, about half of it
-    // the table of the 460k distinct conditions): so a start after a crash compiles the rules.
+    // load: the longest gap in answers 2.5 to 3.5 s with the image, 0.3 to 0.6 s without; the image 2.7 to 3.7 s of
+    // CPU, about half of it the table of the 460k distinct conditions): so a start after a crash compiles the rules.
     let imageCpuMs = 0;
     const image = reason !== SHUTDOWN ? undefined : () => {
       const before = process.cpuUsage();
