@@ -137,7 +137,7 @@ export function createSnapshotter(
     // Its rules go in the order of the snapshot's rule records, which a start restores them from (restoreEngine).
     // Only at shutdown: taking it blocks the process, which a serving one must not (bench: snapshot-stall, 1M, under
     // load: the longest gap in answers 2.5 to 3.5 s with the image, 0.3 to 0.6 s without; the image 2.7 to 3.7 s of
-    // CPU, about half of it the table of the 460k distinct conditions): so a start after a crash compiles the rules.
+    // CPU, most of it full GCs of the rule records' heap set off by its copies): so a start after a crash compiles.
     let imageCpuMs = 0;
     const image = reason !== SHUTDOWN ? undefined : () => {
       const before = process.cpuUsage();
