@@ -5,16 +5,15 @@
  * from spawn, its CPU seconds and peak RSS (from /proc), then its RSS 3 s
  * later; the builds alternate run by run, so both see the same load.
  *
- *   node dist/bench/start-from-snapshot.js <data folder> [--base <another build's dist/src/main.js>] [--runs 3]
+ *   node dist/bench/start-from-snapshot.js <data folder> [--base <another build's dist/src/main.js> [--base-folder <its folder>]] [--runs 3]
  *
  * The folder is one a service stopped on (SIGTERM writes the snapshot and
  * its engine image): `--only million` removes its own, so make one by
  * starting and stopping this build on a bulk-loaded folder. Prints one JSON
  * line per run. Copies are removed; the folder itself is never started on.
  */
-import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { readFileSync } from 'node:fs';
+import { alternate, onCopy } from './folder-ab';
 import { cpuSeconds, peakRssMb, startService } from './http-harness';
 
 const READY_TIMEOUT_MS = 15 * 60_000;
@@ -25,9 +24,7 @@ function rssMb(pid: number | undefined): number | undefined {
 }
 
 async function startOnce(folder: string, main: string | undefined): Promise<Record<string, unknown>> {
-  const copy = mkdtempSync(path.join(os.tmpdir(), 'rulevault-start-'));
-  try {
-    cpSync(folder, copy, { recursive: true });
+  return onCopy(folder, async (copy) => {
     const started = process.hrtime.bigint();
     const service = await startService(copy, { onReadyLine: true, readyTimeoutMs: READY_TIMEOUT_MS, main });
     const seconds = Number(process.hrtime.bigint() - started) / 1e9;
@@ -37,29 +34,7 @@ async function startOnce(folder: string, main: string | undefined): Promise<Reco
     const ready = JSON.parse(service.readyLog ?? '{}') as { from_snapshot?: string | null };
     await service.stop();
     return { build: main ?? 'this', seconds, ...figures, rss_3s_after_ready_mb: after, from_snapshot: ready.from_snapshot ?? null };
-  } finally {
-    rmSync(copy, { recursive: true, force: true });
-  }
+  });
 }
 
-async function main(): Promise<void> {
-  const args = process.argv.slice(2);
-  const option = (name: string): string | undefined => {
-    const at = args.indexOf(name);
-    return at === -1 ? undefined : args.splice(at, 2)[1];
-  };
-  const base = option('--base');
-  const runs = Number(option('--runs') ?? '3');
-  const [folder] = args;
-  if (folder === undefined || !Number.isInteger(runs) || runs < 1) {
-    process.stderr.write('usage: node dist/bench/start-from-snapshot.js <data folder> [--base <dist/src/main.js>] [--runs N]\n');
-    process.exit(2);
-  }
-  for (let run = 0; run < runs; run++) {
-    // Alternate which build goes first, so neither always starts on a cache the other warmed.
-    const builds = base === undefined ? [undefined] : run % 2 === 0 ? [undefined, base] : [base, undefined];
-    for (const build of builds) process.stdout.write(`${JSON.stringify(await startOnce(folder, build))}\n`);
-  }
-}
-
-void main();
+void alternate('start-from-snapshot.js', 3, startOnce);

@@ -24,7 +24,8 @@ import type { RegexEntry } from './code';
 import { compileRegex, Kind, type Predicate } from './predicates';
 import { NO_FILTER } from './regex-prefilter';
 import { createResiduals, type Residuals } from './residuals';
-import { createState, stateOf, type GroupEntry, type RuleEntry, type SharedPredicate } from './state';
+import { entryWords, RuleTable } from './rule-table';
+import { createState, stateOf, type RuleEntry, type SharedPredicate } from './state';
 import { createThresholds, type Thresholds } from './thresholds';
 import type { Engine } from './types';
 
@@ -39,6 +40,8 @@ export const IMAGE_SECTIONS = ['engine.meta', 'engine.predicates', 'engine.keys'
 
 /** In the rules section: the id at this place in the order has no entry (inactive or removed). */
 const ABSENT = -2;
+/** While imaging: the id's entry is held as an object (rule-table.ts), not as words of the image restored from. */
+const HELD = -3;
 
 /** A number JSON keeps exactly: NaN, ±Infinity and -0 as strings. */
 type Num = number | string;
@@ -75,6 +78,8 @@ interface Meta {
   strings: { items: string[]; entries: Array<[string, number, number]>; free: number[] };
   regexes: { length: number; entries: Array<[string, number, number]>; free: number[] };
   keyed: Array<[string, number]>;
+  /** The imaged engine's evaluation epoch: the restored one goes on after it, so no restored stamp reads as its own. */
+  epoch: number;
 }
 
 const thresholdsRow = (t: Thresholds): ThresholdsRow => ({
@@ -118,31 +123,47 @@ export function engineImage(engine: Engine, ids: Iterable<string>): ImageSection
     const nums = p.nums.size === 0 ? NONE : [...p.nums].map(num);
     predicates.push([key, p.kind, p.field, p.text, num(p.num), num(p.num2), texts, nums, refs]);
   }
-  // Each rule: index, record, recordWords, group count, each group (offset, words, target, driver count, drivers), use count, uses.
-  // Each id's entry looked up once, undefined for one the engine does not hold.
-  const entries: Array<RuleEntry | undefined> = [];
+  // Each rule: index, record, recordWords, group count, each group (offset, words, target, driver count, drivers), use count, uses
+  // (rule-table.ts). Each id's entry looked up once: the offset of a restored rule's words (the most, after a start from an
+  // image), HELD for one held as an object (in `objects`, in order), ABSENT for one the engine does not hold.
+  const where: number[] = [];
+  const objects: RuleEntry[] = [];
+  const imaged = state.rules.imagedWords;
   let words = 0;
-  let held = 0;
   for (const id of ids) {
-    const entry = state.rules.get(id);
-    entries.push(entry);
+    const entry = state.rules.locate(id);
     if (entry === undefined) {
+      where.push(ABSENT);
       words += 1;
-      continue;
+    } else if (typeof entry === 'number') {
+      where.push(entry);
+      words += entryWords(imaged!.words, entry);
+    } else {
+      where.push(HELD);
+      objects.push(entry);
+      words += 5 + entry.uses.length;
+      for (const group of entry.groups) words += 4 + group.drivers.length;
     }
-    held += 1;
-    words += 5 + entry.uses.length;
-    for (const group of entry.groups) words += 4 + group.drivers.length;
   }
+  let held = 0;
+  for (const k of where) if (k !== ABSENT) held += 1;
   if (held !== state.rules.size) throw new Error(`the order names ${held} of the engine's ${state.rules.size} rules`);
   const rules = new Int32Array(words);
   let w = 0;
   const ref = (p: Predicate): number => byObject.get(p) ?? byKey.get(p.key)!;
-  for (const entry of entries) {
-    if (entry === undefined) {
+  // A restored rule's words are copied as they are but for their predicate numbers, renumbered: no entry object is made.
+  const renumber = imaged === undefined ? undefined : Int32Array.from(imaged.predicates, (p) => byObject.get(p) ?? byKey.get(p.key) ?? -1);
+  let next = 0;
+  for (const k of where) {
+    if (k === ABSENT) {
       rules[w++] = ABSENT;
       continue;
     }
+    if (k !== HELD) {
+      w = copyEntry(imaged!.words, k, rules, w, renumber!);
+      continue;
+    }
+    const entry = objects[next++];
     rules[w++] = entry.index;
     rules[w++] = entry.record;
     rules[w++] = entry.recordWords;
@@ -172,6 +193,7 @@ export function engineImage(engine: Engine, ids: Iterable<string>): ImageSection
     strings: { items: [...operands.strings.items], entries: [...operands.strings.entries] as Meta['strings']['entries'], free: [...operands.strings.free] },
     regexes: { length: operands.regexes.items.length, entries: [...operands.regexes.entries] as Meta['regexes']['entries'], free: [...operands.regexes.free] },
     keyed: [...state.drivers.keyed],
+    epoch: state.operands.view.epoch,
   };
   const sections: Record<(typeof IMAGE_SECTIONS)[number], Uint8Array> = {
     'engine.meta': json(meta),
@@ -182,6 +204,26 @@ export function engineImage(engine: Engine, ids: Iterable<string>): ImageSection
     'engine.postings': bytesOf(postings.at),
   };
   return IMAGE_SECTIONS.map((name) => ({ name, bytes: sections[name] }));
+}
+
+/** Copies the entry at `from` in `source` to `target` at `to`, its predicate numbers through `renumber`; returns the word after it. */
+function copyEntry(source: Int32Array, from: number, target: Int32Array, to: number, renumber: Int32Array): number {
+  let r = from;
+  let w = to;
+  target[w++] = source[r++];
+  target[w++] = source[r++];
+  target[w++] = source[r++];
+  let groups = (target[w++] = source[r++]);
+  for (; groups > 0; groups--) {
+    target[w++] = source[r++];
+    target[w++] = source[r++];
+    target[w++] = source[r++];
+    let drivers = (target[w++] = source[r++]);
+    for (; drivers > 0; drivers--) target[w++] = renumber[source[r++]];
+  }
+  let uses = (target[w++] = source[r++]);
+  for (; uses > 0; uses--) target[w++] = renumber[source[r++]];
+  return w;
 }
 
 const parse = <T>(bytes: Uint8Array): T => JSON.parse(Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString('utf8')) as T;
@@ -276,47 +318,53 @@ export function engineFromImage(sections: ReadonlyMap<string, Uint8Array>, ids: 
   const stream = wordsOf(section('engine.rules'), Int32Array, 4);
   const arenaWords = wordsOf(section('engine.arena'), Int32Array, 4);
   const at = wordsOf(section('engine.postings'), Int32Array, 4);
+  if (!Number.isInteger(meta.epoch) || meta.epoch < 0) throw new Error('the engine image has no evaluation epoch');
   if (ruleKeys.length !== ruleIds.length) throw new Error(`the engine image has ${ruleIds.length} rule numbers and ${ruleKeys.length} sort keys`);
 
   const shared: SharedPredicate[] = rows.map((row) => ({ predicate: predicateFrom(row), refs: row[8] }));
   const predicates = new Map<string, SharedPredicate>(shared.map((s) => [s.predicate.key, s]));
-  const pred = (k: number): Predicate => {
-    const held = shared[k];
-    if (held === undefined) throw new Error(`the engine image names predicate ${k} of ${shared.length}`);
-    return held.predicate;
-  };
-  const rules = new Map<string, RuleEntry>();
+  // Each rule's words stay where they are, found by its number (rule-table.ts); read here only to check them and find the next.
+  const entryAt = new Int32Array(ruleIds.length).fill(-1);
+  const neverMatch = new Map<string, RuleEntry>();
+  let count = 0;
   let w = 0;
   const next = (): number => {
     if (w >= stream.length) throw new Error('the engine image\'s rules end early');
     return stream[w++];
   };
+  const refs = (n: number): void => {
+    for (let i = 0; i < n; i++) {
+      const k = next();
+      if (!(k >= 0 && k < shared.length)) throw new Error(`the engine image names predicate ${k} of ${shared.length}`);
+    }
+  };
   for (const id of ids) {
+    const start = w;
     const index = next();
     if (index === ABSENT) continue;
-    if (index !== Layout.NEVER_MATCHES) {
-      if (!(index >= 0 && index < ruleIds.length) || ruleIds[index] !== '') throw new Error(`the engine image gives rule number ${index} twice or out of range`);
-      ruleIds[index] = id;
+    if (index === Layout.NEVER_MATCHES) {
+      // No number to find it by, and nothing in it: held as an object (rare: a rule no input can satisfy).
+      w += 4;
+      if (w > stream.length || stream[start + 3] !== 0 || stream[start + 4] !== 0) throw new Error(`the engine image gives never-matching rule ${JSON.stringify(id)} records`);
+      neverMatch.set(id, { index, record: Layout.NONE, recordWords: 0, groups: [], uses: [] });
+      continue;
     }
-    const record = next();
-    const recordWords = next();
-    const groups = new Array<GroupEntry>(next());
-    for (let g = 0; g < groups.length; g++) {
-      const offset = next();
-      const words = next();
-      const target = next();
-      const drivers = new Array<Predicate>(next());
-      for (let d = 0; d < drivers.length; d++) drivers[d] = pred(next());
-      groups[g] = { offset, words, target, drivers };
-      // Stamps from the imaged engine's evaluations would read as this one's: cleared, as at an epoch wrap (match.ts).
-      if (offset !== Layout.NONE) arenaWords[offset + Layout.EPOCH] = 0;
+    if (!(index >= 0 && index < ruleIds.length) || ruleIds[index] !== '') throw new Error(`the engine image gives rule number ${index} twice or out of range`);
+    ruleIds[index] = id;
+    entryAt[index] = start;
+    count += 1;
+    next();
+    next();
+    for (let g = next(); g > 0; g--) {
+      next();
+      next();
+      next();
+      refs(next());
     }
-    const uses = new Array<Predicate>(next());
-    for (let u = 0; u < uses.length; u++) uses[u] = pred(next());
-    if (record !== Layout.NONE) arenaWords[record + Layout.EPOCH] = 0;
-    rules.set(id, { index, record, recordWords, groups, uses });
+    refs(next());
   }
   if (w !== stream.length) throw new Error('the engine image holds more rules than the ids given');
+  const rules = new RuleTable(ruleIds, { words: stream, at: entryAt, predicates: shared.map((s) => s.predicate), count }, neverMatch);
 
   const regexItems: RegexEntry[] = new Array(meta.regexes.length);
   for (const [key, index] of meta.regexes.entries) {
@@ -337,6 +385,8 @@ export function engineFromImage(sections: ReadonlyMap<string, Uint8Array>, ids: 
     keyed: new Map(meta.keyed),
     rules, ruleIds, ruleKeys, freeRuleIndexes: meta.freeRuleIndexes, predicates,
   });
+  // Before the evaluator is made: it starts from this epoch (match.ts).
+  state.operands.view.epoch = meta.epoch;
   return engineOver(state, options);
 }
 

@@ -40,7 +40,8 @@ const hasOwn = Object.prototype.hasOwnProperty;
 export function createEvaluator(state: EngineState, epochLimit: number): (fields: Fields) => string[] {
   const { arena, postings, rules, ruleIds, ruleKeys } = state;
   const { slots, view } = state.operands;
-  let epoch = 0;
+  // A restored engine goes on from the epoch it was imaged at (image.ts), so the stamps it restored are all past ones.
+  let epoch = state.operands.view.epoch;
   // Refreshed at each evaluate: the arena and handle table are replaced when they grow.
   let i32 = arena.i32;
   let f64 = arena.f64;
@@ -196,10 +197,10 @@ export function createEvaluator(state: EngineState, epochLimit: number): (fields
   /** Clears every stamp so the epoch can restart at 1 (once per `epochLimit` evaluations). */
   function wrapEpoch(): void {
     const words = arena.i32;
-    for (const entry of rules.values()) {
-      for (const group of entry.groups) if (group.offset !== Layout.NONE) words[group.offset + Layout.EPOCH] = 0;
-      if (entry.record !== Layout.NONE) words[entry.record + Layout.EPOCH] = 0;
-    }
+    // Read in place, a restored engine's entries too (rule-table.ts): a wrap decodes no entry.
+    rules.forEachRecord((record) => {
+      words[record + Layout.EPOCH] = 0;
+    });
     view.slotEpoch.fill(0);
     for (const entry of view.regexes) entry.memoEpoch = 0;
     epoch = 0;

@@ -10,6 +10,7 @@ import { createDrivers, type Drivers } from './drivers';
 import { createOperands, type Operands, type OperandsImage } from './operands';
 import { createPostings, type Postings, type PostingsImage } from './postings';
 import type { Predicate } from './predicates';
+import { RuleTable } from './rule-table';
 import type { Engine } from './types';
 
 export interface GroupEntry {
@@ -44,8 +45,8 @@ export interface EngineState {
   readonly operands: Operands;
   /** Which posting lists each condition drives (equality maps, thresholds, affixes, residual scans). */
   readonly drivers: Drivers;
-  /** Active rules by id. */
-  readonly rules: Map<string, RuleEntry>;
+  /** Active rules by id (a restored engine's decoded on request: rule-table.ts). */
+  readonly rules: RuleTable;
   /** Rule ids by rule number ('' for a free number); records and posting targets name rules by number. */
   readonly ruleIds: string[];
   /** Sort keys by rule number (id-order.ts), so answers sort without comparing strings. */
@@ -67,7 +68,7 @@ export interface StateParts {
   readonly postings: PostingsImage;
   readonly operands: OperandsImage;
   readonly keyed: Map<string, number>;
-  readonly rules: Map<string, RuleEntry>;
+  readonly rules: RuleTable;
   readonly ruleIds: string[];
   readonly ruleKeys: number[];
   readonly freeRuleIndexes: number[];
@@ -84,7 +85,8 @@ export function createState(from?: StateParts): EngineState {
     const { rules, ruleIds, ruleKeys, freeRuleIndexes, predicates } = from;
     return { arena, postings, operands, drivers, rules, ruleIds, ruleKeys, freeRuleIndexes, predicates };
   }
-  return { arena, postings, operands, drivers, rules: new Map(), ruleIds: [], ruleKeys: [], freeRuleIndexes: [], predicates: new Map() };
+  const ruleIds: string[] = [];
+  return { arena, postings, operands, drivers, rules: new RuleTable(ruleIds), ruleIds, ruleKeys: [], freeRuleIndexes: [], predicates: new Map() };
 }
 
 /** An engine's state, read by inspect.ts (dumps, invariant checks) without widening the Engine interface. */
