@@ -19,6 +19,8 @@ import { createHash } from 'node:crypto';
 import { open, rename, type FileHandle } from 'node:fs/promises';
 import { setImmediate } from 'node:timers/promises';
 import type { ImageSection } from './engine';
+import { sha256OfRanges } from './file-sha256';
+import type { ByteRange } from './file-sha256-worker';
 
 export const ENGINE_IMAGE_FILE = 'snapshot.engine';
 /** 2: the rule entries are restored in place and the engine's epoch is kept (engine/rule-table.ts); a format-1 image is ignored. */
@@ -40,7 +42,6 @@ interface Header {
 }
 
 const padded = (n: number): number => n + ((8 - (n % 8)) % 8);
-const sha256 = (bytes: Uint8Array): string => createHash('sha256').update(bytes).digest('hex');
 
 /** Bytes hashed between yields while writing: a 1M-rule arena (~140 MB) hashed at once held the event loop ~0.3 s. */
 const HASH_SLICE = 8 << 20;
@@ -93,7 +94,8 @@ const HEADER_CHUNK = 1 << 16;
  * Reads and checks the image of the snapshot `binding` names; a missing file
  * is `{ ok: false, reason: 'none' }`. Each section is read into a buffer of
  * its own, aligned, so the engine keeps the arena's words where they were
- * read (image.ts), and no buffer holds the whole file.
+ * read (image.ts), and no buffer holds the whole file; a worker thread
+ * reads the sections again and hashes them meanwhile (file-sha256.ts).
  */
 export async function readEngineImageFile(path: string, binding: ImageBinding): Promise<ImageLoad> {
   let handle: FileHandle;
@@ -127,8 +129,14 @@ export async function readEngineImageFile(path: string, binding: ImageBinding): 
     let at = newline + 1;
     const expected = header.sections.reduce((n, s) => n + padded(Number(s.bytes)), at);
     if (size !== expected) return { ok: false, reason: `it is ${size} bytes, its header says ${expected} (truncated or extended)` };
+    // The sections' checksums, computed on another thread from the file while this one reads it (file-sha256.ts).
+    const ranges: ByteRange[] = [];
+    for (let from = at, k = 0; k < header.sections.length; from += padded(Number(header.sections[k]!.bytes)), k++) {
+      ranges.push({ from, to: from + Number(header.sections[k]!.bytes) });
+    }
+    const digests = sha256OfRanges(path, ranges).catch(() => undefined);
     const sections = new Map<string, Uint8Array>();
-    for (const { name, bytes, sha256: sum } of header.sections) {
+    for (const { name, bytes } of header.sections) {
       // allocUnsafeSlow: a buffer of its own (offset 0), never a slice of the shared pool.
       const body = Buffer.allocUnsafeSlow(padded(bytes));
       for (let got = 0; got < body.length; ) {
@@ -136,11 +144,13 @@ export async function readEngineImageFile(path: string, binding: ImageBinding): 
         if (bytesRead === 0) return { ok: false, reason: `its section ${name} ends early (truncated)` };
         got += bytesRead;
       }
-      const section = body.subarray(0, bytes);
-      if (sha256(section) !== sum) return { ok: false, reason: `its section ${name} does not match its checksum (corrupt)` };
-      sections.set(name, section);
+      sections.set(name, body.subarray(0, bytes));
       at += body.length;
     }
+    const sums = await digests;
+    if (sums === undefined) return { ok: false, reason: 'it could not be read' };
+    const wrong = header.sections.find((section, k) => section.sha256 !== sums[k]);
+    if (wrong !== undefined) return { ok: false, reason: `its section ${wrong.name} does not match its checksum (corrupt)` };
     return { ok: true, sections };
   } catch (error) {
     return { ok: false, reason: `it could not be read: ${error instanceof Error ? error.message : String(error)}` };

@@ -1,29 +1,41 @@
 /**
- * Worker thread of file-sha256.ts: hashes a file from an offset to its end
- * and posts the hex digest once (or the error's message).
+ * Worker thread of file-sha256.ts: hashes byte ranges of a file (a range
+ * without an end runs to the file's end) and posts their hex digests once
+ * (or the error's message).
  */
 import { createHash } from 'node:crypto';
 import { open } from 'node:fs/promises';
 import { parentPort, workerData } from 'node:worker_threads';
 
+export interface ByteRange {
+  readonly from: number;
+  /** Exclusive; undefined: to the end of the file. */
+  readonly to?: number;
+}
+
 export interface DigestJob {
   readonly path: string;
-  readonly from: number;
+  readonly ranges: readonly ByteRange[];
 }
 
 const CHUNK = 1 << 23;
 
-async function digest(job: DigestJob): Promise<string> {
+async function digests(job: DigestJob): Promise<string[]> {
   const handle = await open(job.path, 'r');
   try {
-    const hash = createHash('sha256');
     const buffer = Buffer.allocUnsafe(CHUNK);
-    for (let position = job.from; ;) {
-      const { bytesRead } = await handle.read(buffer, 0, CHUNK, position);
-      if (bytesRead === 0) return hash.digest('hex');
-      hash.update(buffer.subarray(0, bytesRead));
-      position += bytesRead;
+    const sums: string[] = [];
+    for (const { from, to = Infinity } of job.ranges) {
+      const hash = createHash('sha256');
+      for (let position = from; position < to; ) {
+        const { bytesRead } = await handle.read(buffer, 0, Math.min(CHUNK, to - position), position);
+        if (bytesRead === 0) break;
+        hash.update(buffer.subarray(0, bytesRead));
+        position += bytesRead;
+      }
+      sums.push(hash.digest('hex'));
     }
+    return sums;
   } finally {
     await handle.close();
   }
@@ -31,7 +43,7 @@ async function digest(job: DigestJob): Promise<string> {
 
 if (parentPort !== null) {
   const port = parentPort;
-  digest(workerData as DigestJob).then(
+  digests(workerData as DigestJob).then(
     (hex) => port.postMessage({ hex }),
     (error: unknown) => port.postMessage({ error: error instanceof Error ? error.message : String(error) }),
   );
