@@ -92,12 +92,14 @@ const HEADER_CHUNK = 1 << 16;
 
 /**
  * Reads and checks the image of the snapshot `binding` names; a missing file
- * is `{ ok: false, reason: 'none' }`. Each section is read into a buffer of
+ * is `{ ok: false, reason: 'none' }`, as is any image when `binding` comes
+ * to undefined (its snapshot is not used). `binding` may be a promise: the
+ * file is read meanwhile and checked against it at the end. Each section is read into a buffer of
  * its own, aligned, so the engine keeps the arena's words where they were
  * read (image.ts), and no buffer holds the whole file; a worker thread
  * reads the sections again and hashes them meanwhile (file-sha256.ts).
  */
-export async function readEngineImageFile(path: string, binding: ImageBinding): Promise<ImageLoad> {
+export async function readEngineImageFile(path: string, binding: ImageBinding | PromiseLike<ImageBinding | undefined>): Promise<ImageLoad> {
   let handle: FileHandle;
   try {
     handle = await open(path, 'r');
@@ -122,9 +124,6 @@ export async function readEngineImageFile(path: string, binding: ImageBinding): 
       return { ok: false, reason: 'its header is not valid JSON' };
     }
     if (header?.format !== FORMAT) return { ok: false, reason: `it has format ${String(header?.format)}, this version reads ${FORMAT}` };
-    if (header.snapshot_sha256 !== binding.snapshotSha256 || header.log_id !== binding.logId || header.position !== binding.position.toString()) {
-      return { ok: false, reason: 'it belongs to another snapshot' };
-    }
     if (!Array.isArray(header.sections)) return { ok: false, reason: 'its header lists no sections' };
     let at = newline + 1;
     const expected = header.sections.reduce((n, s) => n + padded(Number(s.bytes)), at);
@@ -146,6 +145,12 @@ export async function readEngineImageFile(path: string, binding: ImageBinding): 
       }
       sections.set(name, body.subarray(0, bytes));
       at += body.length;
+    }
+    // The snapshot it must belong to may be known only now (loadStartState reads both files at once).
+    const bound = await binding;
+    if (bound === undefined) return { ok: false, reason: 'none' };
+    if (header.snapshot_sha256 !== bound.snapshotSha256 || header.log_id !== bound.logId || header.position !== bound.position.toString()) {
+      return { ok: false, reason: 'it belongs to another snapshot' };
     }
     const sums = await digests;
     if (sums === undefined) return { ok: false, reason: 'it could not be read' };
