@@ -4,6 +4,7 @@
  * parsing their snapshot lines was 2.4 s of an 8.2 s start, and their objects
  * ~930 MB of heap). The snapshot reader makes them (src/snapshot-lines.ts);
  * a read model decodes a line when a request first needs its record.
+ * Once handed to a read model, lines never change (`keep` makes new ones).
  */
 export interface JsonLines {
   readonly count: number;
@@ -19,9 +20,20 @@ export interface JsonLines {
   keep(lines: readonly number[]): JsonLines;
 }
 
-/** A snapshot item written as this text, as it is: an unread line goes back out unparsed. */
+/**
+ * A snapshot item written as line `line` of `lines`, as it is: an unread
+ * record goes back out unparsed. It keeps the line's place, not its text,
+ * so taking a snapshot's members (one synchronous step) decodes no text: at
+ * 1M unread records that was a ~1 s stall of every periodic snapshot
+ * (bench: snapshot-stall); the text is read as the file is written. Lines
+ * never change once made, so it is the text of the moment it was taken.
+ */
 export class RawJson {
-  constructor(readonly text: string) {}
+  constructor(private readonly lines: JsonLines, private readonly line: number) {}
+
+  get text(): string {
+    return this.lines.text(this.line);
+  }
 
   /** Anything else that stringifies it (a test comparing members) gets the value the text stands for. */
   toJSON(): unknown {

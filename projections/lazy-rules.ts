@@ -125,7 +125,7 @@ export class LazyRuleRecords implements RulesState {
 
   /** The snapshot's items, in order: a decoded record as `encode` makes it, an unread one as its line, unparsed. */
   *snapshotItems(encode: (record: RuleRecord) => unknown): Generator<unknown> {
-    for (const item of this.#items.values()) yield typeof item === 'number' ? new RawJson(this.#lines!.text(item)) : encode(item);
+    for (const item of this.#items.values()) yield typeof item === 'number' ? new RawJson(this.#lines!, item) : encode(item);
   }
 
   /**
