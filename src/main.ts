@@ -221,7 +221,7 @@ export async function openWriter(config: Config, options: NodeOptions = {}): Pro
   const fromPosition = initial?.position;
   let replayed = 0;
   let url: string | undefined;
-  const snapshots = createSnapshotter(store, readModel, config.dataDir, config.snapshotIntervalMs, logger);
+  const snapshots = createSnapshotter(store, readModel, config.dataDir, config.snapshotIntervalMs, logger, config.snapshotEngineImage);
   const services = createServices({ config, store, sealer, readModel, logger, runtime, onErased: () => snapshots.afterErasure() });
   const { vault, apiKeys, metrics } = services;
   const checkpoints = createChainCheckpointer({ store, key: signing.key, every: config.chainCheckpointEvery, logger, now: runtime.now, requestId: () => `system-${runtime.newId()}` });

@@ -8,6 +8,7 @@ import { rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { CatalogState, SecretRecord } from '../projections';
 import { engineFromImage, engineImage } from './engine';
+import type { SnapshotEngineImage } from './config';
 import { ENGINE_IMAGE_FILE, readEngineImageFile, writeEngineImageFile, type ImageBinding, type ImageLoad } from './engine-image-file';
 import { streams } from './events';
 import type { Logger } from './log';
@@ -16,7 +17,7 @@ import { readSnapshotFile, SNAPSHOT_FILE, writeSnapshotFile, type Snapshot } fro
 import { isErased, type EventStore } from './store/port';
 
 export interface Snapshotter {
-  /** Writes a snapshot now if the model moved since the last one; with the engine's image when `reason` is SHUTDOWN. */
+  /** Writes a snapshot now if the model moved since the last one; with the engine's image when `reason` is SHUTDOWN (or always, `every`). */
   save(reason: string): Promise<void>;
   /**
    * After an erasure (the read model has applied it): rewrites the snapshot
@@ -33,7 +34,7 @@ export async function logIdentity(store: EventStore): Promise<string | undefined
   return first?.id;
 }
 
-/** The reason a stopping service gives `save`: the one snapshot written with the engine's image. */
+/** The reason a stopping service gives `save`: by default the one snapshot written with the engine's image. */
 export const SHUTDOWN = 'shutdown';
 
 /** Secret streams read at once while a snapshot is checked against the log. */
@@ -140,6 +141,7 @@ export function createSnapshotter(
   dataDir: string,
   intervalMs: number,
   logger: Logger,
+  imageWith: SnapshotEngineImage = 'shutdown',
 ): Snapshotter {
   const file = path.join(dataDir, SNAPSHOT_FILE);
   const imageFile = path.join(dataDir, ENGINE_IMAGE_FILE);
@@ -156,11 +158,11 @@ export function createSnapshotter(
     const started = Date.now();
     // The engine's image is taken with the state's members, in one synchronous step: it matches the snapshot exactly.
     // Its rules go in the order of the snapshot's rule records, which a start restores them from (restoreEngine).
-    // Only at shutdown: taking it blocks the process, which a serving one must not (bench: snapshot-stall, 1M, under
-    // load: the longest gap in answers 2.5 to 3.5 s with the image, 0.3 to 0.6 s without; the image 2.7 to 3.7 s of
-    // CPU, most of it full GCs of the rule records' heap set off by its copies): so a start after a crash compiles.
+    // By default only at shutdown: taking it blocks the process, which a serving one should not (bench:
+    // snapshot-stall, 1M: the longest gap in answers 1.6 to 1.8 s with the image, 0.13 to 0.29 s without; the image
+    // 1.8 to 1.9 s of CPU), so a start after a crash compiles. `every` trades that stall for a fast start after a crash.
     let imageCpuMs = 0;
-    const image = reason !== SHUTDOWN ? undefined : () => {
+    const image = reason !== SHUTDOWN && imageWith !== 'every' ? undefined : () => {
       const before = process.cpuUsage();
       const sections = engineImage(readModel.engine, readModel.state.rules.keys());
       const used = process.cpuUsage(before);

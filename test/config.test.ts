@@ -32,6 +32,7 @@ t.test('bad settings stop start-up naming the variable', async (t) => {
     [{ RULEVAULT_ADMIN_KEY: 'short' }, 'RULEVAULT_ADMIN_KEY', /at least 32 characters/],
     [{ RULEVAULT_MAX_FIELDS: '0' }, 'RULEVAULT_MAX_FIELDS', /between/],
     [{ LOG_LEVEL: 'loud' }, 'LOG_LEVEL', /must be one of fatal, error, warn, info, debug, trace, silent/],
+    [{ RULEVAULT_SNAPSHOT_ENGINE_IMAGE: 'periodic' }, 'RULEVAULT_SNAPSHOT_ENGINE_IMAGE', /must be one of shutdown, every, got "periodic"/],
     [{ RULEVAULT_METRICS_TOKEN: 'short' }, 'RULEVAULT_METRICS_TOKEN', /at least 32 characters/],
     [{ RULEVAULT_REQUEST_TIMEOUT_MS: '5' }, 'RULEVAULT_REQUEST_TIMEOUT_MS', /between 100 and/],
     [{ RULEVAULT_AUDIT_CHECKPOINTS: '1' }, 'RULEVAULT_AUDIT_CHECKPOINTS', /between 2 and/],

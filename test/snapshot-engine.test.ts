@@ -184,3 +184,32 @@ t.test('a periodic snapshot is written without an image and removes the older on
   t.ok(again.logged.some((l) => l.msg === 'engine image restored'), 'and a start restores it');
   t.same(await answers(again.node.url, key), live);
 });
+
+t.test('with RULEVAULT_SNAPSHOT_ENGINE_IMAGE=every a periodic snapshot has its image; a start after a crash restores it and replays the rest', async (t) => {
+  const { dir, env, key, file } = await populatedThenStopped(t);
+  const snapshotFile = path.join(dir, SNAPSHOT_FILE);
+  const node = await start({ ...env, RULEVAULT_SNAPSHOT_INTERVAL_MS: '50', RULEVAULT_SNAPSHOT_ENGINE_IMAGE: 'every' });
+  t.teardown(() => node.node.stop()); // stopped below; stop is idempotent (a failure before it leaves none running)
+  const rule = (name: string) => ({ name, condition_groups: [{ conditions: [{ field: name, operator: 'equals', value: 'yes', data_type: 'string' }] }] });
+  await node.admin.post('/api/rule-engine/rules', rule('moved'));
+  type Written = { msg: string; reason?: string; position?: string };
+  const periodic = (): Written | undefined => (node.logs() as Written[]).find((l) => l.msg === 'snapshot written' && l.reason === 'periodic');
+  const deadline = Date.now() + 10_000;
+  while (periodic() === undefined && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  t.ok(periodic(), 'a periodic snapshot was written');
+  const image = readFileSync(file);
+  const header = JSON.parse(image.toString('utf8', 0, image.indexOf(10))) as { position: string };
+  t.equal(header.position, periodic()?.position, 'with its image (the older one replaced)');
+  const snapshot = readFileSync(snapshotFile);
+  // Changes after the periodic snapshot, then a crash: the files are put back to the periodic snapshot's.
+  await node.admin.post('/api/rule-engine/rules', rule('after'));
+  const live = await answers(node.node.url, key);
+  await node.node.stop();
+  writeFileSync(snapshotFile, snapshot);
+  writeFileSync(file, image);
+  const again = await start(env);
+  t.teardown(() => again.node.stop());
+  t.ok(again.logged.some((l) => l.msg === 'engine image restored'), 'a start restores the periodic image');
+  t.same(again.logged.filter((l) => l.level === 'warn'), [], 'with no warning');
+  t.same(await answers(again.node.url, key), live, 'and answers as before the crash, the rule written after it replayed');
+});
