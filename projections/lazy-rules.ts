@@ -88,14 +88,17 @@ export class LazyRuleRecords implements RulesState {
   }
 
   set(id: string, record: RuleRecord): this {
-    if (typeof this.#items.get(id) === 'number') this.#unread -= 1;
+    const wasLine = typeof this.#items.get(id) === 'number';
     this.#items.set(id, record);
+    if (wasLine) this.#lineLeft();
     return this;
   }
 
   delete(id: string): boolean {
-    if (typeof this.#items.get(id) === 'number') this.#unread -= 1;
-    return this.#items.delete(id);
+    const wasLine = typeof this.#items.get(id) === 'number';
+    const deleted = this.#items.delete(id);
+    if (wasLine) this.#lineLeft();
+    return deleted;
   }
 
   keys(): MapIterator<string> {
@@ -146,13 +149,23 @@ export class LazyRuleRecords implements RulesState {
     return this.#unread;
   }
 
+  /** How many lines are held, read or not (tests: never more than twice `unread`). */
+  get heldLines(): number {
+    return this.#lines?.count ?? 0;
+  }
+
   #read(id: string, line: number): RuleRecord {
     const record = this.#decode(this.#lines!.text(line));
     this.#items.set(id, record);
+    this.#lineLeft();
+    return record;
+  }
+
+  /** One record is no longer a line (decoded, replaced or deleted; #items already says so): the bound above kept. */
+  #lineLeft(): void {
     this.#unread -= 1;
     if (this.#unread === 0) this.#lines = undefined;
     else if (this.#unread * 2 <= this.#lines!.count) this.#repack();
-    return record;
   }
 
   /** The unread lines into lines of their own, renumbered (a value set in place keeps the Map's order). */

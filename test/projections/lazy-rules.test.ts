@@ -94,6 +94,8 @@ t.test('lazy records answer as a Map of the decoded records, through random read
         if (!isDeepStrictEqual([...lazy.values()], [...model.values()])) problems++;
       }
       if (lazy.size !== model.size || lazy.has(id) !== model.has(id)) problems++;
+      // However records leave the lines (read, replaced, deleted), the text held stays within twice the unread.
+      if (lazy.heldLines > 2 * lazy.unread) problems++;
       if ([...lazy.keys()].join() !== [...model.keys()].join()) problems++;
       if (problems > 0) t.fail(`seed ${seed}, step ${step}: differs from the Map after this step${replayHint(seed)}`);
     }
@@ -117,6 +119,16 @@ t.test('a search by a text the wanted records hold decodes only the lines holdin
   t.ok(copy instanceof LazyRuleRecords && copy.unread === 27 && lazy.unread === 27, 'a copy (dry-run\'s overlay) decodes nothing');
   copy.set('draft', record('draft', 99));
   t.same([copy.size, lazy.size, lazy.has('draft')], [31, 30, false], 'and changes apart from its original');
+});
+
+t.test('records deleted or replaced unread leave the lines too: re-packed at half, none held at the end', async (t) => {
+  const records = Array.from({ length: 10 }, (_, n) => record(`r${n}`, n));
+  const lazy = LazyRuleRecords.restore(packed(records.map(line)), decode);
+  for (let n = 0; n < 6; n++) lazy.delete(`r${n}`);
+  t.same([lazy.unread, lazy.heldLines], [4, 5], 'six deleted unread: re-packed when five were gone, within twice the unread');
+  for (let n = 6; n < 10; n++) lazy.set(`r${n}`, record(`r${n}`, 100 + n));
+  t.same([lazy.unread, lazy.heldLines], [0, 0], 'the rest replaced: no line held');
+  t.same([...lazy.values()].map((r) => r.revision), [106n, 107n, 108n, 109n], 'the replacements, in order');
 });
 
 t.test('reading half the lines re-packs the rest, and reads go on answering the same', async (t) => {
