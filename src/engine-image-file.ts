@@ -125,26 +125,26 @@ export async function readEngineImageFile(path: string, binding: ImageBinding | 
     }
     if (header?.format !== FORMAT) return { ok: false, reason: `it has format ${String(header?.format)}, this version reads ${FORMAT}` };
     if (!Array.isArray(header.sections)) return { ok: false, reason: 'its header lists no sections' };
-    let at = newline + 1;
-    const expected = header.sections.reduce((n, s) => n + padded(Number(s.bytes)), at);
+    // Where each section is in the file (each padded to 8 bytes): the size check, the digests and the reads use them.
+    const ranges: ByteRange[] = [];
+    let expected = newline + 1;
+    for (const { bytes } of header.sections) {
+      ranges.push({ from: expected, to: expected + Number(bytes) });
+      expected += padded(Number(bytes));
+    }
     if (size !== expected) return { ok: false, reason: `it is ${size} bytes, its header says ${expected} (truncated or extended)` };
     // The sections' checksums, computed on another thread from the file while this one reads it (file-sha256.ts).
-    const ranges: ByteRange[] = [];
-    for (let from = at, k = 0; k < header.sections.length; from += padded(Number(header.sections[k]!.bytes)), k++) {
-      ranges.push({ from, to: from + Number(header.sections[k]!.bytes) });
-    }
     const digests = sha256OfRanges(path, ranges).catch(() => undefined);
     const sections = new Map<string, Uint8Array>();
-    for (const { name, bytes } of header.sections) {
+    for (const [k, { name, bytes }] of header.sections.entries()) {
       // allocUnsafeSlow: a buffer of its own (offset 0), never a slice of the shared pool.
       const body = Buffer.allocUnsafeSlow(padded(bytes));
       for (let got = 0; got < body.length; ) {
-        const { bytesRead } = await handle.read(body, got, body.length - got, at + got);
+        const { bytesRead } = await handle.read(body, got, body.length - got, ranges[k]!.from + got);
         if (bytesRead === 0) return { ok: false, reason: `its section ${name} ends early (truncated)` };
         got += bytesRead;
       }
       sections.set(name, body.subarray(0, bytes));
-      at += body.length;
     }
     // The snapshot it must belong to may be known only now (loadStartState reads both files at once).
     const bound = await binding;
