@@ -15,7 +15,7 @@
  */
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { workerAnswer, WorkerExitError } from '../worker-answer';
 import type { RangeResult } from './chain-range';
 import { checkRange, openForVerify, type Range, type RangeJob } from './chain-range-read';
 import { verifyChain, type VerifyOptions, type VerifyReport } from './chain-verify';
@@ -103,18 +103,10 @@ async function checkInThread(file: string, range: Range, options: VerifyOptions)
 }
 
 function checkInWorker(job: RangeJob): Promise<RangeResult> {
-  return new Promise((resolve) => {
-    const worker = new Worker(WORKER_FILE, { workerData: job });
-    let settled = false;
-    const settle = (result: RangeResult): void => {
-      if (settled) return;
-      settled = true;
-      resolve(result);
-      void worker.terminate();
-    };
-    // A worker that fails makes its range unclean: the second pass reports what the store says.
-    worker.on('message', (result: RangeResult) => settle(result));
-    worker.on('error', (error) => settle({ clean: false, position: job.after, reason: `range worker failed: ${error.message}` }));
-    worker.on('exit', (code) => settle({ clean: false, position: job.after, reason: `range worker stopped (exit code ${code})` }));
-  });
+  // A worker that fails makes its range unclean: the second pass reports what the store says.
+  return workerAnswer<RangeResult>(WORKER_FILE, job).catch((error: Error) => ({
+    clean: false,
+    position: job.after,
+    reason: error instanceof WorkerExitError ? `range worker stopped (exit code ${error.code})` : `range worker failed: ${error.message}`,
+  }));
 }
