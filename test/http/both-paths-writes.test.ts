@@ -9,10 +9,10 @@
  */
 import { gzipSync } from 'node:zlib';
 import t from 'tap';
-import { createLogger } from '../../src/log';
 import { client } from '../support/http';
 import { sendRaw, type RawResponse } from '../support/raw-http';
-import { removeDir, startTestNode, tempDir, testEnv, type TestNode } from '../support/node';
+import { nodeOnPath, onBothPaths, requestCounters, withJson } from '../support/both-paths';
+import type { TestNode } from '../support/node';
 
 const ALLOWED = 'https://app.example.com';
 const STRANGER = 'https://evil.example.net';
@@ -31,12 +31,7 @@ interface Seeded {
 }
 
 async function seed(fastPath: string): Promise<Seeded> {
-  const lines: string[] = [];
-  const node = await startTestNode(testEnv(tempDir(), {
-    RULEVAULT_FAST_PATH: fastPath,
-    RULEVAULT_ALLOWED_CORS_ORIGINS: ALLOWED,
-    RULEVAULT_MAX_BODY_BYTES: String(LIMIT),
-  }), createLogger((line) => lines.push(line)));
+  const { node, lines } = await nodeOnPath(fastPath, { RULEVAULT_ALLOWED_CORS_ORIGINS: ALLOWED, RULEVAULT_MAX_BODY_BYTES: String(LIMIT) });
   const created = await client(node.url, node.adminKey).post('/api/api-keys', { name: 'evaluate', scopes: ['evaluate'] });
   if (created.status !== 201) throw new Error(`api key: ${created.status} ${created.text}`);
   const names = new Map<string, string>([[created.json.id, '<key evaluate>']]);
@@ -183,16 +178,9 @@ async function send(seeded: Seeded, c: Case, index: number) {
 let lean: Seeded;
 let express: Seeded;
 const answers = new Map<string, ReturnType<typeof normalize>>();
-
-t.before(async () => {
-  lean = await seed('1');
-  express = await seed('0');
-});
-t.teardown(async () => {
-  for (const seeded of [lean, express]) {
-    await seeded?.node.stop();
-    if (seeded !== undefined) removeDir(seeded.node.dataDir);
-  }
+onBothPaths(seed, (onLean, onExpress) => {
+  lean = onLean;
+  express = onExpress;
 });
 
 t.test('every catalog write gets the same answer on the lean path and through express', async (t) => {
@@ -214,22 +202,14 @@ t.test('every write is logged and counted under the same route on both paths', a
   t.ok(fromLean.length > 60, `${fromLean.length} request lines`);
   t.same(fromLean, logged(express), 'the same lines');
   t.ok(fromLean.some((r) => r.route === '/api/rule-engine/rules/:id' && r.method === 'PATCH'), 'a write is labelled with its pattern');
-  const metrics = async (seeded: Seeded) => (await client(seeded.node.url, seeded.node.adminKey).get('/metrics')).text
-    .split('\n').filter((line) => line.startsWith('rulevault_http_requests_total{') && !line.includes('route="/metrics"')).sort();
-  t.same(await metrics(lean), await metrics(express), 'the same request counters');
+  t.same(await requestCounters(lean.node), await requestCounters(express.node), 'the same request counters');
 });
 
 t.test('the decisions both paths share', async (t) => {
   const got = (name: string) => {
     const answer = answers.get(name);
     if (answer === undefined) throw new Error(`no case ${name}`);
-    let json: any;
-    try {
-      json = JSON.parse(answer.body);
-    } catch {
-      json = undefined;
-    }
-    return { ...answer, json };
+    return withJson(answer);
   };
   const created = got('rule create');
   t.equal(created.status, 201);

@@ -7,10 +7,10 @@
  */
 import { gzipSync } from 'node:zlib';
 import t from 'tap';
-import { createLogger } from '../../src/log';
 import { client } from '../support/http';
 import { sendRaw, type RawRequest, type RawResponse } from '../support/raw-http';
-import { removeDir, startTestNode, tempDir, testEnv, type TestNode } from '../support/node';
+import { nodeOnPath, onBothPaths, requestCounters, withJson } from '../support/both-paths';
+import type { TestNode } from '../support/node';
 
 const ALLOWED = 'https://app.example.com';
 const STRANGER = 'https://evil.example.net';
@@ -31,13 +31,11 @@ interface Seeded {
 
 /** The same data on each node, written in the same order. */
 async function seed(fastPath: string): Promise<Seeded> {
-  const lines: string[] = [];
-  const node = await startTestNode(testEnv(tempDir(), {
-    RULEVAULT_FAST_PATH: fastPath,
+  const { node, lines } = await nodeOnPath(fastPath, {
     RULEVAULT_ALLOWED_CORS_ORIGINS: ALLOWED,
     RULEVAULT_MAX_BODY_BYTES: String(LIMIT),
     RULEVAULT_REQUEST_TIMEOUT_MS: '600000',
-  }), createLogger((line) => lines.push(line)));
+  });
   const admin = client(node.url, node.adminKey);
   const names = new Map<string, string>();
   const created = async (path: string, body: unknown, name: string) => {
@@ -229,16 +227,9 @@ function normalize(seeded: Seeded, answer: RawResponse) {
 
 let lean: Seeded;
 let express: Seeded;
-
-t.before(async () => {
-  lean = await seed('1');
-  express = await seed('0');
-});
-t.teardown(async () => {
-  for (const seeded of [lean, express]) {
-    await seeded?.node.stop();
-    if (seeded !== undefined) removeDir(seeded.node.dataDir);
-  }
+onBothPaths(seed, (onLean, onExpress) => {
+  lean = onLean;
+  express = onExpress;
 });
 
 const answers = new Map<string, { lean: ReturnType<typeof normalize>; express: ReturnType<typeof normalize> }>();
@@ -274,25 +265,15 @@ t.test('every public request is logged and counted the same way on both paths', 
     t.equal(fromLean.length, 1, `${c.name}: one line`);
     t.same(fromLean, logLine(express, i + 1), `${c.name}: the same line`);
   });
-  const metrics = async (seeded: Seeded) => {
-    const text = (await client(seeded.node.url, seeded.node.adminKey).get('/metrics')).text;
-    // The corpus's requests, by route and status (the seeding writes are the same on both nodes too).
-    return text.split('\n').filter((line) => line.startsWith('rulevault_http_requests_total{') && !line.includes('route="/metrics"')).sort();
-  };
-  t.same(await metrics(lean), await metrics(express), 'the same request counters');
+  // The corpus's requests, by route and status (the seeding writes are the same on both nodes too).
+  t.same(await requestCounters(lean.node), await requestCounters(express.node), 'the same request counters');
 });
 
 /** The answer both paths gave (they agree, above), parsed. */
 function answer(name: string) {
   const got = answers.get(name);
   if (got === undefined) throw new Error(`no case ${name}`);
-  let json: any;
-  try {
-    json = JSON.parse(got.lean.body);
-  } catch {
-    json = undefined;
-  }
-  return { ...got.lean, json };
+  return withJson(got.lean);
 }
 
 t.test('the decisions both paths share', async (t) => {
