@@ -104,11 +104,14 @@ function readHeader(text: string): { readonly sha256: string } | SnapshotLoad {
  */
 interface BodyReader {
   line(bytes: Buffer, start: number, end: number): void;
+  /** Inside a member kept as lines: takes its whole lines from `start` (PackedLines.addLines); returns where the rest starts. */
+  lines(bytes: Buffer, start: number): number;
   /** The envelope and members, or null when a line was invalid or the body ended early. */
   finish(): { envelope: Envelope; members: SnapshotMembers } | null;
 }
 
-function createBodyReader(): BodyReader {
+/** `bodyBytes`: the body's size (at most), so a member kept as lines takes its memory at once (PackedLines). */
+function createBodyReader(bodyBytes: number): BodyReader {
   let envelope: Envelope | undefined;
   const members: { [member: string]: unknown } = {};
   let items: unknown[] = [];
@@ -116,13 +119,15 @@ function createBodyReader(): BodyReader {
   let left = 0;
   let failed = false;
   return {
+    lines(bytes, start) {
+      if (failed || lines === undefined || left === 0) return start;
+      const before = lines.count;
+      const rest = lines.addLines(bytes, start, left);
+      left -= lines.count - before;
+      return rest;
+    },
     line(bytes, start, end) {
       if (failed) return;
-      if (lines !== undefined && left > 0) {
-        lines.add(bytes, start, end);
-        left -= 1;
-        return;
-      }
       let value: unknown;
       try {
         value = JSON.parse(bytes.toString('utf8', start, end));
@@ -138,7 +143,7 @@ function createBodyReader(): BodyReader {
       } else {
         const line = value as { member?: unknown; items?: unknown };
         if (typeof line?.member !== 'string' || !Number.isInteger(line.items) || (line.items as number) < 0) failed = true;
-        else if (LINES_MEMBERS.has(line.member)) members[line.member] = lines = new PackedLines((left = line.items as number));
+        else if (LINES_MEMBERS.has(line.member)) members[line.member] = lines = new PackedLines((left = line.items as number), bodyBytes);
         else {
           lines = undefined;
           members[line.member] = items = new Array((left = line.items as number));
@@ -151,10 +156,10 @@ function createBodyReader(): BodyReader {
 
 /** Feeds every complete line of `bytes` from `from`; returns where the unfinished last line starts. */
 function feedLines(reader: BodyReader, bytes: Buffer, from = 0): number {
-  let at = from;
+  let at = reader.lines(bytes, from);
   for (let end = bytes.indexOf(10, at); end !== -1; end = bytes.indexOf(10, at)) {
     reader.line(bytes, at, end);
-    at = end + 1;
+    at = reader.lines(bytes, end + 1);
   }
   return at;
 }
@@ -181,7 +186,7 @@ export function decodeSnapshot(file: Buffer | string): SnapshotLoad {
   const body = newline === -1 ? Buffer.alloc(0) : bytes.subarray(newline + 1);
   // The bytes are hashed as read: no decoding of the whole file into one string.
   if (header.sha256 !== createHash('sha256').update(body).digest('hex')) return corrupt;
-  const reader = createBodyReader();
+  const reader = createBodyReader(body.length);
   return feedLines(reader, body) === body.length ? restored(reader.finish(), header.sha256) : invalid;
 }
 
@@ -205,7 +210,7 @@ export async function readSnapshotFile(path: string, chunkBytes = READ_CHUNK): P
     return { ok: false, reason: 'none' };
   }
   try {
-    const reader = createBodyReader();
+    const reader = createBodyReader((await handle.stat()).size);
     let header: { readonly sha256: string } | undefined;
     // The body's checksum, hashed on another thread from the file as this one parses it (file-sha256.ts);
     // undefined when it could not be computed.

@@ -57,6 +57,21 @@ t.test('packed lines: a line never split between chunks, one longer than a chunk
   t.same(texts.map((_, i) => lines.leadingId(i)), ['r0', 'r1', 'r2', 'big', 'after']);
 });
 
+t.test('packed lines: addLines takes whole lines up to its count, in runs that never split a line between chunks', async (t) => {
+  const texts = [...Array.from({ length: 5 }, (_, i) => `{"id":"r${i}","pad":"${'y'.repeat(5_000_000 + i)}"}`), '', '{"id":"é"}', '{"id":"last"}'];
+  const bytes = Buffer.from(`${texts.join('\n')}\n{"id":"unfinished`, 'utf8');
+  const lines = new PackedLines();
+  const after = lines.addLines(bytes, 0, 3);
+  t.equal(lines.count, 3, 'no more than the count asked');
+  t.equal(bytes.toString('utf8', after, after + 9), '{"id":"r3', 'returns where the next line starts');
+  const rest = lines.addLines(bytes, after, 100);
+  t.equal(lines.count, texts.length, 'every newline-ended line, and no more');
+  t.equal(bytes.toString('utf8', rest), '{"id":"unfinished', 'the unfinished line is left');
+  t.ok(texts.every((text, i) => lines.text(i) === text), 'every line whole, without its newline, across chunk boundaries');
+  t.same(texts.map((_, i) => lines.leadingId(i)), ['r0', 'r1', 'r2', 'r3', 'r4', undefined, 'é', 'last']);
+  t.equal(lines.addLines(bytes, rest, 5), rest, 'no newline: nothing taken');
+});
+
 t.test('lazy records answer as a Map of the decoded records, through random reads and changes', async (t) => {
   for (const seed of testSeeds()) {
     const random = seededRandom(seed);
