@@ -7,8 +7,8 @@
  * predicates, the field slots and pools). No rule ids: the rules are written
  * in the order of the ids the caller gives (the snapshot's rule records) and
  * restored from the same ids. A predicate's compiled
- * regex is no bytes: it is compiled again from its pattern (patterns are
- * few and cached, predicates.ts).
+ * regex is no bytes: its pattern is compiled again, re2js's part on its
+ * first test (predicates.ts, restoreRegex).
  *
  * Taking an image copies what may change (the arena's words, the handle
  * table), so the caller can write it out across awaits while events apply.
@@ -21,7 +21,7 @@ import { engineOver, type EngineOptions } from './engine';
 import { createFieldSlot, type FieldSlot } from './field-index';
 import { Layout } from './layout';
 import type { RegexEntry } from './code';
-import { compileRegex, Kind, type Predicate } from './predicates';
+import { compileRegex, Kind, restoreRegex, type Predicate } from './predicates';
 import { NO_FILTER } from './regex-prefilter';
 import { createResiduals, type Residuals } from './residuals';
 import { entryWords, RuleTable } from './rule-table';
@@ -290,8 +290,7 @@ const NO_TEXTS: ReadonlySet<string> = new Set();
 const NO_NUMS: ReadonlySet<number> = new Set();
 
 function predicateFrom([key, kind, field, text, n, n2, texts, nums]: PredicateRow): Predicate {
-  const regex = kind === Kind.REGEX ? compileRegex(text) : null;
-  if (kind === Kind.REGEX && regex === null) throw new Error(`predicate ${JSON.stringify(key)}: its pattern does not compile`);
+  const regex = kind === Kind.REGEX ? restoreRegex(text) : null;
   return {
     key, field, kind, text, num: unnum(n), num2: unnum(n2), texts: texts.length === 0 ? NO_TEXTS : new Set(texts),
     nums: nums.length === 0 ? NO_NUMS : new Set(nums.map(unnum)),

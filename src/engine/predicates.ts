@@ -41,7 +41,7 @@ export interface Predicate {
   readonly num2: number;
   readonly texts: ReadonlySet<string>;
   readonly nums: ReadonlySet<number>;
-  readonly re: RE2JS | null;
+  readonly re: RegexTester | null;
   /** REGEX: what every match contains, tested before re2js (NO_FILTER for other kinds). */
   readonly filter: RegexFilter;
   /** REGEX: the fast matcher, when the pattern is simple enough for it (fast-regex.ts). */
@@ -70,8 +70,13 @@ const NO_NUMS: ReadonlySet<number> = new Set();
 const compiled = new Map<string, CompiledRegex | null>();
 const MAX_COMPILED = 10_000;
 
+/** What tests a text against a pattern: re2js's compiled pattern, or one compiled on first test (restoreRegex). */
+export interface RegexTester {
+  test(text: string): boolean;
+}
+
 export interface CompiledRegex {
-  readonly re: RE2JS;
+  readonly re: RegexTester;
   readonly filter: RegexFilter;
   readonly fast: FastRegex | null;
 }
@@ -87,6 +92,36 @@ export function compileRegex(pattern: string): CompiledRegex | null {
   }
   if (compiled.size >= MAX_COMPILED) compiled.clear();
   compiled.set(pattern, entry);
+  return entry;
+}
+
+/** Patterns an engine image restored, by source (bounded as `compiled` is). */
+const restored = new Map<string, CompiledRegex>();
+
+/** re2js's compile of a pattern, done on its first test. */
+class DeferredRe2 implements RegexTester {
+  #re: RE2JS | undefined;
+  constructor(private readonly pattern: string) {}
+
+  test(text: string): boolean {
+    return (this.#re ??= RE2JS.compile(this.pattern)).test(text);
+  }
+}
+
+/**
+ * A pattern an engine image restores (image.ts): re2js accepted it when
+ * its rule was compiled and the image's checksum vouches for it, so its
+ * prefilter and fast matcher are built now and re2js's compile waits for the
+ * first text they leave undecided. Compiling every pattern of a 1M-rule
+ * image took ~0.25 s of the start, most of it for patterns no request had
+ * reached yet (bench: million).
+ */
+export function restoreRegex(pattern: string): CompiledRegex {
+  let entry = restored.get(pattern);
+  if (entry !== undefined) return entry;
+  entry = { re: new DeferredRe2(pattern), filter: regexFilter(pattern), fast: compileFastRegex(pattern) };
+  if (restored.size >= MAX_COMPILED) restored.clear();
+  restored.set(pattern, entry);
   return entry;
 }
 
@@ -108,7 +143,7 @@ export interface Operand {
   readonly canonical: string;
   readonly text?: string; readonly num?: number; readonly num2?: number;
   readonly texts?: ReadonlySet<string>; readonly nums?: ReadonlySet<number>;
-  readonly re?: RE2JS; readonly filter?: RegexFilter; readonly fast?: FastRegex | null;
+  readonly re?: RegexTester; readonly filter?: RegexFilter; readonly fast?: FastRegex | null;
 }
 
 /** The predicate of `kind` on `field` with operand `o`, every member present (see Predicate). */

@@ -7,6 +7,7 @@
 import { RE2JS } from 're2js';
 import t from 'tap';
 import { compileFastRegex, MATCH, NO_MATCH, UNKNOWN } from '../../src/engine/fast-regex';
+import { compileRegex, regexMatches, restoreRegex } from '../../src/engine/predicates';
 import { perSeed, replayHint, seedShare, testSeeds } from '../support/seeds';
 import { FOUND_REGEX_CASES } from './cases';
 import { randomValue, validPatterns } from './random-patterns';
@@ -101,4 +102,24 @@ t.test('random patterns: wherever it answers, it answers as re2js', async (t) =>
   t.ok(compared > 40_000 * share, `${compared} answers compared`);
   t.ok(matches > 10_000 * share && compared - matches > 10_000 * share, `${matches} matches among them`);
   t.ok(unknown > 1000 * share, `${unknown} values left to re2js`);
+});
+
+t.test('a restored pattern answers as a compiled one, re2js compiling it only at its first test', async (t) => {
+  for (const seed of testSeeds()) {
+    const random = seededRandom(seed);
+    let wrong = 0;
+    for (const { pattern } of validPatterns(random, perSeed(60))) {
+      const compiled = compileRegex(pattern)!;
+      const restored = restoreRegex(pattern);
+      for (let i = 0; i < 8; i++) {
+        const value = randomValue(random, pattern);
+        if (regexMatches(restored, value) !== regexMatches(compiled, value)) wrong++;
+      }
+    }
+    t.equal(wrong, 0, `seed ${seed}: restored and compiled agree${replayHint(seed)}`);
+  }
+  // A pattern re2js rejects (only a damaged image could hold one): restoring it compiles nothing, its first test does.
+  const rejected = restoreRegex('a(b');
+  t.doesNotThrow(() => rejected.filter, 'restored without compiling');
+  t.throws(() => rejected.re.test('ab'), 're2js compiles it at its first test');
 });
