@@ -1,17 +1,22 @@
 /**
  * The rule records a snapshot restores, each kept as its snapshot line until
  * first read (a match in an answer, a GET, a listing), then decoded once and
- * kept. A start at 1M rules then parses no record (bench: million). A
- * decoded record takes its line's place in one Map, so the order of keys()
- * and values() is the snapshot's and stays one order (the engine image is
- * written and restored in it, src/engine/image.ts). Records the fold writes
- * after the restore are ordinary ones.
+ * kept. A start at 1M rules then parses no record (bench: million).
+ *
+ * It answers as a Map would, in the same order: the restored records keep
+ * their places (the snapshot's order, in which the engine image is written
+ * and restored, src/engine/image.ts), whether read or replaced; a record set
+ * with a new id, or again after its deletion, comes after them, in the order
+ * set. The restored ids are found through an IdTable (building a Map of 1M
+ * ids was ~0.5 s of the start, id-table.ts); a decoded record is found in an
+ * ordinary Map, so a record read once is a Map lookup away, as before.
  *
  * Memory stays bounded as records are read: once half the lines left are
  * decoded, the rest are copied into lines of their own and the old ones
  * dropped (once none is left, no lines are held), so the lines never hold
  * more than twice the text of the records still unread.
  */
+import { IdTable } from './id-table';
 import { RawJson, type JsonLines } from './json-lines';
 import type { RuleRecord } from './records';
 import type { RulesState } from './rules';
@@ -42,75 +47,140 @@ export function rulesWhere(rules: RulesState, mention: string, keep: (record: Ru
   return found;
 }
 
+/** A restored place's record: decoded or replaced, still a line (UNREAD), or deleted (GONE). */
+const UNREAD = undefined;
+const GONE = null;
+type Place = RuleRecord | typeof UNREAD | typeof GONE;
+
 export class LazyRuleRecords implements RulesState {
-  /** A record, or the number of its line in `lines`. */
-  readonly #items: Map<string, RuleRecord | number>;
+  /** The restored ids, by place (fixed; the engine keeps these very strings). */
+  readonly #ids: readonly string[];
+  readonly #table: IdTable;
+  /** Per place: its record, UNREAD or GONE. */
+  readonly #places: Place[];
+  /** Per place still UNREAD: its line in #lines. */
+  #lineOf: Int32Array;
   #lines: JsonLines | undefined;
-  /** Lines not decoded yet (numbers among #items). */
   #unread: number;
+  /** Places not GONE. */
+  #live: number;
+  /** Every record decoded or set, by id: a record read once is one Map lookup away. */
+  readonly #decoded: Map<string, RuleRecord>;
+  /** Records set with an id that has no live place, in the order set (they come after the places). */
+  readonly #after: Map<string, RuleRecord>;
   readonly #decode: (text: string) => RuleRecord;
 
-  private constructor(items: Map<string, RuleRecord | number>, lines: JsonLines | undefined, unread: number, decode: (text: string) => RuleRecord) {
-    this.#items = items;
-    this.#lines = lines;
-    this.#unread = unread;
+  private constructor(
+    from: { ids: readonly string[]; table: IdTable; places: Place[]; lineOf: Int32Array; lines: JsonLines | undefined; unread: number; live: number },
+    decoded: Map<string, RuleRecord>, after: Map<string, RuleRecord>, decode: (text: string) => RuleRecord,
+  ) {
+    this.#ids = from.ids;
+    this.#table = from.table;
+    this.#places = from.places;
+    this.#lineOf = from.lineOf;
+    this.#lines = from.lines;
+    this.#unread = from.unread;
+    this.#live = from.live;
+    this.#decoded = decoded;
+    this.#after = after;
     this.#decode = decode;
   }
 
   /** The records of `lines`, in their order; a line without a leading id is decoded now to learn it. */
   static restore(lines: JsonLines, decode: (text: string) => RuleRecord): LazyRuleRecords {
-    const items = new Map<string, RuleRecord | number>();
+    const ids: string[] = [];
+    const table = new IdTable(ids, lines.count);
+    const places: Place[] = [];
+    const lineOf = new Int32Array(lines.count);
+    const decoded = new Map<string, RuleRecord>();
     let unread = 0;
     for (let i = 0; i < lines.count; i++) {
-      const id = lines.leadingId(i);
-      if (id === undefined) {
-        const record = decode(lines.text(i));
-        items.set(record.id, record);
-      } else {
-        items.set(id, i);
-        unread += 1;
+      const leading = lines.leadingId(i);
+      const record = leading === undefined ? decode(lines.text(i)) : undefined;
+      const place = ids.length;
+      ids.push(leading ?? record!.id);
+      const held = table.add(place);
+      if (held !== place) {
+        // The same id twice (no snapshot this service writes has it): the later line replaces the earlier in its place, as Map.set would.
+        ids.pop();
+        if (places[held] === UNREAD) unread -= 1;
+        places[held] = record ?? decode(lines.text(i));
+        decoded.set(ids[held], places[held]!);
+        continue;
       }
+      places.push(record);
+      lineOf[place] = i;
+      if (record === undefined) unread += 1;
+      else decoded.set(record.id, record);
     }
-    return new LazyRuleRecords(items, unread === 0 ? undefined : lines, unread, decode);
+    const from = { ids, table, places, lineOf, lines: unread === 0 ? undefined : lines, unread, live: places.length };
+    return new LazyRuleRecords(from, decoded, new Map(), decode);
   }
 
   get size(): number {
-    return this.#items.size;
+    return this.#live + this.#after.size;
   }
 
   get(id: string): RuleRecord | undefined {
-    const item = this.#items.get(id);
-    return typeof item === 'number' ? this.#read(id, item) : item;
+    const record = this.#decoded.get(id);
+    if (record !== undefined) return record;
+    const place = this.#table.placeOf(id);
+    return place !== -1 && this.#places[place] === UNREAD ? this.#read(place) : undefined;
   }
 
   has(id: string): boolean {
-    return this.#items.has(id);
+    if (this.#decoded.has(id)) return true;
+    const place = this.#table.placeOf(id);
+    return place !== -1 && this.#places[place] === UNREAD;
   }
 
   set(id: string, record: RuleRecord): this {
-    const wasLine = typeof this.#items.get(id) === 'number';
-    this.#items.set(id, record);
-    if (wasLine) this.#lineLeft();
+    const place = this.#table.placeOf(id);
+    if (place !== -1 && this.#places[place] !== GONE) {
+      const wasLine = this.#places[place] === UNREAD;
+      this.#places[place] = record;
+      if (wasLine) this.#lineLeft();
+    } else {
+      this.#after.set(id, record);
+    }
+    this.#decoded.set(id, record);
     return this;
   }
 
   delete(id: string): boolean {
-    const wasLine = typeof this.#items.get(id) === 'number';
-    const deleted = this.#items.delete(id);
-    if (wasLine) this.#lineLeft();
-    return deleted;
+    const place = this.#table.placeOf(id);
+    if (place !== -1 && this.#places[place] !== GONE) {
+      const wasLine = this.#places[place] === UNREAD;
+      this.#places[place] = GONE;
+      this.#live -= 1;
+      this.#decoded.delete(id);
+      if (wasLine) this.#lineLeft();
+      return true;
+    }
+    if (!this.#after.delete(id)) return false;
+    this.#decoded.delete(id);
+    return true;
   }
 
-  keys(): MapIterator<string> {
-    return this.#items.keys();
+  *keys(): MapIterator<string> {
+    for (let place = 0; place < this.#places.length; place++) if (this.#places[place] !== GONE) yield this.#ids[place];
+    yield* this.#after.keys();
   }
 
   *values(): MapIterator<RuleRecord> {
-    for (const [id, item] of this.#items) yield typeof item === 'number' ? this.#read(id, item) : item;
+    for (let place = 0; place < this.#places.length; place++) {
+      const item = this.#places[place];
+      if (item !== GONE) yield item ?? this.#read(place);
+    }
+    yield* this.#after.values();
   }
 
   *entries(): MapIterator<[string, RuleRecord]> {
-    for (const [id, item] of this.#items) yield [id, typeof item === 'number' ? this.#read(id, item) : item];
+    for (let place = 0; place < this.#places.length; place++) {
+      const item = this.#places[place];
+      if (item !== GONE) yield [this.#ids[place], item ?? this.#read(place)];
+    }
+    yield* this.#after.entries();
   }
 
   [Symbol.iterator](): MapIterator<[string, RuleRecord]> {
@@ -121,14 +191,24 @@ export class LazyRuleRecords implements RulesState {
     for (const [id, record] of this.entries()) visit(record, id, this);
   }
 
-  /** A copy the fold may change without touching this one (time travel); the lines are shared, never changed. */
+  /**
+   * A copy the fold may change without touching this one (time travel): the
+   * ids, their table and the lines are shared, never changed (a re-pack makes new lines and a new #lineOf).
+   */
   copy(): LazyRuleRecords {
-    return new LazyRuleRecords(new Map(this.#items), this.#lines, this.#unread, this.#decode);
+    const from = {
+      ids: this.#ids, table: this.#table, places: this.#places.slice(), lineOf: this.#lineOf, lines: this.#lines, unread: this.#unread, live: this.#live,
+    };
+    return new LazyRuleRecords(from, new Map(this.#decoded), new Map(this.#after), this.#decode);
   }
 
   /** The snapshot's items, in order: a decoded record as `encode` makes it, an unread one as its line, unparsed. */
   *snapshotItems(encode: (record: RuleRecord) => unknown): Generator<unknown> {
-    for (const item of this.#items.values()) yield typeof item === 'number' ? new RawJson(this.#lines!, item) : encode(item);
+    for (let place = 0; place < this.#places.length; place++) {
+      const item = this.#places[place];
+      if (item !== GONE) yield item === UNREAD ? new RawJson(this.#lines!, this.#lineOf[place]) : encode(item);
+    }
+    for (const record of this.#after.values()) yield encode(record);
   }
 
   /**
@@ -138,9 +218,10 @@ export class LazyRuleRecords implements RulesState {
    * True otherwise (a decoded record is for the caller's test to judge).
    */
   mayHold(id: string, texts: readonly string[]): boolean {
-    const item = this.#items.get(id);
-    if (typeof item !== 'number' || texts.length === 0) return true;
-    const line = this.#lines!.text(item);
+    if (texts.length === 0 || this.#decoded.has(id)) return true;
+    const place = this.#table.placeOf(id);
+    if (place === -1 || this.#places[place] !== UNREAD) return true;
+    const line = this.#lines!.text(this.#lineOf[place]);
     return texts.every((text) => line.includes(text));
   }
 
@@ -154,28 +235,31 @@ export class LazyRuleRecords implements RulesState {
     return this.#lines?.count ?? 0;
   }
 
-  #read(id: string, line: number): RuleRecord {
-    const record = this.#decode(this.#lines!.text(line));
-    this.#items.set(id, record);
+  #read(place: number): RuleRecord {
+    const record = this.#decode(this.#lines!.text(this.#lineOf[place]));
+    this.#places[place] = record;
+    this.#decoded.set(this.#ids[place], record);
     this.#lineLeft();
     return record;
   }
 
-  /** One record is no longer a line (decoded, replaced or deleted; #items already says so): the bound above kept. */
+  /** One record is no longer a line (decoded, replaced or deleted; #places already says so): the bound above kept. */
   #lineLeft(): void {
     this.#unread -= 1;
     if (this.#unread === 0) this.#lines = undefined;
     else if (this.#unread * 2 <= this.#lines!.count) this.#repack();
   }
 
-  /** The unread lines into lines of their own, renumbered (a value set in place keeps the Map's order). */
+  /** The unread lines into lines of their own, renumbered; the places stay (a new #lineOf: a copy may share the old). */
   #repack(): void {
     const kept: number[] = [];
-    for (const [id, item] of this.#items) {
-      if (typeof item !== 'number') continue;
-      this.#items.set(id, kept.length);
-      kept.push(item);
+    const lineOf = new Int32Array(this.#places.length);
+    for (let place = 0; place < this.#places.length; place++) {
+      if (this.#places[place] !== UNREAD) continue;
+      lineOf[place] = kept.length;
+      kept.push(this.#lineOf[place]);
     }
     this.#lines = this.#lines!.keep(kept);
+    this.#lineOf = lineOf;
   }
 }

@@ -119,6 +119,14 @@ t.test('lazy records answer as a Map of the decoded records, through random read
   }
 });
 
+t.test('an id on two lines (no snapshot written here has one) is one record, the later line in the earlier place, as Map.set', async (t) => {
+  const [a1, b, a2] = [record('a', 1), record('b', 2), record('a', 3)];
+  const lazy = LazyRuleRecords.restore(packed([line(a1), line(b), line(a2)]), decode);
+  t.same([[...lazy.keys()], lazy.size, lazy.unread], [['a', 'b'], 2, 1]);
+  t.same(lazy.get('a'), a2);
+  t.same([...lazy.values()], [a2, b]);
+});
+
 t.test('a search by a text the wanted records hold decodes only the lines holding it', async (t) => {
   const records = Array.from({ length: 30 }, (_, n) => ({ ...record(`r${n}`, n), entities: n % 10 === 3 ? [{ entity_type: 'context' as const, entity_id: 'ctx "1"' }] : [] }));
   const lazy = LazyRuleRecords.restore(packed(records.map(line)), decode);
