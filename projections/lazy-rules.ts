@@ -8,7 +8,7 @@
  * and restored, src/engine/image.ts), whether read or replaced; a record set
  * with a new id, or again after its deletion, comes after them, in the order
  * set. The restored ids are found through an IdTable (building a Map of 1M
- * ids was ~0.5 s of the start, id-table.ts); a decoded record is found in an
+ * ids was ~0.5 s of the start, src/id-table.ts); a decoded record is found in an
  * ordinary Map, so a record read once is a Map lookup away, as before.
  *
  * Memory stays bounded as records are read: once half the lines left are
@@ -16,7 +16,7 @@
  * dropped (once none is left, no lines are held), so the lines never hold
  * more than twice the text of the records still unread.
  */
-import { IdTable } from './id-table';
+import { IdTable } from '../src/id-table';
 import { RawJson, type JsonLines } from './json-lines';
 import type { RuleRecord } from './records';
 import type { RulesState } from './rules';
@@ -122,10 +122,8 @@ export class LazyRuleRecords implements RulesState {
   }
 
   get(id: string): RuleRecord | undefined {
-    const record = this.#decoded.get(id);
-    if (record !== undefined) return record;
-    const place = this.#table.placeOf(id);
-    return place !== -1 && this.#places[place] === UNREAD ? this.#read(place) : undefined;
+    // A record read before: one Map lookup (evaluate asks for every match).
+    return this.#decoded.get(id) ?? this.#readById(id);
   }
 
   has(id: string): boolean {
@@ -233,6 +231,11 @@ export class LazyRuleRecords implements RulesState {
   /** How many lines are held, read or not (tests: never more than twice `unread`). */
   get heldLines(): number {
     return this.#lines?.count ?? 0;
+  }
+
+  #readById(id: string): RuleRecord | undefined {
+    const place = this.#table.placeOf(id);
+    return place !== -1 && this.#places[place] === UNREAD ? this.#read(place) : undefined;
   }
 
   #read(place: number): RuleRecord {

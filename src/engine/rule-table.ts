@@ -9,7 +9,7 @@
  * --cpu-prof put 1.5 s in engineFromImage).
  *
  * An imaged rule is found by its number: the image's entry offsets are kept
- * by rule number, and the id -> number index (indexOf) is built only when an
+ * by rule number, and the id -> number table (indexOf) is built only when an
  * id not held as an object is first looked up (one pass over ruleIds), so a
  * start that changes no restored rule never builds it.
  *
@@ -17,6 +17,7 @@
  * recordWords, group count, then per group offset, words, target, driver
  * count, the drivers (predicate numbers), then use count, the uses.
  */
+import { IdTable } from '../id-table';
 import { Layout } from './layout';
 import type { Predicate } from './predicates';
 import type { GroupEntry, RuleEntry } from './state';
@@ -42,31 +43,15 @@ export function entryWords(words: Int32Array, w: number): number {
   return p + 1 + words[p] - w;
 }
 
-/** FNV-1a over the id's UTF-16 code units. */
-function hashOf(id: string): number {
-  let h = 0x811c9dc5;
-  for (let i = 0; i < id.length; i++) h = Math.imul(h ^ id.charCodeAt(i), 0x01000193);
-  return h >>> 0;
-}
-
 /**
- * The imaged rules' numbers in an open-addressed table by id hash (linear
- * probing, at most half full): typed, so 1M ids cost one 8 MB array and a
- * hash each, no Map entries (bench: start-from-snapshot, 1M: a Map was
- * 0.6 s CPU of the shutdown image, the first lookup after a start).
+ * The imaged rules' numbers by id (src/id-table.ts): 1M ids cost one 8 MB
+ * array and a hash each, no Map entries (bench: start-from-snapshot, 1M: a
+ * Map was 0.6 s CPU of the shutdown image, the first lookup after a start).
  */
-function indexOf(ruleIds: readonly string[], at: Int32Array): Int32Array {
-  let size = 16;
-  while (size < at.length * 2) size *= 2;
-  const slots = new Int32Array(size).fill(NO_ENTRY);
-  const mask = size - 1;
-  for (let n = 0; n < at.length; n++) {
-    if (at[n] === NO_ENTRY) continue;
-    let i = hashOf(ruleIds[n]) & mask;
-    while (slots[i] !== NO_ENTRY) i = (i + 1) & mask;
-    slots[i] = n;
-  }
-  return slots;
+function indexOf(ruleIds: readonly string[], imaged: ImagedEntries): IdTable {
+  const table = new IdTable(ruleIds, imaged.count);
+  for (let n = 0; n < imaged.at.length; n++) if (imaged.at[n] !== NO_ENTRY) table.add(n);
+  return table;
 }
 
 export class RuleTable {
@@ -74,8 +59,8 @@ export class RuleTable {
   private readonly imaged: ImagedEntries | undefined;
   /** Imaged entries not yet removed. */
   private imagedCount: number;
-  /** Imaged rules' numbers by the hash of their ids (indexOf), built on the first lookup that needs it. */
-  private slots: Int32Array | undefined;
+  /** Imaged rules' numbers by id (indexOf), built on the first lookup that needs it. */
+  private numbers: IdTable | undefined;
 
   /** `ruleIds` is the state's (read, never written here): an imaged rule's id is its number's. `held`: entries as objects. */
   constructor(private readonly ruleIds: readonly string[], imaged?: ImagedEntries, held?: ReadonlyMap<string, RuleEntry>) {
@@ -92,14 +77,9 @@ export class RuleTable {
   private imagedNumber(id: string): number {
     const imaged = this.imaged;
     if (imaged === undefined || this.imagedCount === 0) return NO_ENTRY;
-    const slots = (this.slots ??= indexOf(this.ruleIds, imaged.at));
-    const mask = slots.length - 1;
-    for (let i = hashOf(id) & mask; ; i = (i + 1) & mask) {
-      const n = slots[i];
-      if (n === NO_ENTRY) return NO_ENTRY;
-      // A removed rule's slot stays: its number may name another rule now, held as an object.
-      if (imaged.at[n] !== NO_ENTRY && this.ruleIds[n] === id) return n;
-    }
+    const n = (this.numbers ??= indexOf(this.ruleIds, imaged)).placeOf(id);
+    // A removed rule's number stays in the table: it may name another rule now, held as an object.
+    return n !== -1 && imaged.at[n] !== NO_ENTRY ? n : NO_ENTRY;
   }
 
   /** The entry of an imaged rule, decoded (a new object each time). */

@@ -1,10 +1,12 @@
 /**
- * Ids to their places 0..n-1, for many ids known at once (the rule records a
- * snapshot restores, lazy-rules.ts): open addressing over an Int32Array,
- * the ids themselves kept in the caller's array. Built from 1M ids in
- * ~70 ms, where a Map took 300-500 ms and left its outgrown tables to the
- * GC (bench: million, a start from a snapshot). A lookup costs about a
- * Map's at that size (a cache miss either way), plus hashing the id.
+ * Ids to their places 0..n-1, for many ids known at once: open addressing
+ * over an Int32Array, the ids themselves kept in the caller's array (so a
+ * place's id may change under it: a lookup compares with what the array
+ * holds now). Used where a Map of up to 1M ids was the cost: the rule
+ * records a snapshot restores (projections/lazy-rules.ts: 1M ids in ~70 ms,
+ * where a Map took 300-500 ms and left its outgrown tables to the GC) and a
+ * restored engine's imaged rules (src/engine/rule-table.ts). A lookup costs
+ * about a Map's at that size (a cache miss either way), plus hashing the id.
  *
  * Linear probing at a load of at most one half, FNV-1a over the UTF-16
  * code units. Ids come from authenticated rule writes, so no per-process

@@ -1,11 +1,11 @@
 /**
- * The id table (projections/id-table.ts) finds every id at its place and
+ * The id table (src/id-table.ts) finds every id at its place and
  * nothing else, through collisions and a full load; a duplicate keeps its first place.
  */
 import t from 'tap';
-import { IdTable } from '../../projections/id-table';
-import { perSeed, replayHint, testSeeds } from '../support/seeds';
-import { seededRandom } from '../engine/random-rules';
+import { IdTable } from '../src/id-table';
+import { perSeed, replayHint, testSeeds } from './support/seeds';
+import { seededRandom } from './engine/random-rules';
 
 t.test('every id at its place, absent ids nowhere, a duplicate answered with the first place', async (t) => {
   for (const seed of testSeeds()) {
