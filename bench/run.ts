@@ -171,7 +171,8 @@ function tableRows(report: ScenarioReport): string[][] {
   return report.cases.map((c) => [
     report.name, c.case, fmt(c.subject?.p50_us), fmt(c.subject?.p99_us), fmt(c.subject?.ops_per_s),
     c.baseline ? `${c.baseline.name}: p50 ${fmt(c.baseline.p50_us)} us, p99 ${fmt(c.baseline.p99_us)} us (${c.baseline.samples} samples)` : '',
-    c.ratio !== undefined ? `${fmt(c.ratio, 0)}x` : '',
+    // Two decimals below 10x: a ratio under 1 (a cold-cache row, a slower subject) would print as "0x".
+    c.ratio !== undefined ? `${fmt(c.ratio, c.ratio < 10 ? 2 : 0)}x` : '',
     Object.entries(c.figures ?? {}).map(([k, v]) => `${k}=${typeof v === 'number' ? fmt(v) : v}`).join(', '),
   ]);
 }
