@@ -5,7 +5,7 @@
  * conflict) and to check what the page claims (a created key works, then not).
  * Any request to another origin, CSP violation or page error fails the file.
  * Screenshots go to docs/console when CONSOLE_SCREENSHOTS=1 (committed, shown
- * in the README), else to a temp folder.
+ * in the README), else to a temp folder, removed when every test passed.
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
@@ -17,7 +17,8 @@ import { client } from '../support/http';
 import { removeDir, startTestNode, tempDir, testEnv, type TestNode } from '../support/node';
 import { launchBrowser, type ConsoleBrowser } from './browser';
 
-const SHOTS = process.env.CONSOLE_SCREENSHOTS === '1' ? path.resolve(__dirname, '../../../docs/console') : tempDir('rulevault-shots-');
+const KEEP_SHOTS = process.env.CONSOLE_SCREENSHOTS === '1';
+const SHOTS = KEEP_SHOTS ? path.resolve(__dirname, '../../../docs/console') : tempDir('rulevault-shots-');
 const SECRET_VALUE = 'sup3r-s3cret-v4lue-never-shown';
 
 let node: TestNode;
@@ -50,6 +51,9 @@ t.teardown(async () => {
   await browser?.close();
   await node?.stop();
   removeDir(dataDir);
+  // The temporary screenshots are kept only when something failed: they show what the page looked like.
+  if (!KEEP_SHOTS && t.passing()) removeDir(SHOTS);
+  else if (!KEEP_SHOTS) t.comment(`screenshots kept in ${SHOTS}`);
 });
 
 const shot = (name: string, p: Page = page) => p.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
