@@ -23,12 +23,28 @@ import type { RulesState } from './rules';
 
 /**
  * False when `rules` holds record `id` unread and its JSON lacks one of
- * `texts` (see LazyRuleRecords.mayHold); true for any other record. A
- * string value `v` of a record is in its JSON as `JSON.stringify(v)`, so a
- * test that needs a value gives that text.
+ * `texts`, or its JSON lower-cased lacks one of `folded` (see
+ * LazyRuleRecords.mayHold); true for any other record. A string value `v`
+ * of a record is in its JSON as `JSON.stringify(v)`, so a test that needs
+ * a value gives that text; foldedMention says when a case-folded search may be tested so.
  */
-export function mayHold(rules: RulesState, id: string, texts: readonly string[]): boolean {
-  return !(rules instanceof LazyRuleRecords) || rules.mayHold(id, texts);
+export function mayHold(rules: RulesState, id: string, texts: readonly string[], folded: readonly string[] = []): boolean {
+  return !(rules instanceof LazyRuleRecords) || rules.mayHold(id, texts, folded);
+}
+
+/**
+ * The text a record's JSON, lower-cased, holds when one of its string
+ * values `v` has `v.toLowerCase().includes(query)` (`query` lower-cased
+ * already), or undefined when that cannot be said from the JSON: `query`
+ * holds a character JSON escapes (a quote, a backslash, a control
+ * character), half of a surrogate pair (a pair's half is never escaped
+ * alone in `v`'s JSON), or a lower-case sigma: Σ is the one letter whose
+ * lower case depends on its neighbours (final ς or σ), and an escape's last
+ * letter (`\n`, `\u001f`) beside it in the JSON is a neighbour `v` lacks.
+ * Any other character lower-cases alone, and escaping is per character.
+ */
+export function foldedMention(query: string): string | undefined {
+  return /["\\\u0000-\u001f\ud800-\udfff\u03c2\u03c3]/.test(query) ? undefined : query;
 }
 
 /** A copy of `rules` the caller may change without touching them; records still unread stay so (no decoding). */
@@ -210,17 +226,21 @@ export class LazyRuleRecords implements RulesState {
   }
 
   /**
-   * False when record `id` is unread and its line lacks one of `texts`:
-   * then no test that needs them can accept it, and it stays unread (a
-   * search of 1M mostly unread records decodes only the few that may match).
-   * True otherwise (a decoded record is for the caller's test to judge).
+   * False when record `id` is unread and its line lacks one of `texts`, or
+   * the line lower-cased lacks one of `folded`: then no test that needs
+   * them can accept it, and it stays unread (a search of 1M mostly unread
+   * records decodes only the few that may match). True otherwise (a
+   * decoded record is for the caller's test to judge).
    */
-  mayHold(id: string, texts: readonly string[]): boolean {
-    if (texts.length === 0 || this.#decoded.has(id)) return true;
+  mayHold(id: string, texts: readonly string[], folded: readonly string[] = []): boolean {
+    if ((texts.length === 0 && folded.length === 0) || this.#decoded.has(id)) return true;
     const place = this.#table.placeOf(id);
     if (place === -1 || this.#places[place] !== UNREAD) return true;
     const line = this.#lines!.text(this.#lineOf[place]);
-    return texts.every((text) => line.includes(text));
+    if (!texts.every((text) => line.includes(text))) return false;
+    if (folded.length === 0) return true;
+    const lower = line.toLowerCase();
+    return folded.every((text) => lower.includes(text));
   }
 
   /** How many records are still lines (tests; the start's log line). */

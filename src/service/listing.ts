@@ -12,7 +12,7 @@
  */
 import { badRequest } from '../errors';
 import { ENTITY_TYPES, OPERATORS, SCOPES, type EntityType, type Scope } from '../events';
-import type { ApiKeyRecord, ContextRecord, PromptRecord, RuleRecord, SecretRecord } from '../../projections';
+import { foldedMention, type ApiKeyRecord, type ContextRecord, type PromptRecord, type RuleRecord, type SecretRecord } from '../../projections';
 
 /** Items per page: at most this many; no `limit` means the whole (filtered) list (contract §3 lists everything). */
 export const LIST_LIMIT_MAX = 1000;
@@ -127,9 +127,13 @@ function status(query: QueryText): 'ACTIVE' | 'INACTIVE' | undefined {
   return upper;
 }
 
+/** `q`, lower-cased. */
+function loweredQ(query: QueryText): string | undefined {
+  return text(query, 'q')?.toLowerCase();
+}
+
 /** `q`: a case-insensitive substring of any of the texts. */
-function search(query: QueryText): ((...texts: string[]) => boolean) | undefined {
-  const q = text(query, 'q')?.toLowerCase();
+function search(query: QueryText, q = loweredQ(query)): ((...texts: string[]) => boolean) | undefined {
   return q === undefined ? undefined : (...texts) => texts.some((t) => t.toLowerCase().includes(q));
 }
 
@@ -146,18 +150,22 @@ export const RULE_FILTERS = ['status', 'entity_type', 'entity_id', 'field', 'ope
  * Rules: `status`; a linked entity (`entity_type` and/or `entity_id`); a
  * condition (`field` and/or `operator`: one condition must have both);
  * `q` in the name, description or id. With the test, the texts a rule it
- * keeps holds in its JSON (each value but `q`'s, which is matched
- * case-folded, as JSON.stringify writes it): a record not yet decoded is
- * tested on those first (projections/lazy-rules.ts).
+ * keeps holds in its JSON (each value as JSON.stringify writes it), and
+ * in its JSON lower-cased (`q`, when foldedMention allows): a record not
+ * yet decoded is tested on those first (projections/lazy-rules.ts).
  */
-export function ruleSearch(query: QueryText): { readonly keep: Keep<RuleRecord>; readonly mentions: readonly string[] } {
+export function ruleSearch(query: QueryText): {
+  readonly keep: Keep<RuleRecord>; readonly mentions: readonly string[]; readonly foldedMentions: readonly string[];
+} {
   const wanted = status(query);
   const entityType = oneOf<EntityType>(query, 'entity_type', ENTITY_TYPES);
   const entityId = text(query, 'entity_id');
   const field = text(query, 'field');
   const operator = oneOf(query, 'operator', OPERATORS);
-  const q = search(query);
+  const lower = loweredQ(query);
+  const q = search(query, lower);
   const mentions = [wanted, entityType, entityId, field, operator].filter((value) => value !== undefined).map((value) => JSON.stringify(value));
+  const folded = lower === undefined ? undefined : foldedMention(lower);
   const keep = all<RuleRecord>(
     wanted && ((rule) => rule.status === wanted),
     (entityType !== undefined || entityId !== undefined) ? (rule) => rule.entities.some((link) =>
@@ -166,7 +174,7 @@ export function ruleSearch(query: QueryText): { readonly keep: Keep<RuleRecord>;
       (field === undefined || c.field === field) && (operator === undefined || c.operator === operator))) : undefined,
     q && ((rule) => q(rule.id, rule.name, rule.description)),
   );
-  return { keep, mentions };
+  return { keep, mentions, foldedMentions: folded === undefined ? [] : [folded] };
 }
 
 export const CONTEXT_FILTERS = ['status', 'tag', 'q'] as const;

@@ -31,12 +31,12 @@ export function createQueries(store: EventStore, readModel: ReadModel, templateL
   return {
     /** A page of the rules by id, filtered (src/service/listing.ts). */
     listRules(query: ListQuery = {}) {
-      const { keep, mentions } = ruleSearch(query);
+      const { keep, mentions, foldedMentions } = ruleSearch(query);
       // Ids sorted, records read only as the page walks them, and one not yet decoded since a start from a
       // snapshot tested on its text first (projections/lazy-rules.ts): a page decodes few (bench: million).
       const record = (id: string) => state.rules.get(id)!;
       const ids = [...state.rules.keys()].sort(compareText);
-      const page = pageOf('rules', ids, (id) => id, (id) => mayHold(state.rules, id, mentions) && keep(record(id)), parsePageQuery('rules', query));
+      const page = pageOf('rules', ids, (id) => id, (id) => mayHold(state.rules, id, mentions, foldedMentions) && keep(record(id)), parsePageQuery('rules', query));
       return { rules: page.items.map((id) => ruleView(record(id))), next_cursor: page.next_cursor };
     },
     getRule(id: string) {

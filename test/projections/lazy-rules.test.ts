@@ -7,7 +7,8 @@
  */
 import t from 'tap';
 import { isDeepStrictEqual } from 'node:util';
-import { copyRules, evolve, initialState, LazyRuleRecords, mayHold, RawJson, rulesWhere, snapshotMembers, type RuleRecord } from '../../projections';
+import { copyRules, evolve, foldedMention, initialState, LazyRuleRecords, mayHold, RawJson, rulesWhere, snapshotMembers, type RuleRecord } from '../../projections';
+import { ruleSearch } from '../../src/service/listing';
 import { decodeSnapshot, encodeSnapshot } from '../../src/snapshot';
 import { PackedLines } from '../../src/snapshot-lines';
 import type { RecordedEvent } from '../../src/store/port';
@@ -142,6 +143,47 @@ t.test('a search by a text the wanted records hold decodes only the lines holdin
   t.ok(copy instanceof LazyRuleRecords && copy.unread === 27 && lazy.unread === 27, 'a copy (dry-run\'s overlay) decodes nothing');
   copy.set('draft', record('draft', 99));
   t.same([copy.size, lazy.size, lazy.has('draft')], [31, 30, false], 'and changes apart from its original');
+});
+
+t.test('a q search tests an unread line lower-cased and never drops a record the search keeps (seeded nasty texts)', async (t) => {
+  // Letters whose lower case is special (Σ final or not, İ, ß, Greek, a pair), and what JSON escapes (quotes, backslashes,
+  // controls, lone surrogates): the cases a lower-cased JSON line could answer differently from the value.
+  const alphabet = ['a', 'B', 'n', 'Σ', 'σ', 'ς', 'İ', 'ß', 'Ω', '😀', '"', '\\', '\n', '\u001f', '\ud83d', '\ude00', ' ', 'f'];
+  for (const seed of testSeeds()) {
+    const random = seededRandom(seed);
+    const word = (n: number, from = alphabet) => Array.from({ length: n }, () => from[Math.floor(random() * from.length)]).join('');
+    // Ids JSON writes as they are (else the line is decoded at the restore, and tests nothing here).
+    const plain = alphabet.filter((c) => JSON.stringify(c).length === c.length + 2);
+    const records = Array.from({ length: perSeed(120) }, (_, n) => ({ ...record(`r${n}${word(2, plain)}`, n), name: word(1 + (n % 6)), description: word(n % 4) }));
+    const lazy = LazyRuleRecords.restore(packed(records.map(line)), decode);
+    const unread = lazy.unread;
+    let dropped = 0;
+    let skipped = 0;
+    for (let i = 0; i < perSeed(300); i++) {
+      const from = records[Math.floor(random() * records.length)];
+      const source = [from.id, from.name, from.description][Math.floor(random() * 3)];
+      const start = Math.floor(random() * (source.length + 1));
+      const raw = random() < 0.8 ? source.slice(start, start + 1 + Math.floor(random() * 3)) : word(2);
+      const q = random() < 0.5 ? raw.toUpperCase() : raw;
+      if (q === '') continue;
+      const { keep, foldedMentions } = ruleSearch({ q });
+      for (const r of records) {
+        const may = mayHold(lazy, r.id, [], foldedMentions);
+        if (keep(r) && !may) dropped++;
+        if (!may) skipped++;
+      }
+    }
+    t.equal(dropped, 0, `seed ${seed}: no record the search keeps is skipped unread${replayHint(seed)}`);
+    t.ok(skipped > 0, `seed ${seed}: and lines that cannot match are skipped (${skipped})`);
+    t.ok(unread === records.length && lazy.unread === unread, `seed ${seed}: testing decodes nothing (${unread} unread)`);
+  }
+  // "\nΣ" lower-cases to "\nσ", its JSON to "\\nς": an escape's letter makes the sigma final.
+  const sigma = { ...record('sigma', 1), name: '\nΣ' };
+  const one = LazyRuleRecords.restore(packed([line(sigma)]), decode);
+  const bySigma = ruleSearch({ q: 'Σ' });
+  t.same([bySigma.keep(sigma), mayHold(one, 'sigma', [], bySigma.foldedMentions)], [true, true], 'a sigma beside an escape: kept, not skipped');
+  t.same(['a"b', 'a\\b', 'x\ny', '\ud83d', 'σ', 'ς', 'ab'].map(foldedMention), [undefined, undefined, undefined, undefined, undefined, undefined, 'ab'],
+    'a query JSON would escape, half a pair or a sigma is not tested on the text');
 });
 
 t.test('records deleted or replaced unread leave the lines too: re-packed at half, none held at the end', async (t) => {
