@@ -143,14 +143,12 @@ export class LazyRuleRecords implements RulesState {
   }
 
   has(id: string): boolean {
-    if (this.#decoded.has(id)) return true;
-    const place = this.#table.placeOf(id);
-    return place !== -1 && this.#places[place] === UNREAD;
+    return this.#decoded.has(id) || this.#unreadPlace(id) !== -1;
   }
 
   set(id: string, record: RuleRecord): this {
-    const place = this.#table.placeOf(id);
-    if (place !== -1 && this.#places[place] !== GONE) {
+    const place = this.#livePlace(id);
+    if (place !== -1) {
       const wasLine = this.#places[place] === UNREAD;
       this.#places[place] = record;
       if (wasLine) this.#lineLeft();
@@ -162,8 +160,8 @@ export class LazyRuleRecords implements RulesState {
   }
 
   delete(id: string): boolean {
-    const place = this.#table.placeOf(id);
-    if (place !== -1 && this.#places[place] !== GONE) {
+    const place = this.#livePlace(id);
+    if (place !== -1) {
       const wasLine = this.#places[place] === UNREAD;
       this.#places[place] = GONE;
       this.#live -= 1;
@@ -234,8 +232,8 @@ export class LazyRuleRecords implements RulesState {
    */
   mayHold(id: string, texts: readonly string[], folded: readonly string[] = []): boolean {
     if ((texts.length === 0 && folded.length === 0) || this.#decoded.has(id)) return true;
-    const place = this.#table.placeOf(id);
-    if (place === -1 || this.#places[place] !== UNREAD) return true;
+    const place = this.#unreadPlace(id);
+    if (place === -1) return true;
     const line = this.#lines!.text(this.#lineOf[place]);
     if (!texts.every((text) => line.includes(text))) return false;
     if (folded.length === 0) return true;
@@ -254,8 +252,20 @@ export class LazyRuleRecords implements RulesState {
   }
 
   #readById(id: string): RuleRecord | undefined {
+    const place = this.#unreadPlace(id);
+    return place === -1 ? undefined : this.#read(place);
+  }
+
+  /** The restored place of `id` when its record is still a line, else -1. */
+  #unreadPlace(id: string): number {
     const place = this.#table.placeOf(id);
-    return place !== -1 && this.#places[place] === UNREAD ? this.#read(place) : undefined;
+    return place !== -1 && this.#places[place] === UNREAD ? place : -1;
+  }
+
+  /** The restored place of `id` unless there is none or it was deleted (a record set again goes after the places), else -1. */
+  #livePlace(id: string): number {
+    const place = this.#table.placeOf(id);
+    return place !== -1 && this.#places[place] !== GONE ? place : -1;
   }
 
   #read(place: number): RuleRecord {

@@ -33,26 +33,25 @@ export class IdTable {
 
   /** Adds `ids[place]` at `place`; when that id is already in, adds nothing and returns its place. */
   add(place: number): number {
-    const id = this.#ids[place];
-    let at = hash(id) & this.#mask;
-    for (let held = this.#places[at]; held !== EMPTY; held = this.#places[at]) {
-      if (this.#ids[held] === id) return held;
-      at = (at + 1) & this.#mask;
-    }
+    const at = this.#slotOf(this.#ids[place]);
+    const held = this.#places[at];
+    if (held !== EMPTY) return held;
     if (this.#count === this.#capacity) throw new RangeError(`the id table holds its ${this.#capacity} ids already`);
     this.#count += 1;
     this.#places[at] = place;
     return place;
   }
 
-  /** The place of `id`, or -1. */
+  /** The place of `id`, or -1 (EMPTY). */
   placeOf(id: string): number {
+    return this.#places[this.#slotOf(id)];
+  }
+
+  /** The slot holding `id`'s place, or the empty slot where it would go. */
+  #slotOf(id: string): number {
     let at = hash(id) & this.#mask;
-    for (let held = this.#places[at]; held !== EMPTY; held = this.#places[at]) {
-      if (this.#ids[held] === id) return held;
-      at = (at + 1) & this.#mask;
-    }
-    return -1;
+    for (let held = this.#places[at]; held !== EMPTY && this.#ids[held] !== id; held = this.#places[at]) at = (at + 1) & this.#mask;
+    return at;
   }
 }
 

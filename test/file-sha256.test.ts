@@ -6,24 +6,26 @@ import t from 'tap';
 import { sha256OfFile, sha256OfRanges } from '../src/file-sha256';
 import { removeDir, tempDir } from './support/node';
 
-t.test('the digest of the bytes from the offset to the end, across its read chunks', async (t) => {
+/** A file of `size` random bytes, removed when `t` ends. */
+function bytesFile(t: tap.Test, size: number): { file: string; bytes: Buffer } {
   const dir = tempDir();
   t.teardown(() => removeDir(dir));
   const file = path.join(dir, 'f');
-  // Longer than the worker's 8 MiB read, so the digest spans reads.
-  const bytes = randomBytes((1 << 23) + 12_345);
+  const bytes = randomBytes(size);
   writeFileSync(file, bytes);
+  return { file, bytes };
+}
+
+t.test('the digest of the bytes from the offset to the end, across its read chunks', async (t) => {
+  // Longer than the worker's 8 MiB read, so the digest spans reads.
+  const { file, bytes } = bytesFile(t, (1 << 23) + 12_345);
   for (const from of [0, 1, 4_000, bytes.length - 1, bytes.length]) {
     t.equal(await sha256OfFile(file, from), createHash('sha256').update(bytes.subarray(from)).digest('hex'), `from ${from}`);
   }
 });
 
 t.test('the digest of each range, in order: bounded, empty, across reads, past the end', async (t) => {
-  const dir = tempDir();
-  t.teardown(() => removeDir(dir));
-  const file = path.join(dir, 'f');
-  const bytes = randomBytes((1 << 23) + 999);
-  writeFileSync(file, bytes);
+  const { file, bytes } = bytesFile(t, (1 << 23) + 999);
   const ranges = [{ from: 10, to: 20 }, { from: 5, to: 5 }, { from: 100, to: (1 << 23) + 500 }, { from: 0, to: 7 }, { from: bytes.length - 3, to: bytes.length + 50 }];
   const sum = (part: Buffer) => createHash('sha256').update(part).digest('hex');
   t.same(await sha256OfRanges(file, ranges), ranges.map(({ from, to }) => sum(bytes.subarray(from, to))));

@@ -83,15 +83,22 @@ export interface CompiledRegex {
 
 /** Compiles a rule author's pattern with re2js (and its prefilter and fast matcher); null when re2js rejects it. */
 export function compileRegex(pattern: string): CompiledRegex | null {
-  let entry = compiled.get(pattern);
+  return cachedBy(compiled, pattern, () => {
+    try {
+      return { re: RE2JS.compile(pattern), filter: regexFilter(pattern), fast: compileFastRegex(pattern) };
+    } catch {
+      return null;
+    }
+  });
+}
+
+/** `cache`'s entry for `pattern`, made once; the cache is cleared when full to stay bounded. */
+function cachedBy<T>(cache: Map<string, T>, pattern: string, make: () => T): T {
+  let entry = cache.get(pattern);
   if (entry !== undefined) return entry;
-  try {
-    entry = { re: RE2JS.compile(pattern), filter: regexFilter(pattern), fast: compileFastRegex(pattern) };
-  } catch {
-    entry = null;
-  }
-  if (compiled.size >= MAX_COMPILED) compiled.clear();
-  compiled.set(pattern, entry);
+  entry = make();
+  if (cache.size >= MAX_COMPILED) cache.clear();
+  cache.set(pattern, entry);
   return entry;
 }
 
@@ -117,12 +124,7 @@ class DeferredRe2 implements RegexTester {
  * reached yet (bench: million).
  */
 export function restoreRegex(pattern: string): CompiledRegex {
-  let entry = restored.get(pattern);
-  if (entry !== undefined) return entry;
-  entry = { re: new DeferredRe2(pattern), filter: regexFilter(pattern), fast: compileFastRegex(pattern) };
-  if (restored.size >= MAX_COMPILED) restored.clear();
-  restored.set(pattern, entry);
-  return entry;
+  return cachedBy(restored, pattern, () => ({ re: new DeferredRe2(pattern), filter: regexFilter(pattern), fast: compileFastRegex(pattern) }));
 }
 
 /**
