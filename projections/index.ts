@@ -20,7 +20,7 @@ export type { ApiKeysState } from './api-keys';
 export type { VaultState } from './secrets';
 export { copyState, digestMembers, LINES_MEMBERS, restoreState, snapshotMembers, type DigestCounts, type SnapshotMembers } from './read-models';
 export { RawJson, type JsonLines } from './json-lines';
-export { copyRules, foldedMention, LazyRuleRecords, mayHold, rulesWhere } from './lazy-rules';
+export { copyRules, foldedMention, LazyRuleRecords, mayHold, rulesWhere, unreadRules } from './lazy-rules';
 
 /** The read models, each with its entry in the registry (read-models.ts). */
 export interface ReadModels {

@@ -47,6 +47,11 @@ export function foldedMention(query: string): string | undefined {
   return /["\\\u0000-\u001f\ud800-\udfff\u03c2\u03c3]/.test(query) ? undefined : query;
 }
 
+/** How many records of `rules` are still unread snapshot lines (0 for a plain Map): what iterating them all would decode. */
+export function unreadRules(rules: RulesState): number {
+  return rules instanceof LazyRuleRecords ? rules.unread : 0;
+}
+
 /** A copy of `rules` the caller may change without touching them; records still unread stay so (no decoding). */
 export function copyRules(rules: RulesState): RulesState {
   return rules instanceof LazyRuleRecords ? rules.copy() : new Map(rules);

@@ -19,6 +19,8 @@ export interface ReadModel {
   readonly caughtUp: boolean;
   apply(event: RecordedEvent): void;
   markCaughtUp(): void;
+  /** Calls `listener` once the read model is caught up: at markCaughtUp, or at once if it already is. */
+  whenCaughtUp(listener: () => void): void;
   /** Resolves once the event at `position` (or a later one) has been applied. */
   waitFor(position: bigint): Promise<void>;
   /**
@@ -54,6 +56,7 @@ export function createReadModel(initial: CatalogState = initialState()): ReadMod
   let waiters: Waiter[] = [];
   let listeners: ((event: RecordedEvent) => void)[] = [];
   let caughtUp = false;
+  let caughtUpListeners: (() => void)[] = [];
   // Until caught up, rule changes are only noted and each rule is compiled
   // once, on first use of the engine: a replay of 1M events where rules
   // change many times compiles each final rule once (bench: replay).
@@ -108,7 +111,15 @@ export function createReadModel(initial: CatalogState = initialState()): ReadMod
     },
     markCaughtUp() {
       flush();
+      if (caughtUp) return;
       caughtUp = true;
+      const waiting = caughtUpListeners;
+      caughtUpListeners = [];
+      for (const listener of waiting) listener();
+    },
+    whenCaughtUp(listener) {
+      if (caughtUp) listener();
+      else caughtUpListeners.push(listener);
     },
     waitFor(position) {
       if (applied(position)) return Promise.resolve();

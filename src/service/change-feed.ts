@@ -8,6 +8,7 @@
  * Transport-free: a subscriber is a `StreamSink` (src/http/stream-endpoint.ts
  * makes one of a response). Frames are Server-Sent Events text.
  */
+import { unreadRules } from '../../projections';
 import type { Limits, StreamSettings } from '../config';
 import type { ReadModel } from '../read-model';
 import type { RecordedEvent } from '../store/port';
@@ -69,6 +70,15 @@ export function createChangeFeed(readModel: ReadModel, settings: StreamSettings,
 
   readModel.onApplied((event) => {
     if (view !== undefined) publish(view, event);
+  });
+  // Changes are kept from the catch-up on, not from a first subscriber: a
+  // resume must replay on whichever process takes it (each worker keeps its
+  // own window, and a reconnect may land on one that has had no subscriber).
+  // A state restored from a snapshot with its records still unread waits for
+  // its first subscriber instead: the view would decode every record (~2 GB
+  // at 1M rules, bench: million).
+  readModel.whenCaughtUp(() => {
+    if (unreadRules(readModel.state.rules) === 0) started();
   });
 
   function publish(current: EvaluationView, event: RecordedEvent): void {

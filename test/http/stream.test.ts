@@ -36,6 +36,19 @@ forCells(t, 'stream', (t, cell) => {
     key = await keyWith(admin, ['evaluate']);
   });
 
+  // First, while no stream has been opened on this node (or on any of its workers).
+  t.test('a resume replays changes made before the node had any subscriber', async (t) => {
+    const ready = (await admin.get('/readyz')).json.position;
+    const made: string[] = [];
+    for (const n of [1, 2]) {
+      made.push((await admin.post('/api/rule-engine/rules', { name: `early ${n}`, condition_groups: [{ conditions: [equals('early', String(n))] }] })).json.position);
+    }
+    const resumed = await openStream(live.url, key, { 'last-event-id': ready });
+    await resumed.next((e) => e.event === 'snapshot' || isChange(made[1]!)(e));
+    t.same(resumed.events.map((e) => `${e.event}#${e.id}`), made.map((p) => `change#${p}`), 'exactly the changes after the position, no snapshot');
+    resumed.close();
+  });
+
   t.test('scope evaluate; a bad Last-Event-ID is a 400 naming the header', async (t) => {
     const none = await openStream(live.url, undefined);
     t.equal(none.status, 401);
@@ -116,10 +129,13 @@ forCells(t, 'stream', (t, cell) => {
       const answer = await admin.post('/api/rule-engine/rules', { name: `resume ${n}`, condition_groups: [{ conditions: [equals('n', String(n))] }] });
       made.push(answer.json.position);
     }
-    const resumed = await openStream(live.url, key, { 'last-event-id': snapshot.id! });
-    await resumed.next(isChange(made[2]!));
-    t.same(resumed.events.map((e) => `${e.event}#${e.id}`), made.map((p) => `change#${p}`), 'exactly the missed changes, no snapshot');
-    resumed.close();
+    // Several resumes, each on its own connection: with workers they land on each of them, and every one kept the changes.
+    for (let n = 0; n < 4; n++) {
+      const resumed = await openStream(live.url, key, { 'last-event-id': snapshot.id! });
+      await resumed.next((e) => e.event === 'snapshot' || isChange(made[2]!)(e));
+      t.same(resumed.events.map((e) => `${e.event}#${e.id}`), made.map((p) => `change#${p}`), 'exactly the missed changes, no snapshot');
+      resumed.close();
+    }
 
     const current = await openStream(live.url, key, { 'last-event-id': made[2]! });
     const next = await admin.post('/api/rule-engine/rules', { name: 'resume 4', condition_groups: [{ conditions: [equals('n', '4')] }] });
