@@ -52,6 +52,21 @@ export function unreadRules(rules: RulesState): number {
   return rules instanceof LazyRuleRecords ? rules.unread : 0;
 }
 
+/**
+ * Decodes up to `count` of the records `rules` still holds as lines, in
+ * order, and returns how many are left (0 for a plain Map): what lets a
+ * caller that needs every record read them in slices, between which other
+ * work runs, rather than in one blocking walk (src/service/read-ahead.ts).
+ */
+export function readRulesAhead(rules: RulesState, count: number): number {
+  return rules instanceof LazyRuleRecords ? rules.readAhead(count) : 0;
+}
+
+/** The JSON text of each record `rules` still holds as a line, in order, undecoded (none for a plain Map): what a size can be told from. */
+export function unreadRuleTexts(rules: RulesState): Iterable<string> {
+  return rules instanceof LazyRuleRecords ? rules.unreadTexts() : [];
+}
+
 /** A copy of `rules` the caller may change without touching them; records still unread stay so (no decoding). */
 export function copyRules(rules: RulesState): RulesState {
   return rules instanceof LazyRuleRecords ? rules.copy() : new Map(rules);
@@ -90,6 +105,8 @@ export class LazyRuleRecords implements RulesState {
   /** Records set with an id that has no live place, in the order set (they come after the places). */
   readonly #after: Map<string, RuleRecord>;
   readonly #decode: (text: string) => RuleRecord;
+  /** readAhead's place: every place before it is no longer a line. */
+  #cursor = 0;
 
   private constructor(
     from: { ids: readonly string[]; table: IdTable; places: Place[]; lineOf: Int32Array; lines: JsonLines | undefined; unread: number; live: number },
@@ -244,6 +261,25 @@ export class LazyRuleRecords implements RulesState {
     if (folded.length === 0) return true;
     const lower = line.toLowerCase();
     return folded.every((text) => lower.includes(text));
+  }
+
+  /** Decodes up to `count` unread records, first places first; returns how many are left unread. */
+  readAhead(count: number): number {
+    let read = 0;
+    // Places before the cursor are all read, replaced or gone, and never become lines again.
+    for (; this.#cursor < this.#places.length && read < count && this.#unread > 0; this.#cursor++) {
+      if (this.#places[this.#cursor] !== UNREAD) continue;
+      this.#read(this.#cursor);
+      read += 1;
+    }
+    return this.#unread;
+  }
+
+  /** The lines of the records still unread, in place order; records read or changed meanwhile are skipped (a re-pack moves the lines: looked up each time). */
+  *unreadTexts(): Generator<string> {
+    for (let place = 0; place < this.#places.length; place++) {
+      if (this.#places[place] === UNREAD) yield this.#lines!.text(this.#lineOf[place]);
+    }
   }
 
   /** How many records are still lines (tests; the start's log line). */

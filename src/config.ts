@@ -110,6 +110,8 @@ export interface StreamSettings {
   readonly maxBufferBytes: number;
   /** Changes kept for resuming from Last-Event-ID; an older position gets a fresh snapshot. */
   readonly replayEvents: number;
+  /** Bytes a snapshot event may take; a larger view is refused (a client holds it as one string, and V8's strings stop short of 512 MiB). */
+  readonly maxSnapshotBytes: number;
 }
 
 export interface ImportSettings {
@@ -118,6 +120,9 @@ export interface ImportSettings {
   /** Bytes of one import's body (it has its own limit: RULEVAULT_MAX_BODY_BYTES is for single writes); more is a 413. */
   readonly maxBytes: number;
 }
+
+/** The largest snapshot event a client can hold as one string: V8's limit is 2^29 - 24 UTF-16 units, and a byte is at most a unit. */
+const MAX_SNAPSHOT_BYTES = 500 * 1024 * 1024;
 
 export const DEFAULTS = {
   port: 3000,
@@ -157,6 +162,7 @@ export const DEFAULTS = {
     heartbeatMs: 15_000,
     maxBufferBytes: 4 * 1024 * 1024, // bytes
     replayEvents: 10_000,
+    maxSnapshotBytes: 256 * 1024 * 1024, // bytes
   },
   import: {
     // 100k standard-workload rules are ~40 MB of NDJSON (bench: import).
@@ -250,6 +256,7 @@ function readConfig(env: Env): Omit<Config, 'unknownVariables'> {
       heartbeatMs: integer(env, 'RULEVAULT_STREAM_HEARTBEAT_MS', DEFAULTS.stream.heartbeatMs, 10, 3_600_000),
       maxBufferBytes: integer(env, 'RULEVAULT_STREAM_MAX_BUFFER_BYTES', DEFAULTS.stream.maxBufferBytes, 1024, 1024 * 1024 * 1024),
       replayEvents: integer(env, 'RULEVAULT_STREAM_REPLAY_EVENTS', DEFAULTS.stream.replayEvents, 0, 10_000_000),
+      maxSnapshotBytes: integer(env, 'RULEVAULT_STREAM_MAX_SNAPSHOT_BYTES', DEFAULTS.stream.maxSnapshotBytes, 1024, MAX_SNAPSHOT_BYTES),
     }),
     import: Object.freeze({
       maxItems: integer(env, 'RULEVAULT_IMPORT_MAX_ITEMS', DEFAULTS.import.maxItems, 1, 10_000_000),

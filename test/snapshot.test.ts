@@ -11,6 +11,7 @@ import { SNAPSHOT_FILE, SNAPSHOT_FORMAT } from '../src/snapshot';
 import { client } from './support/http';
 import { removeDir, startTestNode, tempDir, testEnv } from './support/node';
 import { runCli } from './support/process';
+import { openStream } from './support/sse';
 
 // The rules also paged and filtered: after a snapshot start they are read as the listing walks them (projections/lazy-rules.ts).
 const LISTINGS = [
@@ -40,13 +41,22 @@ async function populate(admin: ReturnType<typeof client>) {
   return (await admin.post('/api/api-keys', { name: 'e', scopes: ['evaluate', 'secrets:read'] })).json.key as string;
 }
 
+/** What the change stream's first snapshot shows. First in `answers`: after a snapshot start it reads the unread records (in slices) itself. */
+async function streamView(url: string, key: string) {
+  const stream = await openStream(url, key);
+  const { rules, contexts, prompts } = JSON.parse((await stream.next((e) => e.event === 'snapshot')).data);
+  stream.close();
+  return { rules, contexts, prompts };
+}
+
 async function answers(url: string, admin: ReturnType<typeof client>, key: string) {
+  const view = await streamView(url, key);
   const listings = await Promise.all(LISTINGS.map(async (p) => (await admin.get(p)).json));
   const evaluated = (await client(url, key).post('/api/rule-engine/evaluate', {
     entity_type: 'prompt', fields: { n: 3 }, include_entity_data: true, entity_inputs: { variables: { who: 'Ada' } },
   })).json;
   const secrets = (await client(url, key).post('/api/vault/get-secrets', {})).json;
-  return { listings, evaluated, secrets };
+  return { view, listings, evaluated, secrets };
 }
 
 /** A populated node on a fresh folder, stopped (so its shutdown snapshot is on disk), and what it answered live. */
@@ -87,6 +97,8 @@ t.test('a snapshot round trip: start from it, replay only what follows, answer t
   t.equal(second.ready.replayed_events, 1, 'only the event after the snapshot was replayed');
   t.same(second.warnings, []);
   const restored = await answers(second.node.url, second.admin, key);
+  t.same(restored.view, live.view, 'the change stream shows the same rules and entities');
+  t.equal(restored.view.rules.length, 10);
   t.same(restored.evaluated, live.evaluated, 'evaluate answers the same, compiled prompts included');
   t.same(restored.secrets, live.secrets, 'sealed secrets open after a snapshot start');
   LISTINGS.forEach((p, i) => {

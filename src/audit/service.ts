@@ -8,6 +8,7 @@ import { isPlainObject } from '../domain/input';
 import { badRequest } from '../errors';
 import type { ReadModel } from '../read-model';
 import { evaluate, parseEvaluateRequest, type EvaluateRequest, type PromptLimits } from '../service/evaluate';
+import { readAllRules } from '../service/read-ahead';
 import { toJsonPosition, type EventStore } from '../store/port';
 import { readEventPage } from './audit-log';
 import type { DecisionRecord } from './decision-log';
@@ -77,7 +78,11 @@ export function createAuditService({ store, readModel, limits, timeTravel: optio
     explain: (body: unknown) => explainLive(readModel, limits, body),
     /** Evaluate over the live rules with draft rules beside or in place of them, explained; writes nothing (dry-run.ts). */
     dryRun: (body: unknown) => dryRun(readModel.state, readModel.engine, body, limits),
-    digest: () => digestState(readModel.state),
+    /** Every rule record is in the digest: those a snapshot start left unread are read first, in slices (read-ahead.ts). */
+    digest: async () => {
+      await readAllRules(readModel.state.rules);
+      return digestState(readModel.state);
+    },
   };
 }
 

@@ -12,13 +12,18 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { ADMIN_SURFACE, PUBLIC_SURFACE, createOriginPolicy } from './cors';
 import { adminWriteAt, serveAdminWrite } from './admin-writes';
 import type { HttpDeps, RequestLocals } from './deps';
-import { publicEndpointAt, servePublic } from './public-endpoints';
+import { INTERNAL_MESSAGE } from '../errors';
+import type { Logger } from '../log';
+import { errorBody } from './errors';
+import { pathOf, publicEndpointAt, servePublic } from './public-endpoints';
 import { readBodyBytes } from './request-body';
 import { recordRequest } from './request-log';
 import { isStreamUrl, serveStream } from './stream-endpoint';
 
-/** Returns a handler that answers the request and returns true, or returns false to leave it to express. */
-export function createFastPath(deps: HttpDeps): (req: IncomingMessage, res: ServerResponse) => boolean {
+/** Answers the request and returns true, or returns false to leave it to express. */
+export type FastPath = (req: IncomingMessage, res: ServerResponse) => boolean;
+
+export function createFastPath(deps: HttpDeps): FastPath {
   const policy = createOriginPolicy(deps.config.corsOrigins, PUBLIC_SURFACE);
   // The policy express gives every /api route that is not a public endpoint (app.ts), the stream and the admin writes included.
   const streamPolicy = createOriginPolicy(deps.config.corsOrigins, ADMIN_SURFACE);
@@ -33,7 +38,7 @@ export function createFastPath(deps: HttpDeps): (req: IncomingMessage, res: Serv
     return true;
   };
 
-  return (req, res) => {
+  const route: FastPath = (req, res) => {
     const url = req.url ?? '';
     if (req.method === 'GET' && isStreamUrl(url)) {
       const locals: RequestLocals = {};
@@ -53,6 +58,28 @@ export function createFastPath(deps: HttpDeps): (req: IncomingMessage, res: Serv
       servePublic(deps, endpoint, req, res, locals, url, (done) => readBodyBytes(req, limit, done));
     });
     return true;
+  };
+  return guarded(route, deps.logger);
+}
+
+/**
+ * `route`, with a throw that escapes it answered 500 (or the connection cut,
+ * once the head is out) and logged: handlers answer their own errors, so one
+ * that escapes is a bug, and must cost its request, not the process.
+ */
+export function guarded(route: FastPath, logger: Logger): FastPath {
+  return (req, res) => {
+    try {
+      return route(req, res);
+    } catch (error) {
+      logger.error('request failed', { method: req.method, path: pathOf(req.url), error: error instanceof Error ? `${error.name}: ${error.message}` : typeof error });
+      if (res.headersSent) res.destroy();
+      else {
+        const body = JSON.stringify(errorBody('internal', INTERNAL_MESSAGE));
+        res.writeHead(500, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) }).end(body);
+      }
+      return true;
+    }
   };
 }
 

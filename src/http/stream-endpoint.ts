@@ -26,6 +26,7 @@ export function isStreamUrl(url: string | undefined): boolean {
 }
 
 const POSITION = /^\d{1,20}$/;
+const SHUTTING_DOWN = 'the node is shutting down';
 
 /** The position a subscriber resumes after: its Last-Event-ID, or undefined for a fresh snapshot. */
 export function parseLastEventId(header: string | string[] | undefined): bigint | undefined {
@@ -42,26 +43,44 @@ export function serveStream(deps: HttpDeps, req: IncomingMessage, res: ServerRes
   let after: bigint | undefined;
   try {
     if (!deps.readModel.caughtUp) throw new AppError('unavailable', NOT_READY_MESSAGE);
-    if (deps.changeFeed.closed) throw new AppError('unavailable', 'the node is shutting down');
+    if (deps.changeFeed.closed) throw new AppError('unavailable', SHUTTING_DOWN);
     authorizeHeader(deps, req.headers.authorization, locals, 'evaluate');
     after = parseLastEventId(req.headers['last-event-id']);
   } catch (error) {
-    const answer = toErrorAnswer(error, deps.config.limits.maxBodyBytes);
-    const body = JSON.stringify(errorBody(answer.code, answer.message));
-    res.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
-    res.end(body);
+    refuse(deps, res, error, locals);
     return;
   }
-  res.writeHead(200, {
-    'content-type': 'text/event-stream; charset=utf-8',
-    'cache-control': 'no-store',
-    // Proxies that buffer responses (nginx) would hold events back.
-    'x-accel-buffering': 'no',
-    // A stream ends only when it must (cut off, shutdown): its connection goes with it, so a shutdown need not wait on it.
-    connection: 'close',
+  const pending = deps.changeFeed.ready(after);
+  if (pending === undefined) {
+    open(deps, res, after, locals);
+    return;
+  }
+  // Records read or a snapshot built first, in slices (README "Change stream").
+  pending.then(() => {
+    if (res.destroyed) return;
+    if (deps.changeFeed.closed) refuse(deps, res, new AppError('unavailable', SHUTTING_DOWN), locals);
+    else open(deps, res, after, locals);
+  }, (error: unknown) => {
+    if (!res.destroyed) refuse(deps, res, error, locals);
   });
+}
+
+function refuse(deps: HttpDeps, res: ServerResponse, error: unknown, locals?: RequestLocals): void {
+  const answer = toErrorAnswer(error, deps.config.limits.maxBodyBytes);
+  if (answer.unexpected) {
+    deps.logger.error('request failed', { request_id: locals?.requestId, route: STREAM_PATH, error: error instanceof Error ? `${error.name}: ${error.message}` : typeof error });
+  }
+  const body = JSON.stringify(errorBody(answer.code, answer.message));
+  res.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/** 200 and the events, until either side closes; the error's answer instead when the first frames cannot be made (a snapshot too large). */
+function open(deps: HttpDeps, res: ServerResponse, after: bigint | undefined, locals: RequestLocals): void {
   const sink: StreamSink = {
     write: (chunk) => {
+      // The head goes with the first frame: until then, a failure can still be answered as JSON.
+      if (!res.headersSent) res.writeHead(200, STREAM_HEADERS);
       res.write(chunk);
     },
     get buffered() {
@@ -71,6 +90,22 @@ export function serveStream(deps: HttpDeps, req: IncomingMessage, res: ServerRes
       res.end(chunk);
     },
   };
-  const unsubscribe = deps.changeFeed.subscribe(after, sink);
+  let unsubscribe: () => void;
+  try {
+    unsubscribe = deps.changeFeed.subscribe(after, sink);
+  } catch (error) {
+    if (res.headersSent) res.destroy();
+    else refuse(deps, res, error, locals);
+    return;
+  }
   res.once('close', unsubscribe);
 }
+
+const STREAM_HEADERS = {
+  'content-type': 'text/event-stream; charset=utf-8',
+  'cache-control': 'no-store',
+  // Proxies that buffer responses (nginx) would hold events back.
+  'x-accel-buffering': 'no',
+  // A stream ends only when it must (cut off, shutdown): its connection goes with it, so a shutdown need not wait on it.
+  connection: 'close',
+};

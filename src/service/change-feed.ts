@@ -8,11 +8,13 @@
  * Transport-free: a subscriber is a `StreamSink` (src/http/stream-endpoint.ts
  * makes one of a response). Frames are Server-Sent Events text.
  */
-import { unreadRules } from '../../projections';
+import { unreadRules, unreadRuleTexts } from '../../projections';
 import type { Limits, StreamSettings } from '../config';
+import { AppError } from '../errors';
 import type { ReadModel } from '../read-model';
 import type { RecordedEvent } from '../store/port';
 import { createEvaluationView, type EvaluationView } from './evaluation-view';
+import { inSlices, readAllRules } from './read-ahead';
 
 export interface StreamSink {
   /** Frames are Buffers built once and shared: a write keeps a reference, never a copy (1,000 subscribers, one snapshot in memory). */
@@ -31,6 +33,14 @@ export interface ChangeFeed {
    * The read model must be caught up.
    */
   subscribe(after: bigint | undefined, sink: StreamSink): () => void;
+  /**
+   * Undefined when `subscribe(after, …)` may run now; otherwise what to
+   * await first, so that evaluate goes on meanwhile (read-ahead.ts): the
+   * records a snapshot start left unread, read in slices, and a snapshot
+   * event the subscriber needs, built in slices (at 200k rules one took
+   * ~1 s built at once).
+   */
+  ready(after: bigint | undefined): Promise<void> | undefined;
   readonly subscribers: number;
   /** True once close() ran: new subscribers are refused. */
   readonly closed: boolean;
@@ -67,6 +77,7 @@ export function createChangeFeed(readModel: ReadModel, settings: StreamSettings,
   const subscribers = new Set<Subscriber>();
   let heartbeat: NodeJS.Timeout | undefined;
   let closed = false;
+  let preparing: Promise<void> | undefined;
 
   readModel.onApplied((event) => {
     if (view !== undefined) publish(view, event);
@@ -76,7 +87,7 @@ export function createChangeFeed(readModel: ReadModel, settings: StreamSettings,
   // own window, and a reconnect may land on one that has had no subscriber).
   // A state restored from a snapshot with its records still unread waits for
   // its first subscriber instead: the view would decode every record (~2 GB
-  // at 1M rules, bench: million).
+  // at 1M rules, bench: million), which `ready` then does in slices.
   readModel.whenCaughtUp(() => {
     if (unreadRules(readModel.state.rules) === 0) started();
   });
@@ -120,13 +131,50 @@ export function createChangeFeed(readModel: ReadModel, settings: StreamSettings,
     return view;
   }
 
-  function snapshotFrame(current: EvaluationView): Buffer {
+  /**
+   * Before the first view after a snapshot start: the active rules' lines are
+   * measured undecoded (their size is a lower bound of the snapshot's), so a
+   * view too large for a snapshot event is refused before a record is read;
+   * then every record is read. Both in slices (read-ahead.ts).
+   */
+  async function prepare(): Promise<void> {
+    let bytes = 0;
+    await inSlices(unreadRuleTexts(readModel.state.rules), (text) => {
+      // A rule's only "status" member is its own: inside a JSON string a quote is escaped.
+      if (text.includes(ACTIVE_STATUS)) bytes += Buffer.byteLength(text) + 1;
+    });
+    if (bytes > settings.maxSnapshotBytes) throw new AppError('unavailable', snapshotTooLarge(settings.maxSnapshotBytes));
+    await readAllRules(readModel.state.rules);
+    await buildSnapshot();
+  }
+
+  /** The snapshot event at the current position, built in slices (changes applied meanwhile follow it from the window). */
+  async function buildSnapshot(): Promise<void> {
     const position = readModel.position;
-    // One snapshot text per position, shared by every subscriber that starts there (a reconnect storm builds it once).
-    if (snapshotCache === undefined || snapshotCache.position !== position) {
-      snapshotCache = { position, frame: eventFrame('snapshot', position, JSON.stringify(current.snapshot(position, limits))) };
-    }
-    return snapshotCache.frame;
+    const frame = new FrameBuilder(position, settings.maxSnapshotBytes);
+    await inSlices(started().snapshotJson(position, limits), (piece) => frame.add(piece));
+    snapshotCache = { position, frame: frame.finish() };
+  }
+
+  /**
+   * True when the cached snapshot and the changes after it bring a new
+   * subscriber to now: one snapshot text serves every subscriber until the
+   * window no longer covers it (a reconnect storm builds it once).
+   */
+  function snapshotServes(): boolean {
+    if (snapshotCache === undefined) return false;
+    const { position } = snapshotCache;
+    return position === readModel.position || (position !== undefined && replay(position) !== undefined);
+  }
+
+  /** The frames of a fresh start: the cached snapshot and the changes after it, or a snapshot built now. */
+  function freshStart(current: EvaluationView): Buffer[] {
+    if (snapshotServes()) return [snapshotCache!.frame, ...(snapshotCache!.position === undefined ? [] : replay(snapshotCache!.position)!)];
+    const position = readModel.position;
+    const frame = new FrameBuilder(position, settings.maxSnapshotBytes);
+    for (const piece of current.snapshotJson(position, limits)) frame.add(piece);
+    snapshotCache = { position, frame: frame.finish() };
+    return [snapshotCache.frame];
   }
 
   /** The frames that bring a subscriber at `after` up to now, or undefined when some are gone. */
@@ -154,7 +202,7 @@ export function createChangeFeed(readModel: ReadModel, settings: StreamSettings,
     subscribe(after, sink) {
       const current = started();
       const resumed = after === undefined ? undefined : replay(after);
-      const opening = [RETRY, ...(resumed ?? [snapshotFrame(current)])];
+      const opening = [RETRY, ...(resumed ?? freshStart(current))];
       let bytes = 0;
       for (const chunk of opening) {
         sink.write(chunk);
@@ -167,6 +215,17 @@ export function createChangeFeed(readModel: ReadModel, settings: StreamSettings,
         subscribers.delete(subscriber);
         if (subscribers.size === 0) stopHeartbeat();
       };
+    },
+    ready(after) {
+      if (view === undefined && unreadRules(readModel.state.rules) > 0) {
+        return (preparing ??= prepare().finally(() => {
+          preparing = undefined;
+        }));
+      }
+      if ((after !== undefined && replay(after) !== undefined) || snapshotServes()) return undefined;
+      return (preparing ??= buildSnapshot().finally(() => {
+        preparing = undefined;
+      }));
     },
     get subscribers() {
       return subscribers.size;
@@ -182,6 +241,50 @@ export function createChangeFeed(readModel: ReadModel, settings: StreamSettings,
       subscribers.clear();
     },
   };
+}
+
+const ACTIVE_STATUS = '"status":"ACTIVE"';
+
+/** Text gathered before it is copied into a Buffer: the pieces are a record each, the frame may be hundreds of MB. */
+const PIECE_BYTES = 1 << 20;
+
+/**
+ * The snapshot event, built from its JSON pieces into one Buffer (never one
+ * string: at ~400k rules the text passes V8's string limit); `add` throws an
+ * AppError (503) naming the setting once the event would pass `maxBytes`.
+ */
+class FrameBuilder {
+  readonly #parts: Buffer[] = [];
+  #bytes = 0;
+  #text: string;
+
+  constructor(position: bigint | undefined, readonly maxBytes: number) {
+    this.#text = `${position === undefined ? '' : `id: ${position}\n`}event: snapshot\ndata: `;
+  }
+
+  add(piece: string): void {
+    this.#text += piece;
+    if (this.#text.length >= PIECE_BYTES) this.#flush();
+  }
+
+  finish(): Buffer {
+    this.#text += '\n\n';
+    this.#flush();
+    return this.#parts.length === 1 ? this.#parts[0]! : Buffer.concat(this.#parts, this.#bytes);
+  }
+
+  #flush(): void {
+    const part = Buffer.from(this.#text);
+    this.#text = '';
+    this.#bytes += part.length;
+    if (this.#bytes > this.maxBytes) throw new AppError('unavailable', snapshotTooLarge(this.maxBytes));
+    this.#parts.push(part);
+  }
+}
+
+export function snapshotTooLarge(maxBytes: number): string {
+  return `this node's rules and linked entities take more than RULEVAULT_STREAM_MAX_SNAPSHOT_BYTES (${maxBytes} bytes) as a stream snapshot: ` +
+    'too many to evaluate locally; call POST /api/rule-engine/evaluate instead';
 }
 
 function eventFrame(event: string, position: bigint | undefined, data: string): Buffer {

@@ -55,6 +55,14 @@ type ViewState = Pick<EvaluationState, 'rules' | 'contexts' | 'prompts'>;
 /** The server's side: the records subscribers hold, by reference, and how many active rules link each entity. */
 export interface EvaluationView {
   snapshot(position: bigint | undefined, limits: Limits): StreamSnapshot;
+  /**
+   * `JSON.stringify(snapshot(position, limits))` in pieces, a record at a
+   * time: at a few hundred thousand rules the whole text passes the length
+   * a string may have (the change feed joins the pieces into a Buffer, in
+   * slices). The records are listed at the call: changes applied while the
+   * pieces are taken do not show.
+   */
+  snapshotJson(position: bigint | undefined, limits: Limits): Iterable<string>;
   /** Brings the view up to `state` after `event` was folded into it; the change subscribers must apply. */
   apply(state: ViewState, event: RecordedEvent): StreamChange;
 }
@@ -103,6 +111,19 @@ export function createEvaluationView(state: ViewState): EvaluationView {
         contexts: [...entities.contexts.values()].map(toWire),
         prompts: [...entities.prompts.values()].map(toWire),
       };
+    },
+    snapshotJson(position, limits) {
+      const head: Omit<StreamSnapshot, 'rules' | 'contexts' | 'prompts'> = { position: position?.toString() ?? null, limits };
+      const members: [string, Visible[]][] = [['rules', [...rules.values()]], ['contexts', [...entities.contexts.values()]], ['prompts', [...entities.prompts.values()]]];
+      return (function* () {
+        yield JSON.stringify(head).slice(0, -1);
+        for (const [member, records] of members) {
+          yield `,"${member}":[`;
+          for (let i = 0; i < records.length; i++) yield (i === 0 ? '' : ',') + JSON.stringify(toWire(records[i]!));
+          yield ']';
+        }
+        yield '}';
+      })();
     },
     apply(current, event) {
       const upsert = { rules: [] as WireRecord[], contexts: [] as WireRecord[], prompts: [] as WireRecord[] };

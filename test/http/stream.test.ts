@@ -81,6 +81,7 @@ forCells(t, 'stream', (t, cell) => {
     const snapshot = await stream.next((e) => e.event === 'snapshot');
     stream.close();
     const body = data(snapshot);
+    // The first snapshot this node builds (no stream before this one asked for one): at the node's position.
     t.equal(snapshot.id, ready.json.position, 'the snapshot\'s id is the log position it shows');
     t.equal(body.position, ready.json.position);
     const ruleIds = body.rules.map((r: { id: string }) => r.id);
@@ -121,8 +122,12 @@ forCells(t, 'stream', (t, cell) => {
   });
 
   t.test('resumes from Last-Event-ID without a gap or a duplicate; an older position gets a snapshot', async (t) => {
+    // A fresh stream opens with a snapshot, then the changes after it (a snapshot built earlier serves while the node still holds
+    // the changes since): it has reached the node's position once it sent an event with that id.
+    const at = (await admin.get('/readyz')).json.position as string;
     const first = await openStream(live.url, key);
-    const snapshot = await first.next((e) => e.event === 'snapshot');
+    t.equal((await first.next(() => true)).event, 'snapshot', 'a fresh stream starts with a snapshot');
+    const snapshot = await first.next((e) => e.id === at);
     first.close();
     const made: string[] = [];
     for (const n of [1, 2, 3]) {
@@ -148,7 +153,9 @@ forCells(t, 'stream', (t, cell) => {
     const old = await openStream(live.url, key, { 'last-event-id': snapshot.id! });
     const fresh = await old.next(() => true);
     t.equal(fresh.event, 'snapshot', 'too old to replay: a fresh snapshot');
-    t.equal(fresh.id, (await admin.get('/readyz')).json.position);
+    const now = (await admin.get('/readyz')).json.position as string;
+    await old.next((e) => e.id === now);
+    t.ok(old.events.every((e, i) => i === 0 || (e.event === 'change' && BigInt(e.id!) > BigInt(old.events[i - 1]!.id!))), 'then the changes after it, in order');
     old.close();
     const future = await openStream(live.url, key, { 'last-event-id': '999999999999' });
     t.equal((await future.next(() => true)).event, 'snapshot', 'a position this node has not reached: a snapshot');
@@ -218,4 +225,31 @@ t.test('graceful shutdown ends every stream with a message', async (t) => {
   const final = stream.events[stream.events.length - 1]!;
   t.equal(final.event, 'shutdown');
   t.match(JSON.parse(final.data).err, /shutting down/);
+});
+
+t.test('a snapshot over RULEVAULT_STREAM_MAX_SNAPSHOT_BYTES is a 503 naming it; the node goes on; a resume it can serve is not refused', async (t) => {
+  const env = testEnv(tempDir(), { ...cellEnv({ store: 'sqlite', path: 'lean' }), RULEVAULT_STREAM_MAX_SNAPSHOT_BYTES: '2048' });
+  const node = await startTestNode(env);
+  t.teardown(async () => {
+    await node.stop();
+    removeDir(env.RULEVAULT_DATA_DIR!);
+  });
+  const admin = client(node.url, node.adminKey);
+  const key = await keyWith(admin, ['evaluate']);
+  let position = '';
+  for (let n = 0; n < 10; n++) {
+    const created = await admin.post('/api/rule-engine/rules', { name: `bulky ${n}`, description: 'x'.repeat(300), condition_groups: [{ conditions: [equals('n', String(n))] }] });
+    position = created.json.position;
+  }
+  const refused = await openStream(node.url, key);
+  t.equal(refused.status, 503);
+  const body = JSON.parse(refused.text);
+  t.equal(body.code, 'unavailable');
+  t.match(body.err, /RULEVAULT_STREAM_MAX_SNAPSHOT_BYTES \(2048 bytes\).*call POST \/api\/rule-engine\/evaluate/);
+  t.equal((await admin.get('/healthz')).status, 200, 'the node goes on');
+  const resumed = await openStream(node.url, key, { 'last-event-id': position });
+  t.equal(resumed.status, 200, 'at the head: no snapshot needed');
+  const next = await admin.post('/api/rule-engine/rules', { name: 'after', condition_groups: [{ conditions: [equals('n', 'after')] }] });
+  t.equal((await resumed.next(isChange(next.json.position))).event, 'change', 'and follows the writes');
+  resumed.close();
 });

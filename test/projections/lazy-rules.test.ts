@@ -7,7 +7,7 @@
  */
 import t from 'tap';
 import { isDeepStrictEqual } from 'node:util';
-import { copyRules, evolve, foldedMention, initialState, LazyRuleRecords, mayHold, RawJson, rulesWhere, snapshotMembers, type RuleRecord } from '../../projections';
+import { copyRules, evolve, foldedMention, initialState, LazyRuleRecords, mayHold, RawJson, readRulesAhead, rulesWhere, snapshotMembers, unreadRules, type RuleRecord } from '../../projections';
 import { ruleSearch } from '../../src/service/listing';
 import { decodeSnapshot, encodeSnapshot } from '../../src/snapshot';
 import { PackedLines } from '../../src/snapshot-lines';
@@ -225,4 +225,22 @@ t.test('a snapshot restored, written again unread, is the same file; read, chang
   evolve(state, { id: 'e99', stream: 'rule-rule-8', type: 'RuleDeleted', revision: 1n, position: 51n, data: { id: 'rule-8' }, metadata: { actor: 'k', at: '2026-11-24T01:00:00.000Z', request_id: 'q', schema: 1 } } as unknown as RecordedEvent);
   t.equal(encodeSnapshot(lazy, 'log-1'), encodeSnapshot(state, 'log-1'), 'one read, one deleted: the same snapshot as the state never restored');
   t.same(JSON.parse(JSON.stringify(snapshotMembers(lazy))), JSON.parse(JSON.stringify(snapshotMembers(state))), 'members stringify to the same values (RawJson as its value)');
+});
+
+t.test('readAhead decodes the unread lines in slices, in order, around records read, replaced or deleted meanwhile', async (t) => {
+  const records = Array.from({ length: 40 }, (_, n) => record(`r${n}`, n));
+  const lazy = LazyRuleRecords.restore(packed(records.map(line)), decode);
+  lazy.get('r3');
+  lazy.set('r5', record('r5', 105));
+  t.equal(lazy.readAhead(10), 28, '10 more read: 38 unread less the 10');
+  lazy.delete('r20');
+  lazy.get('r30');
+  t.equal(readRulesAhead(lazy, 5), 21, 'one deleted and one read meanwhile, then 5 more: 28 - 2 - 5 left');
+  t.equal(lazy.readAhead(1_000), 0, 'the rest');
+  t.equal(lazy.readAhead(1_000), 0, 'nothing left: nothing to do');
+  t.same([lazy.unread, lazy.heldLines], [0, 0], 'no line held once all are read');
+  const want = records.filter((r) => r.id !== 'r20').map((r) => (r.id === 'r5' ? record('r5', 105) : r));
+  t.same([...lazy.values()], want, 'every record as a Map of them would hold it, in order');
+  t.equal(readRulesAhead(new Map(), 10), 0, 'a plain Map has nothing unread');
+  t.equal(unreadRules(lazy), 0);
 });

@@ -11,10 +11,11 @@ import { DEFAULTS } from '../../src/config';
 import { createEngine } from '../../src/engine';
 import { createReadModel, handOverEngine } from '../../src/read-model';
 import { createChangeFeed, type StreamSink } from '../../src/service/change-feed';
+import { createEvaluationView } from '../../src/service/evaluation-view';
 import { decodeSnapshot, encodeSnapshot } from '../../src/snapshot';
 import type { RecordedEvent } from '../../src/store/port';
 
-const SETTINGS = { heartbeatMs: 60_000, maxBufferBytes: 1 << 20, replayEvents: 4 };
+const SETTINGS = { heartbeatMs: 60_000, maxBufferBytes: 1 << 20, replayEvents: 4, maxSnapshotBytes: 1 << 20 };
 
 function ruleCreated(position: number): RecordedEvent {
   const id = `rule-${position}`;
@@ -27,6 +28,18 @@ function ruleCreated(position: number): RecordedEvent {
     },
     metadata: { actor: 'test', at: '2026-11-24T12:00:00.000Z', request_id: `req-${position}`, schema: 1 },
   };
+}
+
+/** A read model started as a snapshot start does (src/snapshotter.ts): `count` rules restored as unread lines, the engine handed over with them (so the catch-up compiles nothing). */
+function snapshotStarted(count: number) {
+  const state: CatalogState = initialState();
+  for (let position = 1; position <= count; position++) evolve(state, ruleCreated(position));
+  const decoded = decodeSnapshot(encodeSnapshot(state, '0193a5c2-7f10-7c3e-9d2a-000000000001'));
+  if (!decoded.ok) throw new Error(decoded.reason);
+  const engine = createEngine();
+  engine.upsertMany([...state.rules.values()]);
+  handOverEngine(decoded.snapshot.state, engine);
+  return createReadModel(decoded.snapshot.state);
 }
 
 /** A sink that keeps the SSE frames it was sent, as `event#id`. */
@@ -75,15 +88,7 @@ t.test('before the catch-up nothing is kept: a resume from then gets a snapshot'
 });
 
 t.test('a state restored with unread records stays unread until a first subscriber, which then sets the window', async (t) => {
-  const state: CatalogState = initialState();
-  for (const position of [1, 2, 3]) evolve(state, ruleCreated(position));
-  const decoded = decodeSnapshot(encodeSnapshot(state, '0193a5c2-7f10-7c3e-9d2a-000000000001'));
-  if (!decoded.ok) throw new Error(decoded.reason);
-  // As a snapshot start does (src/snapshotter.ts): the engine comes with the state, so the catch-up compiles nothing.
-  const engine = createEngine();
-  engine.upsertMany([...state.rules.values()]);
-  handOverEngine(decoded.snapshot.state, engine);
-  const readModel = createReadModel(decoded.snapshot.state);
+  const readModel = snapshotStarted(3);
   t.equal(unreadRules(readModel.state.rules), 3, 'restored unread');
   const feed = createChangeFeed(readModel, SETTINGS, DEFAULTS.limits);
   readModel.markCaughtUp();
@@ -110,4 +115,68 @@ t.test('whenCaughtUp runs at the catch-up, or at once after it, and once', async
   readModel.markCaughtUp();
   readModel.whenCaughtUp(() => calls.push('after'));
   t.same(calls, ['before', 'after']);
+});
+
+/** The `event#id` of each frame a fresh subscriber gets, after `ready` when it asks to wait. */
+async function freshStart(feed: ReturnType<typeof createChangeFeed>, after?: bigint): Promise<string[]> {
+  await feed.ready(after);
+  const sink = recordingSink();
+  feed.subscribe(after, sink);
+  return sink.frames;
+}
+
+t.test('a snapshot built once serves later subscribers, followed by the changes since, while the window holds them', async (t) => {
+  const readModel = createReadModel();
+  const feed = createChangeFeed(readModel, SETTINGS, DEFAULTS.limits);
+  readModel.apply(ruleCreated(1));
+  readModel.markCaughtUp();
+  t.ok(feed.ready(undefined) instanceof Promise, 'no snapshot yet: built first');
+  t.same(await freshStart(feed), ['snapshot#1']);
+  for (const position of [2, 3]) readModel.apply(ruleCreated(position));
+  t.equal(feed.ready(undefined), undefined, 'the snapshot at 1 and the changes since serve at once');
+  t.same(await freshStart(feed), ['snapshot#1', 'change#2', 'change#3']);
+  for (const position of [4, 5, 6, 7]) readModel.apply(ruleCreated(position));
+  t.ok(feed.ready(undefined) instanceof Promise, 'change 2 left the window: a new snapshot is built');
+  t.same(await freshStart(feed), ['snapshot#7']);
+});
+
+t.test('the snapshot\'s pieces join into what one JSON.stringify of it gives, and its frame parses back to the view', async (t) => {
+  const readModel = createReadModel();
+  for (const position of [1, 2, 3]) readModel.apply(ruleCreated(position));
+  readModel.markCaughtUp();
+  const view = createEvaluationView(readModel.state);
+  t.equal([...view.snapshotJson(3n, DEFAULTS.limits)].join(''), JSON.stringify(view.snapshot(3n, DEFAULTS.limits)));
+  const empty = createEvaluationView(createReadModel().state);
+  t.equal([...empty.snapshotJson(undefined, DEFAULTS.limits)].join(''), JSON.stringify(empty.snapshot(undefined, DEFAULTS.limits)), 'no records, no position');
+  // Pieces taken after a change still show the view as it was at the call.
+  const pieces = view.snapshotJson(3n, DEFAULTS.limits);
+  readModel.apply(ruleCreated(4));
+  view.apply(readModel.state, ruleCreated(4));
+  t.same(JSON.parse([...pieces].join('')).rules.map((r: { id: string }) => r.id), ['rule-1', 'rule-2', 'rule-3']);
+});
+
+t.test('a view larger than maxSnapshotBytes is refused with a 503 naming the setting; nothing is written', async (t) => {
+  const readModel = createReadModel();
+  for (let position = 1; position <= 20; position++) readModel.apply(ruleCreated(position));
+  readModel.markCaughtUp();
+  const feed = createChangeFeed(readModel, { ...SETTINGS, maxSnapshotBytes: 2048 }, DEFAULTS.limits);
+  await t.rejects(feed.ready(undefined)!, { code: 'unavailable', message: /RULEVAULT_STREAM_MAX_SNAPSHOT_BYTES \(2048 bytes\)/ });
+  const sink = recordingSink();
+  t.throws(() => feed.subscribe(undefined, sink), { code: 'unavailable', message: /too many to evaluate locally/ });
+  t.same(sink.frames, [], 'not even the retry line');
+  t.equal(feed.subscribers, 0);
+  const resumed = recordingSink();
+  feed.subscribe(20n, resumed);
+  t.same(resumed.frames, [], 'a resume at the head needs no snapshot: served');
+});
+
+t.test('after a snapshot start, a view too large is refused from the lines alone, before a record is read', async (t) => {
+  const readModel = snapshotStarted(20);
+  const feed = createChangeFeed(readModel, { ...SETTINGS, maxSnapshotBytes: 2048 }, DEFAULTS.limits);
+  readModel.markCaughtUp();
+  await t.rejects(feed.ready(undefined)!, { code: 'unavailable' });
+  t.equal(unreadRules(readModel.state.rules), 20, 'no record read');
+  const roomy = createChangeFeed(readModel, SETTINGS, DEFAULTS.limits);
+  t.same(await freshStart(roomy), ['snapshot#20'], 'within the bound: every record read, then the snapshot');
+  t.equal(unreadRules(readModel.state.rules), 0);
 });

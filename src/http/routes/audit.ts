@@ -17,9 +17,9 @@ export function auditRouter(deps: HttpDeps): Router {
     res.json(await audit.events(query));
   });
 
-  router.get('/api/audit/digest', (req, res) => {
+  router.get('/api/audit/digest', async (req, res) => {
     authorizeRequest(deps, req, res, 'admin');
-    res.json(audit.digest());
+    res.json(await audit.digest());
   });
 
   router.post('/api/audit/evaluate', async (req, res) => {

@@ -1,0 +1,56 @@
+/**
+ * readAllRules (src/service/read-ahead.ts): the records a snapshot start left
+ * unread are all read, in slices with the event loop free between them, and
+ * callers at the same time share one read.
+ */
+import t from 'tap';
+import { evolve, initialState, LazyRuleRecords, unreadRules, type CatalogState } from '../../projections';
+import { readAllRules } from '../../src/service/read-ahead';
+import { decodeSnapshot, encodeSnapshot } from '../../src/snapshot';
+import type { RecordedEvent } from '../../src/store/port';
+
+function restoredRules(count: number): { readonly lazy: LazyRuleRecords; readonly state: CatalogState } {
+  const state = initialState();
+  for (let n = 0; n < count; n++) {
+    evolve(state, {
+      id: `e${n}`, stream: `rule-r${n}`, type: 'RuleCreated', revision: 0n, position: BigInt(n + 1),
+      data: { id: `r${n}`, name: `rule ${n}`, description: '', status: 'ACTIVE', group_operator: 'AND', condition_groups: [{ condition_operator: 'AND', conditions: [{ field: 'n', operator: 'equals', value: String(n), data_type: 'string' }] }], entities: [] },
+      metadata: { actor: 'test', at: '2026-11-24T12:00:00.000Z', request_id: `q${n}`, schema: 1 },
+    } as RecordedEvent);
+  }
+  const decoded = decodeSnapshot(encodeSnapshot(state, 'log-1'));
+  if (!decoded.ok || !(decoded.snapshot.state.rules instanceof LazyRuleRecords)) throw new Error('not restored as lines');
+  return { lazy: decoded.snapshot.state.rules, state };
+}
+
+t.test('every record read, in slices between which other work runs; callers at once share the read', async (t) => {
+  const { lazy, state } = restoredRules(300);
+  let turns = 0;
+  // Counts the event loop's turns while the read goes on: one per slice.
+  const tick = (): void => {
+    turns += 1;
+    if (unreadRules(lazy) > 0) setImmediate(tick);
+  };
+  setImmediate(tick);
+  // A zero-millisecond slice reads one batch of 16 per turn: 300 records, 19 slices.
+  const first = readAllRules(lazy, { sliceMs: 0, batch: 16 });
+  const second = readAllRules(lazy, { sliceMs: 0, batch: 16 });
+  t.equal(second, first, 'a second caller waits on the same read');
+  t.ok(unreadRules(lazy) > 0 && unreadRules(lazy) < 300, 'the first slice ran at once, and only a slice');
+  await first;
+  t.equal(unreadRules(lazy), 0, 'every record read');
+  t.ok(turns >= 18, `the event loop had a turn between slices (${turns})`);
+  t.same([...lazy.values()], [...state.rules.values()], 'the records the lines came from');
+  const done = readAllRules(lazy);
+  t.not(done, first, 'once read, a new call is a resolved promise of its own');
+  await done;
+});
+
+t.test('a plain Map, or nothing unread: resolved at once', async (t) => {
+  let resolved = false;
+  void readAllRules(new Map()).then(() => {
+    resolved = true;
+  });
+  await Promise.resolve();
+  t.ok(resolved, 'no turn of the event loop needed');
+});
