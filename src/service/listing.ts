@@ -73,6 +73,33 @@ export interface Page<T> {
 }
 
 /**
+ * Gathers the page after the query's cursor that passes `keep`, offered the
+ * items in order (ascending by `keyOf`, each key once); `take` answers false
+ * once the page is full, so a walk can stop (pageOf, or one done in slices).
+ */
+export function pager<T>(
+  list: ListName, keyOf: (item: T) => string, keep: (item: T) => boolean, query: PageQuery,
+  compare: (a: string, b: string) => number = compareText,
+): { readonly take: (item: T) => boolean; page(): Page<T> } {
+  const items: T[] = [];
+  const { after, limit } = query;
+  let next: string | null = null;
+  return {
+    take(item) {
+      if (after !== undefined && compare(keyOf(item), after) <= 0) return true;
+      if (!keep(item)) return true;
+      if (limit !== undefined && items.length === limit) {
+        next = encodeCursor(list, keyOf(items[items.length - 1]!));
+        return false;
+      }
+      items.push(item);
+      return true;
+    },
+    page: () => ({ items, next_cursor: next }),
+  };
+}
+
+/**
  * The page of `sorted` (ascending by `keyOf`, each key once) after the
  * query's cursor that passes `keep`. `compare` orders keys as the list is sorted.
  */
@@ -80,15 +107,21 @@ export function pageOf<T>(
   list: ListName, sorted: readonly T[], keyOf: (item: T) => string, keep: (item: T) => boolean, query: PageQuery,
   compare: (a: string, b: string) => number = compareText,
 ): Page<T> {
-  const items: T[] = [];
-  const { after, limit } = query;
-  for (const item of sorted) {
-    if (after !== undefined && compare(keyOf(item), after) <= 0) continue;
-    if (!keep(item)) continue;
-    if (limit !== undefined && items.length === limit) return { items, next_cursor: encodeCursor(list, keyOf(items[items.length - 1]!)) };
-    items.push(item);
+  const found = pager(list, keyOf, keep, query, compare);
+  for (const item of sorted) if (!found.take(item)) break;
+  return found.page();
+}
+
+/** The index of the first of `sorted` (ascending by compareText) that sorts after `key`. */
+export function indexAfter(sorted: readonly string[], key: string): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid]! <= key) lo = mid + 1;
+    else hi = mid;
   }
-  return { items, next_cursor: null };
+  return lo;
 }
 
 export function compareText(a: string, b: string): number {

@@ -5,7 +5,7 @@
  * (projections/lazy-rules.ts; in one walk, 1M records blocked the node for
  * ~10 s, bench: million), and measuring their lines without reading them.
  * What needs every record (the change stream's first view, the live digest)
- * awaits `readAllRules` first.
+ * awaits `readAllRules` first; the rule listing walks its ids so.
  */
 import { readRulesAhead, unreadRules, type RulesState } from '../../projections';
 
@@ -19,8 +19,8 @@ export interface SliceOptions {
 const SLICE_MS = 4;
 const BATCH = 64;
 
-/** Calls `visit` on each item, `batch` at a time, yielding to the event loop every `sliceMs`; resolves when done. */
-export async function inSlices<T>(items: Iterable<T>, visit: (item: T) => void, options: SliceOptions = {}): Promise<void> {
+/** Calls `visit` on each item, `batch` at a time, yielding to the event loop every `sliceMs`; resolves when done, or once `visit` answers false. */
+export async function inSlices<T>(items: Iterable<T>, visit: (item: T) => boolean | void, options: SliceOptions = {}): Promise<void> {
   const sliceMs = options.sliceMs ?? SLICE_MS;
   const batch = options.batch ?? BATCH;
   const iterator = items[Symbol.iterator]();
@@ -29,8 +29,7 @@ export async function inSlices<T>(items: Iterable<T>, visit: (item: T) => void, 
     do {
       for (let n = 0; n < batch; n++) {
         const next = iterator.next();
-        if (next.done === true) return;
-        visit(next.value);
+        if (next.done === true || visit(next.value) === false) return;
       }
     } while (performance.now() < until);
     await new Promise((resolve) => setImmediate(resolve));

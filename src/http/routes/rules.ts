@@ -9,9 +9,9 @@ export function rulesRouter(deps: HttpDeps): Router {
   const { queries } = deps;
   const base = '/api/rule-engine/rules';
 
-  router.get(base, (req, res) => {
+  router.get(base, async (req, res) => {
     const { query } = adminRequest(deps, req, res, [...PAGE_PARAMS, ...RULE_FILTERS]);
-    res.json(queries.listRules(query));
+    res.json(await queries.listRules(query));
   });
   router.get(`${base}/:id`, (req, res) => {
     adminRequest(deps, req, res);

@@ -1,0 +1,62 @@
+/**
+ * The rule listing (src/service/queries.ts listRules) over a real read model:
+ * its sorted ids are kept between listings and dropped when a rule is created
+ * or deleted, so every page shows the rules there are; paging by cursor
+ * starts after the cursor's id (indexAfter, checked against a linear scan on
+ * seeded random ids).
+ */
+import t from 'tap';
+import { DEFAULTS } from '../../src/config';
+import { createReadModel } from '../../src/read-model';
+import { indexAfter } from '../../src/service/listing';
+import { createQueries } from '../../src/service/queries';
+import type { EventStore, RecordedEvent } from '../../src/store/port';
+import { pick, seededRandom } from '../engine/random-rules';
+
+let position = 0;
+const metadata = () => ({ actor: 'test', at: '2026-11-24T12:00:00.000Z', request_id: `q${position}`, schema: 1 });
+const created = (id: string): RecordedEvent => ({
+  id: `e${++position}`, stream: `rule-${id}`, type: 'RuleCreated', revision: 0n, position: BigInt(position), metadata: metadata(),
+  data: { id, name: `rule ${id}`, description: '', status: 'ACTIVE', group_operator: 'AND', condition_groups: [{ condition_operator: 'AND', conditions: [{ field: 'n', operator: 'equals', value: id, data_type: 'string' }] }], entities: [] },
+});
+const renamed = (id: string, name: string): RecordedEvent => ({
+  id: `e${++position}`, stream: `rule-${id}`, type: 'RuleUpdated', revision: 1n, position: BigInt(position), metadata: metadata(), data: { id, changes: { name } },
+});
+const deleted = (id: string): RecordedEvent => ({
+  id: `e${++position}`, stream: `rule-${id}`, type: 'RuleDeleted', revision: 2n, position: BigInt(position), metadata: metadata(), data: { id },
+});
+
+t.test('each listing shows the rules there are, in id order, through creates, updates and deletes', async (t) => {
+  const readModel = createReadModel();
+  for (const id of ['b', 'd', 'f']) readModel.apply(created(id));
+  readModel.markCaughtUp();
+  // The listing reads only the read model; the store is not asked.
+  const queries = createQueries(undefined as unknown as EventStore, readModel, DEFAULTS.limits);
+  const ids = async (query = {}) => (await queries.listRules(query)).rules.map((rule) => rule.id);
+  t.same(await ids(), ['b', 'd', 'f']);
+  readModel.apply(created('c'));
+  t.same(await ids(), ['b', 'c', 'd', 'f'], 'a rule created between two listings');
+  readModel.apply(renamed('d', 'renamed'));
+  t.same((await queries.listRules({ q: 'renamed' })).rules.map((rule) => rule.name), ['renamed'], 'an update shows');
+  readModel.apply(deleted('b'));
+  readModel.apply(created('a'));
+  t.same(await ids(), ['a', 'c', 'd', 'f'], 'one deleted, one created: the same count, other ids');
+  const first = await queries.listRules({ limit: '2' });
+  t.same(first.rules.map((rule) => rule.id), ['a', 'c']);
+  t.same(await ids({ cursor: first.next_cursor! }), ['d', 'f'], 'the next page starts after the cursor');
+  readModel.apply(deleted('d'));
+  t.same(await ids({ cursor: first.next_cursor! }), ['f'], 'a rule deleted after the first page is not on the next');
+});
+
+t.test('indexAfter finds the first id that sorts after a key, as a linear scan does', async (t) => {
+  const random = seededRandom(1807);
+  const upTo = (n: number) => Math.floor(random() * (n + 1));
+  const letters = [...'abcé😀'];
+  const word = () => Array.from({ length: upTo(4) }, () => pick(random, letters)).join('');
+  for (let round = 0; round < 200; round++) {
+    const sorted = [...new Set(Array.from({ length: upTo(12) }, word))].sort();
+    const key = word();
+    const linear = sorted.findIndex((id) => id > key);
+    t.equal(indexAfter(sorted, key), linear === -1 ? sorted.length : linear, `${JSON.stringify(sorted)} after ${JSON.stringify(key)}`);
+  }
+});
