@@ -148,11 +148,16 @@ export function createChangeFeed(readModel: ReadModel, settings: StreamSettings,
     await buildSnapshot();
   }
 
+  /** The snapshot event at the current position: its pieces (the records listed now) and the builder that joins them. */
+  function snapshotAtNow(): { readonly position: bigint | undefined; readonly pieces: Iterable<string>; readonly frame: FrameBuilder } {
+    const position = readModel.position;
+    return { position, pieces: started().snapshotJson(position, limits), frame: new FrameBuilder(position, settings.maxSnapshotBytes) };
+  }
+
   /** The snapshot event at the current position, built in slices (changes applied meanwhile follow it from the window). */
   async function buildSnapshot(): Promise<void> {
-    const position = readModel.position;
-    const frame = new FrameBuilder(position, settings.maxSnapshotBytes);
-    await inSlices(started().snapshotJson(position, limits), (piece) => frame.add(piece));
+    const { position, pieces, frame } = snapshotAtNow();
+    await inSlices(pieces, (piece) => frame.add(piece));
     snapshotCache = { position, frame: frame.finish() };
   }
 
@@ -168,11 +173,10 @@ export function createChangeFeed(readModel: ReadModel, settings: StreamSettings,
   }
 
   /** The frames of a fresh start: the cached snapshot and the changes after it, or a snapshot built now. */
-  function freshStart(current: EvaluationView): Buffer[] {
+  function freshStart(): Buffer[] {
     if (snapshotServes()) return [snapshotCache!.frame, ...(snapshotCache!.position === undefined ? [] : replay(snapshotCache!.position)!)];
-    const position = readModel.position;
-    const frame = new FrameBuilder(position, settings.maxSnapshotBytes);
-    for (const piece of current.snapshotJson(position, limits)) frame.add(piece);
+    const { position, pieces, frame } = snapshotAtNow();
+    for (const piece of pieces) frame.add(piece);
     snapshotCache = { position, frame: frame.finish() };
     return [snapshotCache.frame];
   }
@@ -200,9 +204,9 @@ export function createChangeFeed(readModel: ReadModel, settings: StreamSettings,
 
   return {
     subscribe(after, sink) {
-      const current = started();
+      started();
       const resumed = after === undefined ? undefined : replay(after);
-      const opening = [RETRY, ...(resumed ?? freshStart(current))];
+      const opening = [RETRY, ...(resumed ?? freshStart())];
       let bytes = 0;
       for (const chunk of opening) {
         sink.write(chunk);
@@ -282,7 +286,7 @@ class FrameBuilder {
   }
 }
 
-export function snapshotTooLarge(maxBytes: number): string {
+function snapshotTooLarge(maxBytes: number): string {
   return `this node's rules and linked entities take more than RULEVAULT_STREAM_MAX_SNAPSHOT_BYTES (${maxBytes} bytes) as a stream snapshot: ` +
     'too many to evaluate locally; call POST /api/rule-engine/evaluate instead';
 }
