@@ -22,7 +22,7 @@ import { parseIfMatch, readQuery, type IfMatch } from '../domain/input';
 import { AppError, badRequest } from '../errors';
 import type { Actor } from '../service/command-bus';
 import { authorizeHeader, type HttpDeps, type RequestLocals } from './deps';
-import { MALFORMED_PATH, NOT_READY_MESSAGE, errorBody, toErrorAnswer } from './errors';
+import { MALFORMED_PATH, NOT_READY_MESSAGE, errorBody, errorText, toErrorAnswer } from './errors';
 import type { BodyReader } from './public-endpoints';
 import { declaresTooLarge, decodeJsonBody, payloadTooLarge, type BodyRead } from './request-body';
 import { POSITION_HEADER } from './write-position';
@@ -132,7 +132,7 @@ function failed(deps: HttpDeps, error: unknown, locals?: RequestLocals, extra?: 
   const mapped = toErrorAnswer(error, deps.config.limits.maxBodyBytes);
   if (mapped.unexpected) {
     deps.logger.error('request failed', {
-      request_id: locals?.requestId, error: error instanceof Error ? `${error.name}: ${error.message}` : typeof error,
+      request_id: locals?.requestId, error: errorText(error),
     });
   }
   return json(mapped.status, errorBody(mapped.code, mapped.message), extra);

@@ -6,7 +6,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { AppError } from '../errors';
 import { ADMIN_SURFACE, PUBLIC_SURFACE, createOriginPolicy } from './cors';
 import type { HttpDeps, RequestLocals } from './deps';
-import { NOT_READY_MESSAGE, errorBody, toErrorAnswer } from './errors';
+import { NOT_READY_MESSAGE, errorBody, errorText, toErrorAnswer } from './errors';
 import { publicEndpointAt } from './public-endpoints';
 import { declaresTooLarge, payloadTooLarge } from './request-body';
 import { recordRequest } from './request-log';
@@ -117,7 +117,7 @@ export function createApp(deps: HttpDeps): express.Express {
         request_id: res.locals.requestId,
         method: req.method,
         path: req.path,
-        error: error instanceof Error ? `${error.name}: ${error.message}` : typeof error,
+        error: errorText(error),
       });
     }
     res.status(answer.status).json(errorBody(answer.code, answer.message));

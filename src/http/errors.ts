@@ -1,4 +1,5 @@
 /** Maps anything thrown on the way to an answer into a status and `{ err, code }`. Internals never leak. */
+import type { ServerResponse } from 'node:http';
 import { AppError, INTERNAL_MESSAGE, type ErrorCode } from '../errors';
 import { INVALID_JSON, UNSUPPORTED_CHARSET, tooLargeMessage } from './request-body';
 
@@ -57,6 +58,18 @@ export function toErrorAnswer(error: unknown, maxBodyBytes: number): ErrorAnswer
 function clientStatus(error: unknown): number | undefined {
   const status = typeof error === 'object' && error !== null ? (error as { status?: unknown }).status : undefined;
   return typeof status === 'number' && status >= 400 && status < 500 ? status : undefined;
+}
+
+/** An unexpected error as the log names it (name and message; never the stack). */
+export function errorText(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : typeof error;
+}
+
+/** Answers `{err, code}` with `status` on a node:http response whose head is not yet out. */
+export function sendError(res: ServerResponse, status: number, code: ErrorCode, message: string): void {
+  const body = JSON.stringify(errorBody(code, message));
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
 }
 
 /** The body of an error answer: the message for people, the catalog code for programs. */

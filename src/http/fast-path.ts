@@ -14,7 +14,7 @@ import { adminWriteAt, serveAdminWrite } from './admin-writes';
 import type { HttpDeps, RequestLocals } from './deps';
 import { INTERNAL_MESSAGE } from '../errors';
 import type { Logger } from '../log';
-import { errorBody } from './errors';
+import { errorText, sendError } from './errors';
 import { pathOf, publicEndpointAt, servePublic } from './public-endpoints';
 import { readBodyBytes } from './request-body';
 import { recordRequest } from './request-log';
@@ -72,12 +72,9 @@ export function guarded(route: FastPath, logger: Logger): FastPath {
     try {
       return route(req, res);
     } catch (error) {
-      logger.error('request failed', { method: req.method, path: pathOf(req.url), error: error instanceof Error ? `${error.name}: ${error.message}` : typeof error });
+      logger.error('request failed', { method: req.method, path: pathOf(req.url), error: errorText(error) });
       if (res.headersSent) res.destroy();
-      else {
-        const body = JSON.stringify(errorBody('internal', INTERNAL_MESSAGE));
-        res.writeHead(500, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) }).end(body);
-      }
+      else sendError(res, 500, 'internal', INTERNAL_MESSAGE);
       return true;
     }
   };

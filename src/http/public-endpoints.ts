@@ -18,7 +18,7 @@ import { evaluateWithJson, parseEvaluateRequest } from '../service/evaluate';
 import { getCompiledPrompt, parseCompiledPromptRequest } from '../service/get-compiled';
 import { getSecrets, parseSecretsQuery } from '../service/get-secrets';
 import { authorizeHeader, type HttpDeps, type RequestLocals } from './deps';
-import { NOT_READY_MESSAGE, errorBody, toErrorAnswer } from './errors';
+import { NOT_READY_MESSAGE, errorBody, errorText, toErrorAnswer } from './errors';
 import { declaresTooLarge, decodeJsonBody, payloadTooLarge, type BodyRead } from './request-body';
 
 /**
@@ -147,7 +147,7 @@ function failed(
   const mapped = toErrorAnswer(error, deps.config.limits.maxBodyBytes);
   if (mapped.unexpected) {
     deps.logger.error('request failed', {
-      request_id: locals?.requestId, route: endpoint.path, error: error instanceof Error ? `${error.name}: ${error.message}` : typeof error,
+      request_id: locals?.requestId, route: endpoint.path, error: errorText(error),
     });
   }
   return endpoint.alwaysOk

@@ -13,7 +13,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, badRequest } from '../errors';
 import type { StreamSink } from '../service/change-feed';
 import { authorizeHeader, type HttpDeps, type RequestLocals } from './deps';
-import { errorBody, NOT_READY_MESSAGE, toErrorAnswer } from './errors';
+import { errorText, NOT_READY_MESSAGE, sendError, toErrorAnswer } from './errors';
 import { pathOf } from './public-endpoints';
 
 export const STREAM_PATH = '/api/rule-engine/stream';
@@ -68,11 +68,9 @@ export function serveStream(deps: HttpDeps, req: IncomingMessage, res: ServerRes
 function refuse(deps: HttpDeps, res: ServerResponse, error: unknown, locals?: RequestLocals): void {
   const answer = toErrorAnswer(error, deps.config.limits.maxBodyBytes);
   if (answer.unexpected) {
-    deps.logger.error('request failed', { request_id: locals?.requestId, route: STREAM_PATH, error: error instanceof Error ? `${error.name}: ${error.message}` : typeof error });
+    deps.logger.error('request failed', { request_id: locals?.requestId, route: STREAM_PATH, error: errorText(error) });
   }
-  const body = JSON.stringify(errorBody(answer.code, answer.message));
-  res.writeHead(answer.status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
+  sendError(res, answer.status, answer.code, answer.message);
 }
 
 /** 200 and the events, until either side closes; the error's answer instead when the first frames cannot be made (a snapshot too large). */

@@ -54,10 +54,9 @@ type ViewState = Pick<EvaluationState, 'rules' | 'contexts' | 'prompts'>;
 
 /** The server's side: the records subscribers hold, by reference, and how many active rules link each entity. */
 export interface EvaluationView {
-  snapshot(position: bigint | undefined, limits: Limits): StreamSnapshot;
   /**
-   * `JSON.stringify(snapshot(position, limits))` in pieces, a record at a
-   * time: at a few hundred thousand rules the whole text passes the length
+   * The `snapshot` event's data (a StreamSnapshot) as JSON text, in pieces,
+   * a record at a time: at a few hundred thousand rules the whole text passes the length
    * a string may have (the change feed joins the pieces into a Buffer, in
    * slices). The records are listed at the call: changes applied while the
    * pieces are taken do not show.
@@ -103,15 +102,6 @@ export function createEvaluationView(state: ViewState): EvaluationView {
   }
 
   return {
-    snapshot(position, limits) {
-      return {
-        position: position?.toString() ?? null,
-        limits,
-        rules: [...rules.values()].map(toWire),
-        contexts: [...entities.contexts.values()].map(toWire),
-        prompts: [...entities.prompts.values()].map(toWire),
-      };
-    },
     snapshotJson(position, limits) {
       const head: Omit<StreamSnapshot, 'rules' | 'contexts' | 'prompts'> = { position: position?.toString() ?? null, limits };
       const members: [string, Visible[]][] = [['rules', [...rules.values()]], ['contexts', [...entities.contexts.values()]], ['prompts', [...entities.prompts.values()]]];

@@ -34,7 +34,7 @@ export function createQueries(store: EventStore, readModel: ReadModel, templateL
   const sortedIds = new SortedIds();
   readModel.onApplied((event) => {
     const id = event.data.id;
-    if (event.type.startsWith('Rule') && typeof id === 'string') sortedIds.note(id, state.rules.has(id));
+    if (event.type.startsWith('Rule') && typeof id === 'string') sortedIds.note(id, () => state.rules.has(id));
   });
 
   return {

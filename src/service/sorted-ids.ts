@@ -13,10 +13,12 @@ export class SortedIds {
   readonly #added = new Set<string>();
   readonly #removed = new Set<string>();
 
-  /** After a change to `id`: whether the set of ids now holds it. */
-  note(id: string, present: boolean): void {
-    if (this.#sorted === undefined || present === this.#holds(id)) return;
-    if (present) {
+  /** After a change to `id`: `present` says whether the set of ids now holds it (asked only once a list was handed out: not during a replay). */
+  note(id: string, present: () => boolean): void {
+    if (this.#sorted === undefined) return;
+    const holds = present();
+    if (holds === this.#holds(id)) return;
+    if (holds) {
       if (!this.#removed.delete(id)) this.#added.add(id);
     } else if (!this.#added.delete(id)) {
       this.#removed.add(id);
