@@ -25,6 +25,8 @@ export type DigestCounts = { readonly [name: string]: number };
 interface ReadModelKind<M> {
   /** A copy that folds may change without touching `model`; records are shared (folds replace them, never mutate). */
   copy(model: M): M;
+  /** The entries `copy` copies: what a copy costs beyond the records it shares (time travel's memory bound). */
+  size(model: M): number;
   toSnapshot(model: M): SnapshotMembers;
   /**
    * A snapshot member whose items `fromSnapshot` takes as JsonLines, unparsed
@@ -72,6 +74,7 @@ type SnapshotPrompt = Stringified<Omit<PromptRecord, 'versions' | 'labels'>> & {
 const READ_MODELS: { readonly [K in keyof ReadModels]: ReadModelKind<ReadModels[K]> } = {
   rules: {
     copy: copyRules,
+    size: (rules) => rules.size,
     toSnapshot: (rules) => ({ rules: rules instanceof LazyRuleRecords ? [...rules.snapshotItems(withStrings)] : [...rules.values()].map(withStrings) }),
     linesMember: 'rules',
     fromSnapshot(body) {
@@ -93,6 +96,7 @@ const READ_MODELS: { readonly [K in keyof ReadModels]: ReadModelKind<ReadModels[
   },
   contexts: {
     copy: (contexts: ContextsState) => new Map(contexts),
+    size: (contexts) => contexts.size,
     toSnapshot: (contexts) => ({ contexts: [...contexts.values()].map(withStrings) }),
     fromSnapshot(body) {
       const contexts: ContextsState = new Map();
@@ -110,6 +114,7 @@ const READ_MODELS: { readonly [K in keyof ReadModels]: ReadModelKind<ReadModels[
   },
   prompts: {
     copy: (prompts: PromptsState) => initialPrompts(prompts),
+    size: (prompts) => prompts.size + prompts.idsByName.size,
     toSnapshot: (prompts) => ({
       prompts: [...prompts.values()].map((prompt) => ({
         ...withStrings(prompt),
@@ -154,6 +159,7 @@ const READ_MODELS: { readonly [K in keyof ReadModels]: ReadModelKind<ReadModels[
       erasurePending: new Set(vault.erasurePending),
       keyring: vault.keyring,
     }),
+    size: (vault) => vault.secrets.size + vault.idsByKey.size + vault.erasurePending.size,
     toSnapshot: (vault) => ({
       secrets: [...vault.secrets.values()].map(withStrings),
       erasure_pending: [...vault.erasurePending],
@@ -182,6 +188,7 @@ const READ_MODELS: { readonly [K in keyof ReadModels]: ReadModelKind<ReadModels[
   },
   apiKeys: {
     copy: (apiKeys: ApiKeysState) => ({ byId: new Map(apiKeys.byId), byHash: new Map(apiKeys.byHash) }),
+    size: (apiKeys) => apiKeys.byId.size + apiKeys.byHash.size,
     toSnapshot: (apiKeys) => ({ api_keys: [...apiKeys.byId.values()].map(withStrings) }),
     fromSnapshot(body) {
       const apiKeys: ApiKeysState = { byId: new Map(), byHash: new Map() };
@@ -233,6 +240,13 @@ export function copyState(state: CatalogState): CatalogState {
 
 /** The snapshot members whose items a reader hands over as JsonLines (each model's `linesMember`). */
 export const LINES_MEMBERS: ReadonlySet<string> = new Set(eachKind((kind) => kind.linesMember).filter((name) => name !== undefined));
+
+/** The entries `copyState(state)` copies, over every model. */
+export function copySize(state: CatalogState): number {
+  let entries = 0;
+  for (const size of eachModel(state, (model, kind) => kind.size(model))) entries += size;
+  return entries;
+}
 
 /** Every model's snapshot members, in registry order. */
 export function snapshotMembers(state: CatalogState): SnapshotMembers {

@@ -61,6 +61,8 @@ export interface Config {
   readonly snapshotEngineImage: SnapshotEngineImage;
   /** Base checkpoints audit evaluate keeps (src/audit/time-travel.ts): memory against fold length. */
   readonly auditCheckpoints: number;
+  /** Entries of read-model maps audit's checkpoints and points may hold together (src/audit/time-travel.ts). */
+  readonly auditHeldRecords: number;
   /** Bearer token that may read /metrics besides admin keys; undefined: admin keys only. */
   readonly metricsTokenHash: string | undefined;
   /** The change stream (src/service/change-feed.ts, README "GET /api/rule-engine/stream"). */
@@ -148,6 +150,7 @@ export const DEFAULTS = {
   requestTimeoutMs: 30_000,
   snapshotIntervalMs: 5 * 60_000,
   auditCheckpoints: 512,
+  auditHeldRecords: 8_000_000,
   chainCheckpointEvery: 1000, // events
   decisionLog: {
     sampleRate: 1,
@@ -252,6 +255,7 @@ function readConfig(env: Env): Omit<Config, 'unknownVariables'> {
     snapshotEngineImage: snapshotEngineImage(env),
     metricsTokenHash: optionalSecretHash(env, 'RULEVAULT_METRICS_TOKEN'),
     auditCheckpoints: integer(env, 'RULEVAULT_AUDIT_CHECKPOINTS', DEFAULTS.auditCheckpoints, 2, 65_536),
+    auditHeldRecords: integer(env, 'RULEVAULT_AUDIT_HELD_RECORDS', DEFAULTS.auditHeldRecords, 0, 1_000_000_000),
     stream: Object.freeze({
       heartbeatMs: integer(env, 'RULEVAULT_STREAM_HEARTBEAT_MS', DEFAULTS.stream.heartbeatMs, 10, 3_600_000),
       maxBufferBytes: integer(env, 'RULEVAULT_STREAM_MAX_BUFFER_BYTES', DEFAULTS.stream.maxBufferBytes, 1024, 1024 * 1024 * 1024),

@@ -15,6 +15,9 @@ t.test('defaults', async (t) => {
   t.same(config.limits, DEFAULTS.limits);
   t.equal(config.auditCheckpoints, 512);
   t.equal(loadConfig({ RULEVAULT_AUDIT_CHECKPOINTS: '128' }).auditCheckpoints, 128);
+  t.equal(config.auditHeldRecords, 8_000_000);
+  t.equal(loadConfig({ RULEVAULT_AUDIT_HELD_RECORDS: '250000' }).auditHeldRecords, 250_000);
+  t.throws(() => loadConfig({ RULEVAULT_AUDIT_HELD_RECORDS: '-1' }), /RULEVAULT_AUDIT_HELD_RECORDS/);
   t.ok(Object.isFrozen(config));
 });
 

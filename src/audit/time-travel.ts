@@ -2,7 +2,7 @@
  * The read models as they were at any point of the log, for audit evaluate.
  *
  * Design (fast for repeated queries, memory bounded by configuration, not by
- * the log's length):
+ * the log's length nor by the number of live records):
  * 1. A point is a prefix of the log: every event up to a position, or, for a
  *    time, the longest prefix whose events all have `metadata.at <= time`
  *    (with a clock that never runs backwards: exactly the events at or
@@ -15,6 +15,13 @@
  *    one is dropped and the spacing doubles. They stay evenly spread over
  *    the log, so a query never folds more than about
  *    events / maxCheckpoints * 2 events.
+ * 3b. Held records: each snapshot costs the entries of its read models'
+ *    maps (copySize). When checkpoints and points together hold more than
+ *    `maxHeldRecords`, the least recently used points go first (the last
+ *    one stays), then checkpoints thin out as above: with 1M live rules
+ *    512 checkpoints would hold 512 copies of 1M entries (a 200k-rule log
+ *    took the node from 0.5 to 1.9 GB), so a large catalog gets fewer,
+ *    farther checkpoints and a query folds more.
  * 4. Points: an LRU of the last `maxPoints` snapshots that answered a query,
  *    so repeated questions about the same moment read one small page (to see
  *    that nothing lies between) and fold nothing.
@@ -22,15 +29,20 @@
  *    it only if there are events to fold, folds forward page by page, and
  *    evaluates with a scan engine (rule-check.ts) over that state's rules:
  *    no index to build, conditions compiled once per rule record.
+ * 6. Folding works in slices of a few milliseconds with the event loop free
+ *    between them (read-ahead.ts), so evaluate is answered meanwhile: the
+ *    embedded store answers a page synchronously, and a 100k-event fold
+ *    once held the node for 4 s.
  *
  * Caveat: an erasure rewrites a secret's earlier events in place (their data
  * becomes the erased marker), so in-memory checkpoints taken before an
  * erasure still hold that secret's sealed record until the process restarts.
  * Audit evaluate reads rules, contexts and prompts only, never secrets.
  */
-import { copyState, evolve, initialState, type CatalogState } from '../../projections';
+import { copySize, copyState, evolve, initialState, type CatalogState } from '../../projections';
 import type { Engine } from '../engine';
 import { badRequest } from '../errors';
+import { sliceClock } from '../service/read-ahead';
 import type { EventStore, RecordedEvent } from '../store/port';
 import { createScanEngine, type ScanEngine } from './rule-check';
 
@@ -54,6 +66,10 @@ export interface TimeTravelOptions {
   readonly maxCheckpoints?: number;
   /** Queried points kept, least recently used evicted. */
   readonly maxPoints?: number;
+  /** Entries (copySize) checkpoints and points may hold together; past it points, then checkpoints, give way. */
+  readonly maxHeldRecords?: number;
+  /** Milliseconds of folding before the event loop gets a turn (tests: 0 yields after every event). */
+  readonly sliceMs?: number;
   /** Events read per store call while folding. */
   readonly pageSize?: number;
 }
@@ -61,7 +77,7 @@ export interface TimeTravelOptions {
 export interface TimeTravel {
   at(asOf: AsOf): Promise<PointInTime>;
   /** Sizes, for tests and the benchmark: how much is held. */
-  stats(): { checkpoints: number; points: number; spacing: number };
+  stats(): { checkpoints: number; points: number; spacing: number; heldRecords: number };
 }
 
 interface Snapshot {
@@ -72,6 +88,8 @@ interface Snapshot {
   readonly maxAt: string;
   /** Events in the prefix. */
   readonly ordinal: number;
+  /** copySize(state): what keeping it holds. */
+  readonly size: number;
   /** Built when the snapshot is kept (checkpoints) or first asked (points). */
   engine?: ScanEngine;
 }
@@ -83,7 +101,7 @@ function ruleIdOf(event: RecordedEvent): string | undefined {
   return typeof id === 'string' ? id : undefined;
 }
 
-const DEFAULTS = { checkpointEvery: 1000, maxCheckpoints: 512, maxPoints: 32, pageSize: 1000 } as const;
+const DEFAULTS = { checkpointEvery: 1000, maxCheckpoints: 512, maxPoints: 32, maxHeldRecords: 8_000_000, pageSize: 1000 } as const;
 /**
  * Reads after a snapshot start small and grow 4x up to `pageSize`: a nearby
  * point is usually a few events away, and each event read costs a JSON parse
@@ -125,26 +143,58 @@ function before(a: bigint | undefined, b: bigint | undefined): boolean {
 export function createTimeTravel(store: EventStore, options: TimeTravelOptions = {}): TimeTravel {
   const maxCheckpoints = Math.max(2, options.maxCheckpoints ?? DEFAULTS.maxCheckpoints);
   const maxPoints = Math.max(1, options.maxPoints ?? DEFAULTS.maxPoints);
+  const maxHeld = Math.max(0, options.maxHeldRecords ?? DEFAULTS.maxHeldRecords);
   const pageSize = options.pageSize ?? DEFAULTS.pageSize;
   let spacing = Math.max(1, options.checkpointEvery ?? DEFAULTS.checkpointEvery);
-  const empty: Snapshot = { state: initialState(), position: undefined, at: undefined, maxAt: '', ordinal: 0 };
+  const empty: Snapshot = { state: initialState(), position: undefined, at: undefined, maxAt: '', ordinal: 0, size: 0 };
   /** Base checkpoints by ordinal. */
   const checkpoints = new Map<number, Snapshot>();
   /** Queried points by position, in recency order (Map keeps insertion order). */
   const points = new Map<string, Snapshot>();
+  /** The sizes of every snapshot in `checkpoints` and `points`. */
+  let held = 0;
+
+  // Every change to the two maps goes through these, so `held` stays their sum.
+  function hold<K>(map: Map<K, Snapshot>, key: K, snapshot: Snapshot): void {
+    drop(map, key);
+    map.set(key, snapshot);
+    held += snapshot.size;
+  }
+  function drop<K>(map: Map<K, Snapshot>, key: K): void {
+    const gone = map.get(key);
+    if (gone === undefined) return;
+    map.delete(key);
+    held -= gone.size;
+  }
+
+  /** Doubles the spacing and drops the checkpoints off it. */
+  function thin(): void {
+    spacing *= 2;
+    for (const ordinal of [...checkpoints.keys()]) if (ordinal % spacing !== 0) drop(checkpoints, ordinal);
+  }
+
+  /** Back within `maxHeld`: older points first, then checkpoints; the last of each stays. */
+  function trim(): void {
+    while (held > maxHeld) {
+      if (points.size > 1) drop(points, points.keys().next().value!);
+      else if (checkpoints.size > 1) thin();
+      else return;
+    }
+  }
 
   function keepCheckpoint(snapshot: Snapshot): void {
-    checkpoints.set(snapshot.ordinal, snapshot);
-    if (checkpoints.size <= maxCheckpoints) return;
-    spacing *= 2;
-    for (const ordinal of checkpoints.keys()) if (ordinal % spacing !== 0) checkpoints.delete(ordinal);
+    hold(checkpoints, snapshot.ordinal, snapshot);
+    if (checkpoints.size > maxCheckpoints) thin();
+    trim();
   }
 
   function keepPoint(snapshot: Snapshot): void {
     const key = String(snapshot.position);
-    points.delete(key);
-    points.set(key, snapshot);
-    if (points.size > maxPoints) points.delete(points.keys().next().value!);
+    // Dropped first, so it goes back in as the most recent.
+    drop(points, key);
+    hold(points, key, snapshot);
+    if (points.size > maxPoints) drop(points, points.keys().next().value!);
+    trim();
   }
 
   /** The latest snapshot whose prefix lies inside the point asked for. */
@@ -175,12 +225,14 @@ export function createTimeTravel(store: EventStore, options: TimeTravelOptions =
     let engine = (from.engine ??= createScanEngine(from.state.rules));
     let changed = new Set<string>();
     let limit = FIRST_PAGE;
+    const clock = sliceClock(options.sliceMs);
     for (;;) {
       // A position query never reads past its point: the log has no more than that many events before it.
       if (asOf.kind === 'position' && position !== undefined && position >= asOf.position) return finish();
       const wanted = asOf.kind === 'position' ? Math.max(1, Math.min(limit, Number(asOf.position - (position ?? 0n)))) : limit;
       const page = await store.readAll({ after: position, limit: wanted });
       for (const event of page) {
+        if (clock.due()) await clock.turn();
         if (beyond(asOf, event)) return finish();
         working ??= copyState(from.state);
         evolve(working, event);
@@ -193,7 +245,7 @@ export function createTimeTravel(store: EventStore, options: TimeTravelOptions =
         if (ordinal % spacing === 0 && !checkpoints.has(ordinal)) {
           engine = createScanEngine(working.rules, { engine, changed });
           changed = new Set();
-          keepCheckpoint({ state: copyState(working), position, at, maxAt, ordinal, engine });
+          keepCheckpoint({ state: copyState(working), position, at, maxAt, ordinal, engine, size: copySize(working) });
         }
       }
       if (page.length < wanted) return finish();
@@ -202,7 +254,7 @@ export function createTimeTravel(store: EventStore, options: TimeTravelOptions =
 
     function finish(): Snapshot {
       if (working === undefined) return from;
-      const snapshot = { state: working, position, at, maxAt, ordinal, engine: createScanEngine(working.rules, { engine, changed }) };
+      const snapshot = { state: working, position, at, maxAt, ordinal, engine: createScanEngine(working.rules, { engine, changed }), size: copySize(working) };
       keepPoint(snapshot);
       return snapshot;
     }
@@ -218,6 +270,6 @@ export function createTimeTravel(store: EventStore, options: TimeTravelOptions =
       snapshot.engine ??= createScanEngine(snapshot.state.rules);
       return { state: snapshot.state, engine: snapshot.engine, position: snapshot.position, at: snapshot.at };
     },
-    stats: () => ({ checkpoints: checkpoints.size, points: points.size, spacing }),
+    stats: () => ({ checkpoints: checkpoints.size, points: points.size, spacing, heldRecords: held }),
   };
 }

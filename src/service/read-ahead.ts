@@ -5,7 +5,8 @@
  * (projections/lazy-rules.ts; in one walk, 1M records blocked the node for
  * ~10 s, bench: million), and measuring their lines without reading them.
  * What needs every record (the change stream's first view, the live digest)
- * awaits `readAllRules` first; the rule listing walks its ids so.
+ * awaits `readAllRules` first; the rule listing walks its ids so; audit's
+ * time travel folds the log so (sliceClock).
  */
 import { readRulesAhead, unreadRules, type RulesState } from '../../projections';
 
@@ -32,8 +33,29 @@ export async function inSlices<T>(items: Iterable<T>, visit: (item: T) => boolea
         if (next.done === true || visit(next.value) === false) return;
       }
     } while (performance.now() < until);
-    await new Promise((resolve) => setImmediate(resolve));
+    await nextTurn();
   }
+}
+
+const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+
+export interface SliceClock {
+  /** True once the current slice has had its milliseconds of work. */
+  due(): boolean;
+  /** Gives the event loop a turn, then starts the next slice. */
+  turn(): Promise<void>;
+}
+
+/** `inSlices` for a loop that awaits between its own steps (a fold reading pages from a store): it asks `due()` and awaits `turn()`. */
+export function sliceClock(sliceMs = SLICE_MS): SliceClock {
+  let until = performance.now() + sliceMs;
+  return {
+    due: () => performance.now() >= until,
+    async turn() {
+      await nextTurn();
+      until = performance.now() + sliceMs;
+    },
+  };
 }
 
 /** One read per rule set at a time: a second caller waits on the first's. */

@@ -4,7 +4,7 @@
  * evicted (tiny limits), and memory held stays within the limits.
  */
 import path from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { evolve, initialState } from '../../projections';
 import { canonicalState } from '../../src/audit/digest';
 import { createTimeTravel, parseAsOf } from '../../src/audit/time-travel';
@@ -61,6 +61,59 @@ t.test('every point equals a fresh fold of its prefix', async (t) => {
   const beyond = await travel.at({ kind: 'position', position: 10_000n });
   t.equal(beyond.position, log[299]!.position, 'a position past the head: the whole log');
   t.ok(travel.stats().spacing > 7, 'checkpoints thinned out as the log was folded');
+});
+
+/** A log of `live` rules created and never deleted, then `updates` updates over them: every snapshot holds them all. */
+async function growingLog(t: Test, live: number, updates: number): Promise<{ store: ReturnType<typeof openSqliteStore>; log: RecordedEvent[] }> {
+  const dir = tempDir();
+  t.teardown(() => removeDir(dir));
+  const store = openSqliteStore(path.join(dir, 'events.db'));
+  t.teardown(() => store.close());
+  for (let i = 0; i < live + updates; i++) {
+    const id = `rule-${i % live}`;
+    const data: { [key: string]: Json } = i < live ? rule(id, `v${i}`) : { id, changes: { condition_groups: rule(id, `v${i}`).condition_groups } };
+    await store.append(`rule-${id}`, [{ type: i < live ? 'RuleCreated' : 'RuleUpdated', data, metadata: meta(i) }], 'any');
+  }
+  return { store, log: await store.readAll({ limit: 10_000 }) };
+}
+
+t.test('checkpoints and points hold no more records than the bound, and every point is still exact', async (t) => {
+  const { store, log } = await growingLog(t, 200, 100);
+  const prefix = (n: number) => {
+    const state = initialState();
+    for (const event of log.slice(0, n)) evolve(state, event);
+    return canonicalState(state);
+  };
+  const bound = 600;
+  const bounded = createTimeTravel(store, { checkpointEvery: 10, maxCheckpoints: 64, maxPoints: 8, maxHeldRecords: bound, pageSize: 50 });
+  const unbounded = createTimeTravel(store, { checkpointEvery: 10, maxCheckpoints: 64, maxPoints: 8, pageSize: 50 });
+  for (const n of [299, 40, 250, 199, 120, 280, 260, 10]) {
+    const point = await bounded.at({ kind: 'position', position: log[n]!.position });
+    t.equal(canonicalState(point.state), prefix(n + 1), `state as of event ${n}`);
+    const stats = bounded.stats();
+    // Past the bound only the last point and the last checkpoint are left.
+    t.ok(stats.heldRecords <= bound || (stats.points <= 1 && stats.checkpoints <= 1), `within the bound: ${JSON.stringify(stats)}`);
+    await unbounded.at({ kind: 'position', position: log[n]!.position });
+  }
+  t.ok(unbounded.stats().heldRecords > 5 * bound, `without the bound the same queries hold far more: ${JSON.stringify(unbounded.stats())}`);
+  t.ok(bounded.stats().spacing > unbounded.stats().spacing, 'the bound thinned the checkpoints');
+});
+
+t.test('a fold gives the event loop turns while it reads the log', async (t) => {
+  const { store, log } = await growingLog(t, 50, 250);
+  const travel = createTimeTravel(store, { checkpointEvery: 10, sliceMs: 0 });
+  let turns = 0;
+  let going = true;
+  const tick = (): void => {
+    turns += 1;
+    if (going) setImmediate(tick);
+  };
+  setImmediate(tick);
+  const point = await travel.at({ kind: 'position', position: log[299]!.position });
+  going = false;
+  t.equal(point.position, log[299]!.position);
+  // sliceMs 0: a turn before every event folded (the embedded store answers its pages synchronously).
+  t.ok(turns >= 300, `the event loop had ${turns} turns during a fold of 300 events`);
 });
 
 t.test('as_of parsing names as_of', async (t) => {
