@@ -1,17 +1,19 @@
 /**
- * What an auditor's queries cost the evaluate callers of the same node
- * (audit evaluate as of a point, src/audit/time-travel.ts): starts the
- * service on a copy of a data folder (make-folder.ts), then for each point
- * of `--as-of` sends one audit evaluate while a client evaluates back to
+ * What an auditor's or operator's queries cost the evaluate callers of the
+ * same node (audit evaluate as of a point, src/audit/time-travel.ts; any
+ * admin GET, such as the digest or a rule listing): starts the service on a
+ * copy of a data folder (make-folder.ts), then for each query of `--queries`
+ * (a log position, `head`, or a GET path) sends it while a client evaluates back to
  * back beside it (one request at a time, the scoped workload's requests).
- * Per point: the audit answer's status and seconds, the evaluates answered
+ * Per query: the answer's status and seconds, the evaluates answered
  * meanwhile, their p99 and slowest ms (the event loop's longest block, at
  * most), and the service's RSS after and peak so far, from /proc. A/B as
  * start-from-snapshot.ts (folder-ab.ts: builds alternate run by run).
  *
- *   node dist/bench/audit-stall.js <data folder> [--as-of head,500000,head] [--base <dist/src/main.js> [--base-folder <folder>]] [--runs 2]
+ *   node dist/bench/audit-stall.js <data folder> [--queries head,500000,head,/api/audit/digest] [--base <dist/src/main.js> [--base-folder <folder>]] [--runs 2]
  *
- * `head` is a position past the log's end: the whole log.
+ * `head` is a position past the log's end: the whole log. A GET path is
+ * sent with the admin key (`/api/rule-engine/rules?limit=5`).
  */
 import { readFileSync } from 'node:fs';
 import { alternate, onCopy } from './folder-ab';
@@ -21,10 +23,10 @@ import { generateRequests } from './workload';
 const HEAD = '99999999999999';
 const WARM_EVALUATES = 200;
 
-function takeAsOf(): string[] {
-  const at = process.argv.indexOf('--as-of');
-  const list = at === -1 ? 'head,500000,head' : process.argv.splice(at, 2)[1];
-  return list.split(',').map((point) => (point === 'head' ? HEAD : point));
+function takeQueries(): string[] {
+  const at = process.argv.indexOf('--queries');
+  const list = at === -1 ? 'head,500000,head,/api/audit/digest' : process.argv.splice(at, 2)[1];
+  return list.split(',');
 }
 
 function rssMb(pid: number | undefined): number | undefined {
@@ -61,14 +63,16 @@ async function stallOnce(folder: string, main: string | undefined, points: reado
         while (going) await evaluate().then((ms) => latencies.push(ms), (error: Error) => failures.push(error.message));
       })();
       const started = performance.now();
-      const status = await post(service, '/api/audit/evaluate', ADMIN_KEY, { ...requests[0], as_of: point })
-        .then(async (answer) => (await answer.arrayBuffer(), answer.status), (error: Error) => `failed: ${error.message}`);
+      const asked = point.startsWith('/')
+        ? fetch(`${service.url}${point}`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })
+        : post(service, '/api/audit/evaluate', ADMIN_KEY, { ...requests[0], as_of: point === 'head' ? HEAD : point });
+      const status = await asked.then(async (answer) => (await answer.arrayBuffer(), answer.status), (error: Error) => `failed: ${error.message}`);
       const seconds = (performance.now() - started) / 1000;
       going = false;
       await beside;
       latencies.sort((a, b) => a - b);
       results.push({
-        as_of: point === HEAD ? 'head' : point, status, audit_s: Number(seconds.toFixed(2)), evaluates: latencies.length, failed: failures.length, ...(failures.length > 0 ? { first_failure: failures[0] } : {}),
+        query: point, status, audit_s: Number(seconds.toFixed(2)), evaluates: latencies.length, failed: failures.length, ...(failures.length > 0 ? { first_failure: failures[0] } : {}),
         p99_ms: Math.round(latencies[Math.floor(latencies.length * 0.99)] ?? NaN), slowest_ms: Math.round(latencies[latencies.length - 1] ?? NaN),
         rss_mb: rssMb(service.child.pid), peak_rss_mb: Math.round(peakRssMb(service.child.pid) ?? NaN),
       });
@@ -80,5 +84,5 @@ async function stallOnce(folder: string, main: string | undefined, points: reado
   });
 }
 
-const points = takeAsOf();
+const points = takeQueries();
 void alternate('audit-stall.js', 2, (folder, main) => stallOnce(folder, main, points));

@@ -18,7 +18,7 @@ import { evolveVault, initialVault, type VaultState } from './secrets';
 export type * from './records';
 export type { ApiKeysState } from './api-keys';
 export type { VaultState } from './secrets';
-export { copySize, copyState, digestMembers, LINES_MEMBERS, restoreState, snapshotMembers, type DigestCounts, type SnapshotMembers } from './read-models';
+export { copySize, copyState, DigestList, digestMembers, LINES_MEMBERS, restoreState, snapshotMembers, type DigestCounts, type SnapshotMembers } from './read-models';
 export { RawJson, type JsonLines } from './json-lines';
 export { copyRules, foldedMention, LazyRuleRecords, mayHold, readRulesAhead, rulesWhere, unreadRules, unreadRuleTexts } from './lazy-rules';
 export type { RulesState } from './rules';

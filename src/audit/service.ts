@@ -13,11 +13,12 @@ import { toJsonPosition, type EventStore } from '../store/port';
 import { readEventPage } from './audit-log';
 import type { DecisionRecord } from './decision-log';
 import { recordedPoint, replayBody, replayReport } from './decision-replay';
-import { digestState } from './digest';
+import { digestStateInSlices } from './digest';
 import { dryRun } from './dry-run';
 import { eventCursor, parseEventQuery, type EventQueryText } from './event-filter';
 import { checkNamedRules, explainRules, readExplainOptions, type ExplainOptions } from './explain';
-import { createTimeTravel, parseAsOf, type TimeTravelOptions } from './time-travel';
+import { scanInSlices } from './rule-check';
+import { createTimeTravel, parseAsOf, type PointInTime, type TimeTravelOptions } from './time-travel';
 
 export interface AuditDeps {
   readonly store: EventStore;
@@ -53,7 +54,7 @@ export function createAuditService({ store, readModel, limits, timeTravel: optio
       if (explain !== undefined && typeof explain !== 'boolean') throw badRequest('explain must be a boolean');
       const point = await timeTravel.at(asOf);
       if (explain === true) checkNamedRules(options, point.state.rules);
-      const answer = evaluate(point.state, point.engine, request, limits);
+      const answer = await evaluateAt(point, request, limits);
       const explained = explain === true ? explainRules(point.state.rules, request.fields, answer.matchingRuleIds, options) : undefined;
       return {
         ...answer,
@@ -72,7 +73,7 @@ export function createAuditService({ store, readModel, limits, timeTravel: optio
       const point = await timeTravel.at(
         asOf === undefined ? recordedPoint(record) : asOf === 'head' ? { kind: 'position', position: (await store.headPosition()) ?? 0n } : parseAsOf(asOf),
       );
-      return replayReport(record, evaluate(point.state, point.engine, request, limits), point);
+      return replayReport(record, await evaluateAt(point, request, limits), point);
     },
 
     explain: (body: unknown) => explainLive(readModel, limits, body),
@@ -81,9 +82,15 @@ export function createAuditService({ store, readModel, limits, timeTravel: optio
     /** Every rule record is in the digest: those a snapshot start left unread are read first, in slices (read-ahead.ts). */
     digest: async () => {
       await readAllRules(readModel.state.rules);
-      return digestState(readModel.state);
+      return digestStateInSlices(readModel.state);
     },
   };
+}
+
+/** Evaluate over a point's rules, scanned in slices so the node goes on answering meanwhile. */
+async function evaluateAt(point: PointInTime, request: EvaluateRequest, limits: AuditDeps['limits']) {
+  const matched = await scanInSlices(point.engine, request.fields);
+  return evaluate(point.state, { evaluate: () => matched }, request, limits);
 }
 
 /** Per-rule, per-condition reasons against the live rules (POST /api/rule-engine/explain): the matched and the named rules. */

@@ -40,7 +40,6 @@
  * Audit evaluate reads rules, contexts and prompts only, never secrets.
  */
 import { copySize, copyState, evolve, initialState, type CatalogState } from '../../projections';
-import type { Engine } from '../engine';
 import { badRequest } from '../errors';
 import { sliceClock } from '../service/read-ahead';
 import type { EventStore, RecordedEvent } from '../store/port';
@@ -52,7 +51,7 @@ export type AsOf =
 
 export interface PointInTime {
   readonly state: CatalogState;
-  readonly engine: Engine;
+  readonly engine: ScanEngine;
   /** Position of the last event in the prefix; undefined for the empty prefix. */
   readonly position: bigint | undefined;
   /** `metadata.at` of that event; undefined for the empty prefix. */

@@ -13,7 +13,7 @@ import type { EventStore, Json } from '../store/port';
 import {
   apiKeyFilter, compareDecimal, compareText, contextFilter, indexAfter, pageOf, pager, parsePageQuery, promptFilter, ruleSearch, secretFilter,
 } from './listing';
-import { inSlices } from './read-ahead';
+import { inSlices, sortInSlices } from './read-ahead';
 import { SortedIds } from './sorted-ids';
 import { apiKeyView, contextAdminView, promptAdminView, ruleView, secretView } from './views';
 
@@ -31,7 +31,7 @@ export function createQueries(store: EventStore, readModel: ReadModel, templateL
   const idOf = (record: { id: string }) => record.id;
 
   /** The rule ids sorted, kept between listings with creates and deletes merged in (sorted-ids.ts). */
-  const sortedIds = new SortedIds();
+  const sortedIds = new SortedIds((ids) => sortInSlices(ids, compareText));
   readModel.onApplied((event) => {
     const id = event.data.id;
     if (event.type.startsWith('Rule') && typeof id === 'string') sortedIds.note(id, () => state.rules.has(id));
@@ -50,7 +50,7 @@ export function createQueries(store: EventStore, readModel: ReadModel, templateL
     async listRules(query: ListQuery = {}) {
       const { keep, mentions, foldedMentions } = ruleSearch(query);
       const paging = parsePageQuery('rules', query);
-      const ids = sortedIds.list(() => state.rules.keys());
+      const ids = await sortedIds.list(() => state.rules.keys());
       const start = paging.after === undefined ? 0 : indexAfter(ids, paging.after);
       const candidates = function* () {
         for (let i = start; i < ids.length; i++) {

@@ -58,6 +58,44 @@ export function sliceClock(sliceMs = SLICE_MS): SliceClock {
   };
 }
 
+const SORTED_RUN = 4096;
+
+/**
+ * `[...items].sort(compare)` (stable, as Array.prototype.sort), with the
+ * event loop free between slices: runs of a few thousand sorted at once,
+ * then merged pairwise. Sorting 1M ids at once held the node 0.6-0.8 s.
+ */
+export async function sortInSlices<T>(items: readonly T[], compare: (a: T, b: T) => number, options: SliceOptions = {}): Promise<T[]> {
+  const clock = sliceClock(options.sliceMs);
+  let runs: T[][] = [];
+  for (let i = 0; i < items.length; i += SORTED_RUN) {
+    runs.push(items.slice(i, i + SORTED_RUN).sort(compare));
+    if (clock.due()) await clock.turn();
+  }
+  while (runs.length > 1) {
+    const merged: T[][] = [];
+    for (let i = 0; i + 1 < runs.length; i += 2) merged.push(await mergeRuns(runs[i]!, runs[i + 1]!, compare, clock));
+    if (runs.length % 2 === 1) merged.push(runs[runs.length - 1]!);
+    runs = merged;
+  }
+  return runs[0] ?? [];
+}
+
+/** Two sorted runs as one; on a tie the first run's item goes first (stable). */
+async function mergeRuns<T>(a: readonly T[], b: readonly T[], compare: (a: T, b: T) => number, clock: SliceClock): Promise<T[]> {
+  const out = new Array<T>(a.length + b.length);
+  let i = 0;
+  let j = 0;
+  let k = 0;
+  while (i < a.length && j < b.length) {
+    out[k++] = compare(b[j]!, a[i]!) < 0 ? b[j++]! : a[i++]!;
+    if ((k & 1023) === 0 && clock.due()) await clock.turn();
+  }
+  while (i < a.length) out[k++] = a[i++]!;
+  while (j < b.length) out[k++] = b[j++]!;
+  return out;
+}
+
 /** One read per rule set at a time: a second caller waits on the first's. */
 const reading = new WeakMap<RulesState, Promise<void>>();
 

@@ -11,6 +11,7 @@ import { createTimeTravel, parseAsOf } from '../../src/audit/time-travel';
 import { openSqliteStore } from '../../src/store/sqlite';
 import type { Json, RecordedEvent } from '../../src/store/port';
 import { removeDir, tempDir } from '../support/node';
+import { countTurns } from '../support/turns';
 
 const at = (i: number) => new Date(Date.parse('2026-03-01T00:00:00.000Z') + i * 1000).toISOString();
 const meta = (i: number) => ({ actor: 'test', at: at(i), request_id: `r${i}`, schema: 1 });
@@ -102,15 +103,9 @@ t.test('checkpoints and points hold no more records than the bound, and every po
 t.test('a fold gives the event loop turns while it reads the log', async (t) => {
   const { store, log } = await growingLog(t, 50, 250);
   const travel = createTimeTravel(store, { checkpointEvery: 10, sliceMs: 0 });
-  let turns = 0;
-  let going = true;
-  const tick = (): void => {
-    turns += 1;
-    if (going) setImmediate(tick);
-  };
-  setImmediate(tick);
+  const turning = countTurns();
   const point = await travel.at({ kind: 'position', position: log[299]!.position });
-  going = false;
+  const turns = turning.stop();
   t.equal(point.position, log[299]!.position);
   // sliceMs 0: a turn before every event folded (the embedded store answers its pages synchronously).
   t.ok(turns >= 300, `the event loop had ${turns} turns during a fold of 300 events`);

@@ -6,7 +6,7 @@
  * its records unread is left so until a first subscriber.
  */
 import t from 'tap';
-import { evolve, initialState, unreadRules, type CatalogState } from '../../projections';
+import { evolve, initialState, unreadRules, type CatalogState, type LazyRuleRecords } from '../../projections';
 import { DEFAULTS } from '../../src/config';
 import { createEngine } from '../../src/engine';
 import { createReadModel, handOverEngine } from '../../src/read-model';
@@ -180,7 +180,20 @@ t.test('after a snapshot start, a view too large is refused from the lines alone
   readModel.markCaughtUp();
   await t.rejects(feed.ready(undefined)!, { code: 'unavailable' });
   t.equal(unreadRules(readModel.state.rules), 20, 'no record read');
+  // A reconnect at the same position is refused again without measuring; once the log moves it measures again.
+  const rules = readModel.state.rules as LazyRuleRecords;
+  const measure = rules.unreadTexts.bind(rules);
+  let measured = 0;
+  rules.unreadTexts = function* () {
+    measured += 1;
+    yield* measure();
+  };
+  await t.rejects(feed.ready(undefined)!, { code: 'unavailable' });
+  t.equal(measured, 0, 'refused again at the same position, the lines not measured again');
+  readModel.apply(ruleCreated(21));
+  await t.rejects(feed.ready(undefined)!, { code: 'unavailable' });
+  t.equal(measured, 1, 'the log moved: measured again');
   const roomy = createChangeFeed(readModel, SETTINGS, DEFAULTS.limits);
-  t.same(await freshStart(roomy), ['snapshot#20'], 'within the bound: every record read, then the snapshot');
+  t.same(await freshStart(roomy), ['snapshot#21'], 'within the bound: every record read, then the snapshot');
   t.equal(unreadRules(readModel.state.rules), 0);
 });

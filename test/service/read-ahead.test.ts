@@ -1,11 +1,14 @@
 /**
  * readAllRules (src/service/read-ahead.ts): the records a snapshot start left
  * unread are all read, in slices with the event loop free between them, and
- * callers at the same time share one read.
+ * callers at the same time share one read. sortInSlices sorts as
+ * Array.prototype.sort does.
  */
 import t from 'tap';
 import { evolve, initialState, LazyRuleRecords, unreadRules, type CatalogState } from '../../projections';
-import { readAllRules } from '../../src/service/read-ahead';
+import { readAllRules, sortInSlices } from '../../src/service/read-ahead';
+import { seededRandom } from '../engine/random-rules';
+import { countTurns } from '../support/turns';
 import { decodeSnapshot, encodeSnapshot } from '../../src/snapshot';
 import type { RecordedEvent } from '../../src/store/port';
 
@@ -53,4 +56,20 @@ t.test('a plain Map, or nothing unread: resolved at once', async (t) => {
   });
   await Promise.resolve();
   t.ok(resolved, 'no turn of the event loop needed');
+});
+
+t.test('sortInSlices: what a stable Array.prototype.sort gives, runs merged across turns', async (t) => {
+  const random = seededRandom(4242);
+  const byKey = (a: { key: number }, b: { key: number }) => a.key - b.key;
+  for (const size of [0, 1, 4095, 4096, 4097, 9000, 20_000]) {
+    // Few distinct keys: many ties, so an unstable merge would reorder equal items.
+    const items = Array.from({ length: size }, (_, at) => ({ key: Math.floor(random() * 50), at }));
+    const expected = [...items].sort(byKey);
+    const turning = countTurns();
+    const sorted = await sortInSlices(items, byKey, { sliceMs: 0 });
+    const turns = turning.stop();
+    t.same(sorted.map((item) => item.at), expected.map((item) => item.at), `${size} items in the same order`);
+    if (size > 4096) t.ok(turns > 1, `${size} items: the event loop had ${turns} turns meanwhile`);
+  }
+  t.same(await sortInSlices(['b', 'a', 'c'], (a, b) => (a < b ? -1 : a > b ? 1 : 0)), ['a', 'b', 'c']);
 });

@@ -77,11 +77,38 @@ t.test('sorted ids: after any creates and deletes, the list is the set sorted; a
     // Noted as the read model reports it: whether the set now holds the id (a repeat of the same state too).
     sorted.note(id, () => set.has(id));
     if (random() < 0.1) {
-      const list = sorted.list(() => set);
+      const list = await sorted.list(() => set);
       if (!isDeepStrictEqual(list, [...set].sort())) return t.fail(`step ${step}: ${JSON.stringify(list)}`);
       if (held !== undefined && !isDeepStrictEqual(held.list, held.copy)) return t.fail(`step ${step}: a list handed out changed`);
       held = { list, copy: [...list] };
     }
   }
   t.pass('every list matched a fresh sort (2000 seeded changes)');
+});
+
+t.test('sorted ids: creates and deletes noted while the first sort runs are in the list it gives', async (t) => {
+  const set = new Set(['b', 'd', 'f']);
+  let release: () => void = () => undefined;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  let sorts = 0;
+  const sorted = new SortedIds(async (ids) => {
+    sorts += 1;
+    await gate;
+    return ids.sort();
+  });
+  const first = sorted.list(() => set);
+  const second = sorted.list(() => set);
+  // Changed while the sort holds its copy of the ids.
+  for (const [id, present] of [['a', true], ['d', false], ['z', true], ['z', false], ['f', false], ['f', true]] as const) {
+    if (present) set.add(id);
+    else set.delete(id);
+    sorted.note(id, () => set.has(id));
+  }
+  release();
+  t.same(await first, ['a', 'b', 'f'], 'the set as it is when the list is given');
+  t.same(await second, ['a', 'b', 'f'], 'a second caller shares the sort');
+  t.equal(sorts, 1, 'sorted once');
+  set.add('c');
+  sorted.note('c', () => set.has('c'));
+  t.same(await sorted.list(() => set), ['a', 'b', 'c', 'f'], 'later changes merged as before');
 });

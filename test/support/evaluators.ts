@@ -9,7 +9,7 @@
  */
 import type { RuleRecord } from '../../projections';
 import { explainRules, type RuleExplanation } from '../../src/audit/explain';
-import { createScanEngine } from '../../src/audit/rule-check';
+import { createScanEngine, scanInSlices } from '../../src/audit/rule-check';
 import { createEngine, type Fields, type RuleDefinition } from '../../src/engine';
 import { createReferenceEngine } from './reference';
 
@@ -40,6 +40,8 @@ export const EVALUATORS: ReadonlyArray<readonly [name: string, evaluate: Evaluat
     return engine.evaluate(fields);
   }],
   ['audit scan engine', async (rules, fields) => createScanEngine(records(rules)).evaluate(fields)],
+  // A turn after every rule: the answer must not depend on where the slices fall.
+  ['audit scan in slices', (rules, fields) => scanInSlices(createScanEngine(records(rules)), fields, { sliceMs: 0, batch: 1 })],
   ["explain's verdict", async (rules, fields) => {
     const all = records(rules);
     const { rules: explained } = explainRules(all, fields, [], { field: undefined, ruleIds: [...all.keys()] });
