@@ -14,7 +14,12 @@
  * Memory stays bounded as records are read: once half the lines left are
  * decoded, the rest are copied into lines of their own and the old ones
  * dropped (once none is left, no lines are held), so the lines never hold
- * more than twice the text of the records still unread.
+ * more than twice the text of the records still unread. Except once a
+ * read-ahead has begun (readAhead: its caller reads every record): then the
+ * lines go all at once with the last unread one, since re-packing on the
+ * way copied the text of ~1M lines again (at 1M rules: 2.3 s of CPU, one
+ * re-pack of ~1 s, and a peak of copies besides; bench: audit-stall, the
+ * digest).
  */
 import { IdTable } from '../src/id-table';
 import { RawJson, type JsonLines } from './json-lines';
@@ -97,6 +102,8 @@ export class LazyRuleRecords implements RulesState {
   /** Per place still UNREAD: its line in #lines. */
   #lineOf: Int32Array;
   #lines: JsonLines | undefined;
+  /** Set by the first readAhead: every record is being read, so the lines are not re-packed on the way. */
+  #readingAll = false;
   #unread: number;
   /** Places not GONE. */
   #live: number;
@@ -265,6 +272,7 @@ export class LazyRuleRecords implements RulesState {
 
   /** Decodes up to `count` unread records, first places first; returns how many are left unread. */
   readAhead(count: number): number {
+    this.#readingAll = true;
     let read = 0;
     // Places before the cursor are all read, replaced or gone, and never become lines again.
     for (; this.#cursor < this.#places.length && read < count && this.#unread > 0; this.#cursor++) {
@@ -321,7 +329,7 @@ export class LazyRuleRecords implements RulesState {
   #lineLeft(): void {
     this.#unread -= 1;
     if (this.#unread === 0) this.#lines = undefined;
-    else if (this.#unread * 2 <= this.#lines!.count) this.#repack();
+    else if (!this.#readingAll && this.#unread * 2 <= this.#lines!.count) this.#repack();
   }
 
   /** The unread lines into lines of their own, renumbered; the places stay (a new #lineOf: a copy may share the old). */

@@ -46,6 +46,36 @@ t.test('packed lines: each line as added, its leading id only when plain', async
   t.throws(() => lines.text(6), RangeError, 'a line past the end is refused');
 });
 
+t.test('packed lines: keep gives the lines asked, in that order, with their leading ids, however they sit in the chunks', async (t) => {
+  const random = seededRandom(909);
+  const texts = Array.from({ length: 300 }, (_, i) => (i % 17 === 0 ? `{"x":${i}}` : `{"id":"r${i}","pad":"${'z'.repeat(i % 23)}é"}`));
+  // Lines added one by one (no newline between them), then a run of newline-ended lines, then one by one again.
+  const lines = new PackedLines();
+  for (const text of texts.slice(0, 100)) {
+    const bytes = Buffer.from(text, 'utf8');
+    lines.add(bytes, 0, bytes.length);
+  }
+  lines.addLines(Buffer.from(`${texts.slice(100, 200).join('\n')}\n`, 'utf8'), 0, 100);
+  for (const text of texts.slice(200)) {
+    const bytes = Buffer.from(`##${text}`, 'utf8');
+    lines.add(bytes, 2, bytes.length);
+  }
+  for (let trial = 0; trial < 60; trial++) {
+    // Mostly ascending runs with gaps (what a re-pack keeps), sometimes shuffled or repeated.
+    let picked = Array.from({ length: texts.length }, (_, i) => i).filter(() => random() < 0.6);
+    if (trial % 5 === 0) picked = picked.map((i) => picked[Math.floor(random() * picked.length)] ?? i);
+    const kept = lines.keep(picked);
+    const got = picked.map((_, k) => [kept.text(k), kept.leadingId(k)]);
+    const want = picked.map((i) => [texts[i], lines.leadingId(i)]);
+    if (JSON.stringify(got) !== JSON.stringify(want)) return t.fail(`trial ${trial}: ${JSON.stringify(picked.slice(0, 20))}`);
+    const again = kept.keep(picked.map((_, k) => k).reverse());
+    if (again.text(0) !== texts[picked[picked.length - 1]!]) return t.fail(`trial ${trial}: a kept set kept again`);
+  }
+  t.pass('60 seeded subsets kept exactly');
+  t.equal(lines.keep([]).count, 0, 'nothing kept');
+  t.throws(() => lines.keep([0, 300]), RangeError, 'a line past the end is refused');
+});
+
 t.test('packed lines: a line never split between chunks, one longer than a chunk kept whole', async (t) => {
   const lines = new PackedLines();
   const big = `{"id":"big","pad":"${'x'.repeat((1 << 24) + 10)}"}`;
@@ -233,13 +263,16 @@ t.test('readAhead decodes the unread lines in slices, in order, around records r
   lazy.get('r3');
   lazy.set('r5', record('r5', 105));
   t.equal(lazy.readAhead(10), 28, '10 more read: 38 unread less the 10');
-  lazy.delete('r20');
+  const held = lazy.heldLines;
+  t.equal(lazy.readAhead(9), 19, 'past half read');
+  t.equal(lazy.heldLines, held, 'a read-ahead reads every record: no re-pack on the way');
+  lazy.delete('r25');
   lazy.get('r30');
-  t.equal(readRulesAhead(lazy, 5), 21, 'one deleted and one read meanwhile, then 5 more: 28 - 2 - 5 left');
+  t.equal(readRulesAhead(lazy, 5), 12, 'one deleted and one read meanwhile, then 5 more: 19 - 2 - 5 left');
   t.equal(lazy.readAhead(1_000), 0, 'the rest');
   t.equal(lazy.readAhead(1_000), 0, 'nothing left: nothing to do');
   t.same([lazy.unread, lazy.heldLines], [0, 0], 'no line held once all are read');
-  const want = records.filter((r) => r.id !== 'r20').map((r) => (r.id === 'r5' ? record('r5', 105) : r));
+  const want = records.filter((r) => r.id !== 'r25').map((r) => (r.id === 'r5' ? record('r5', 105) : r));
   t.same([...lazy.values()], want, 'every record as a Map of them would hold it, in order');
   t.equal(readRulesAhead(new Map(), 10), 0, 'a plain Map has nothing unread');
   t.equal(unreadRules(lazy), 0);
