@@ -153,7 +153,7 @@ export function createTimeTravel(store: EventStore, options: TimeTravelOptions =
   /** The sizes of every snapshot in `checkpoints` and `points`. */
   let held = 0;
 
-  // Every change to the two maps goes through these, so `held` stays their sum.
+  // Every change to the two maps goes through these, so `held` stays their sum. A key held again goes last (most recent).
   function hold<K>(map: Map<K, Snapshot>, key: K, snapshot: Snapshot): void {
     drop(map, key);
     map.set(key, snapshot);
@@ -189,8 +189,6 @@ export function createTimeTravel(store: EventStore, options: TimeTravelOptions =
 
   function keepPoint(snapshot: Snapshot): void {
     const key = String(snapshot.position);
-    // Dropped first, so it goes back in as the most recent.
-    drop(points, key);
     hold(points, key, snapshot);
     if (points.size > maxPoints) drop(points, points.keys().next().value!);
     trim();
