@@ -18,6 +18,15 @@ export interface JsonLines {
   leadingId(i: number): string | undefined;
   /** A copy holding only `lines`, in that order (their texts; `this` is unchanged). */
   keep(lines: readonly number[]): JsonLines;
+  /** `keep(lines)` made a few lines at a time (a re-pack in slices): `step` until it answers true, then take `lines`. */
+  keeper(lines: readonly number[]): LineKeeper;
+}
+
+export interface LineKeeper {
+  /** Copies up to `count` more lines; true once every line is copied. */
+  step(count: number): boolean;
+  /** The copy: whole once `step` has answered true. */
+  readonly lines: JsonLines;
 }
 
 /**

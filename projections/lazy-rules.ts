@@ -19,10 +19,13 @@
  * lines go all at once with the last unread one, since re-packing on the
  * way copied the text of ~1M lines again (at 1M rules: 2.3 s of CPU, one
  * re-pack of ~1 s, and a peak of copies besides; bench: audit-stall, the
- * digest).
+ * digest). A re-pack runs at once unless a runner is set (runRepacksWith):
+ * the service runs them in slices (src/service/read-ahead.ts), since one
+ * at once at 1M held the node 1-2 s when evaluate answers had decoded half
+ * the records; the old lines serve until the new ones are whole.
  */
 import { IdTable } from '../src/id-table';
-import { RawJson, type JsonLines } from './json-lines';
+import { RawJson, type JsonLines, type LineKeeper } from './json-lines';
 import type { RuleRecord } from './records';
 import type { RulesState } from './rules';
 
@@ -65,6 +68,14 @@ export function unreadRules(rules: RulesState): number {
  */
 export function readRulesAhead(rules: RulesState, count: number): number {
   return rules instanceof LazyRuleRecords ? rules.readAhead(count) : 0;
+}
+
+/** Copies up to `lines` more lines of a re-pack; true once it is done (or dropped: nothing left to re-pack). */
+export type RepackStep = (lines: number) => boolean;
+
+/** From now on `rules`' re-packs are handed to `run`, which calls the step until it answers true (a plain Map has none). */
+export function runRepacksWith(rules: RulesState, run: (step: RepackStep) => void): void {
+  if (rules instanceof LazyRuleRecords) rules.runRepacksWith(run);
 }
 
 /** The JSON text of each record `rules` still holds as a line, in order, undecoded (none for a plain Map): what a size can be told from. */
@@ -114,6 +125,10 @@ export class LazyRuleRecords implements RulesState {
   readonly #decode: (text: string) => RuleRecord;
   /** readAhead's place: every place before it is no longer a line. */
   #cursor = 0;
+  /** Who runs a re-pack; unset: at once. */
+  #repackRunner: ((step: RepackStep) => void) | undefined;
+  /** A re-pack handed to the runner, not yet done: the new line of each place, and the copy being made. */
+  #pack: { readonly lineOf: Int32Array; readonly keeper: LineKeeper } | undefined;
 
   private constructor(
     from: { ids: readonly string[]; table: IdTable; places: Place[]; lineOf: Int32Array; lines: JsonLines | undefined; unread: number; live: number },
@@ -283,6 +298,10 @@ export class LazyRuleRecords implements RulesState {
     return this.#unread;
   }
 
+  runRepacksWith(run: (step: RepackStep) => void): void {
+    this.#repackRunner = run;
+  }
+
   /** The lines of the records still unread, in place order; records read or changed meanwhile are skipped (a re-pack moves the lines: looked up each time). */
   *unreadTexts(): Generator<string> {
     for (let place = 0; place < this.#places.length; place++) {
@@ -328,11 +347,18 @@ export class LazyRuleRecords implements RulesState {
   /** One record is no longer a line (decoded, replaced or deleted; #places already says so): the bound above kept. */
   #lineLeft(): void {
     this.#unread -= 1;
-    if (this.#unread === 0) this.#lines = undefined;
-    else if (!this.#readingAll && this.#unread * 2 <= this.#lines!.count) this.#repack();
+    if (this.#unread === 0) {
+      this.#lines = undefined;
+      this.#pack = undefined;
+    } else if (!this.#readingAll && this.#pack === undefined && this.#unread * 2 <= this.#lines!.count) this.#repack();
   }
 
-  /** The unread lines into lines of their own, renumbered; the places stay (a new #lineOf: a copy may share the old). */
+  /**
+   * The unread lines into lines of their own, renumbered; the places stay (a
+   * new #lineOf: a copy may share the old). Handed to the runner, the old
+   * lines serve until the copy is whole: no place becomes a line again, so
+   * every place still unread then was unread now, and is in the copy.
+   */
   #repack(): void {
     const kept: number[] = [];
     const lineOf = new Int32Array(this.#places.length);
@@ -341,7 +367,29 @@ export class LazyRuleRecords implements RulesState {
       lineOf[place] = kept.length;
       kept.push(this.#lineOf[place]);
     }
-    this.#lines = this.#lines!.keep(kept);
-    this.#lineOf = lineOf;
+    if (this.#repackRunner === undefined) {
+      this.#lines = this.#lines!.keep(kept);
+      this.#lineOf = lineOf;
+      return;
+    }
+    const pack = { lineOf, keeper: this.#lines!.keeper(kept) };
+    this.#pack = pack;
+    this.#repackRunner((lines) => {
+      // Dropped meanwhile: every record was read, so there are no lines left to re-pack.
+      if (this.#pack !== pack) return true;
+      let done: boolean;
+      try {
+        done = pack.keeper.step(lines);
+      } catch (error) {
+        // The copy failed (memory): the old lines go on serving, and the next record read starts a new re-pack.
+        this.#pack = undefined;
+        throw error;
+      }
+      if (!done) return false;
+      this.#lines = pack.keeper.lines;
+      this.#lineOf = pack.lineOf;
+      this.#pack = undefined;
+      return true;
+    });
   }
 }

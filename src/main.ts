@@ -32,6 +32,7 @@ import { createChangeFeed } from './service/change-feed';
 import { createCommandBus, type Runtime } from './service/command-bus';
 import { createImportCommands } from './service/import';
 import { createQueries } from './service/queries';
+import { repackInSlices } from './service/read-ahead';
 import { createVaultCommands } from './service/vault-commands';
 import { createVaultHealth } from './service/vault-health';
 import { createSnapshotter, loadStartState, SHUTDOWN } from './snapshotter';
@@ -82,6 +83,7 @@ export interface ServiceParts {
 export function createServices(parts: ServiceParts): HttpDeps {
   const { config, store, sealer, readModel, logger, runtime } = parts;
   const metrics = createMetrics(readModel, store);
+  repackInSlices(readModel.state.rules);
   const sinkMetrics = createAuditSinkMetrics(metrics.registry, sinkErrorLogger(logger));
   const { auditSink } = config;
   return {

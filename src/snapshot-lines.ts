@@ -105,17 +105,28 @@ export class PackedLines implements JsonLines {
    * every record passes).
    */
   keep(lines: readonly number[]): PackedLines {
+    const keeper = this.keeper(lines);
+    keeper.step(lines.length);
+    return keeper.lines;
+  }
+
+  keeper(lines: readonly number[]): { step(count: number): boolean; readonly lines: PackedLines } {
     let bytes = 0;
     for (const i of lines) bytes += this.#where[this.#at(i) + 2]! + 1;
     const kept = new PackedLines(lines.length, bytes);
     let n = 0;
-    while (n < lines.length) {
+    return { lines: kept, step: (count) => (n = this.#copyInto(kept, lines, n, Math.min(lines.length, n + count))) === lines.length };
+  }
+
+  /** Copies `lines[n, stop)` into `kept`, in runs; returns `stop`. */
+  #copyInto(kept: PackedLines, lines: readonly number[], n: number, stop: number): number {
+    while (n < stop) {
       const w = 3 * lines[n]!;
       const source = this.#where[w]!;
       const from = this.#where[w + 1]!;
       let end = from + this.#where[w + 2]!;
       let m = n + 1;
-      for (; m < lines.length; m++) {
+      for (; m < stop; m++) {
         const v = 3 * lines[m]!;
         const offset = this.#where[v + 1]!;
         if (this.#where[v] !== source || offset < end || offset > end + 1) break;
@@ -131,7 +142,7 @@ export class PackedLines implements JsonLines {
       kept.#used += end - from;
       n = m;
     }
-    return kept;
+    return stop;
   }
 
   /** The last chunk, or a new one when `length` more bytes do not fit it. */

@@ -7,7 +7,7 @@
  */
 import t from 'tap';
 import { isDeepStrictEqual } from 'node:util';
-import { copyRules, evolve, foldedMention, initialState, LazyRuleRecords, mayHold, RawJson, readRulesAhead, rulesWhere, snapshotMembers, unreadRules, type RuleRecord } from '../../projections';
+import { copyRules, evolve, foldedMention, initialState, LazyRuleRecords, mayHold, RawJson, readRulesAhead, rulesWhere, runRepacksWith, snapshotMembers, unreadRules, type RepackStep, type RuleRecord } from '../../projections';
 import { ruleSearch } from '../../src/service/listing';
 import { decodeSnapshot, encodeSnapshot } from '../../src/snapshot';
 import { PackedLines } from '../../src/snapshot-lines';
@@ -276,4 +276,34 @@ t.test('readAhead decodes the unread lines in slices, in order, around records r
   t.same([...lazy.values()], want, 'every record as a Map of them would hold it, in order');
   t.equal(readRulesAhead(new Map(), 10), 0, 'a plain Map has nothing unread');
   t.equal(unreadRules(lazy), 0);
+});
+
+t.test('a re-pack handed to a runner: the old lines serve until the copy is whole, and a copy is dropped once every record is read', async (t) => {
+  const records = Array.from({ length: 40 }, (_, n) => record(`r${n}`, n));
+  const lazy = LazyRuleRecords.restore(packed(records.map(line)), decode);
+  const steps: RepackStep[] = [];
+  runRepacksWith(lazy, (step) => steps.push(step));
+  for (let n = 0; n < 40; n += 2) lazy.get(`r${n}`);
+  t.same([lazy.unread, lazy.heldLines, steps.length], [20, 40, 1], 'half read: a re-pack handed over, the old lines still held');
+  lazy.get('r1');
+  lazy.set('r3', record('r3', 103));
+  lazy.delete('r5');
+  t.equal(steps.length, 1, 'one re-pack at a time');
+  let calls = 0;
+  while (!steps[0]!(3)) calls += 1;
+  t.equal(calls, 6, 'three lines a step: the 20 unread when it began, in 7 steps');
+  t.same([lazy.unread, lazy.heldLines], [17, 20], 'the copy now serves: the lines unread when it began');
+  t.same([...lazy.values()], records.filter((r) => r.id !== 'r5').map((r) => (r.id === 'r3' ? record('r3', 103) : r)), 'every record as a Map would hold it, in order');
+  t.same([lazy.unread, lazy.heldLines], [0, 0], 'all read: nothing held');
+
+  const other = LazyRuleRecords.restore(packed(records.map(line)), decode);
+  const pending: RepackStep[] = [];
+  runRepacksWith(other, (step) => pending.push(step));
+  for (let n = 0; n < 20; n++) other.get(`r${n}`);
+  t.equal(pending.length, 1);
+  t.equal(pending[0]!(5), false, 'a step of 5 of the 20');
+  for (let n = 20; n < 40; n++) other.get(`r${n}`);
+  t.same([other.unread, other.heldLines], [0, 0], 'every record read before the copy was whole: no line held');
+  t.equal(pending[0]!(5), true, 'the copy is dropped: its next step says done');
+  t.same([other.unread, other.heldLines], [0, 0], 'and it swaps nothing in');
 });

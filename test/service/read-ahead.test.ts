@@ -6,7 +6,7 @@
  */
 import t from 'tap';
 import { evolve, initialState, LazyRuleRecords, unreadRules, type CatalogState } from '../../projections';
-import { readAllRules, sortInSlices } from '../../src/service/read-ahead';
+import { readAllRules, repackInSlices, sortInSlices } from '../../src/service/read-ahead';
 import { seededRandom } from '../engine/random-rules';
 import { countTurns } from '../support/turns';
 import { decodeSnapshot, encodeSnapshot } from '../../src/snapshot';
@@ -72,4 +72,18 @@ t.test('sortInSlices: what a stable Array.prototype.sort gives, runs merged acro
     if (size > 4096) t.ok(turns > 1, `${size} items: the event loop had ${turns} turns meanwhile`);
   }
   t.same(await sortInSlices(['b', 'a', 'c'], (a, b) => (a < b ? -1 : a > b ? 1 : 0)), ['a', 'b', 'c']);
+});
+
+t.test('repackInSlices: a re-pack runs in slices with turns between, the old lines serving meanwhile', async (t) => {
+  const { lazy, state } = restoredRules(300);
+  repackInSlices(lazy, { sliceMs: 0, lines: 1 });
+  for (let n = 0; n < 150; n++) lazy.get(`r${n * 2}`);
+  t.same([lazy.unread, lazy.heldLines], [150, 300], 'half read: the re-pack began, one line copied, the old lines still held');
+  t.equal(lazy.get('r1')?.name, 'rule 1', 'a record read from the old lines meanwhile');
+  const turning = countTurns();
+  while (lazy.heldLines > 150) await new Promise((resolve) => setImmediate(resolve));
+  const turns = turning.stop();
+  t.equal(lazy.heldLines, 150, 'the copy serves: the lines unread when it began');
+  t.ok(turns >= 100, `a line a slice: the event loop had ${turns} turns meanwhile`);
+  t.same([...lazy.values()], [...state.rules.values()], 'every record as the lines held it');
 });
