@@ -15,9 +15,8 @@
  * `head` is a position past the log's end: the whole log. A GET path is
  * sent with the admin key (`/api/rule-engine/rules?limit=5`).
  */
-import { readFileSync } from 'node:fs';
 import { alternate, onCopy } from './folder-ab';
-import { ADMIN_KEY, BENCH_KEY, peakRssMb, startService, type Running } from './http-harness';
+import { ADMIN_KEY, BENCH_KEY, peakRssMb, rssMb, startService, type Running } from './http-harness';
 import { generateRequests } from './workload';
 
 const HEAD = '99999999999999';
@@ -27,15 +26,6 @@ function takeQueries(): string[] {
   const at = process.argv.indexOf('--queries');
   const list = at === -1 ? 'head,500000,head,/api/audit/digest' : process.argv.splice(at, 2)[1];
   return list.split(',');
-}
-
-function rssMb(pid: number | undefined): number | undefined {
-  try {
-    const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-    return match === null ? undefined : Math.round(Number(match[1]) / 1024);
-  } catch {
-    return undefined;
-  }
 }
 
 const post = (service: Running, path: string, key: string, body: unknown): Promise<Response> =>
@@ -74,7 +64,7 @@ async function stallOnce(folder: string, main: string | undefined, points: reado
       results.push({
         query: point, status, audit_s: Number(seconds.toFixed(2)), evaluates: latencies.length, failed: failures.length, ...(failures.length > 0 ? { first_failure: failures[0] } : {}),
         p99_ms: Math.round(latencies[Math.floor(latencies.length * 0.99)] ?? NaN), slowest_ms: Math.round(latencies[latencies.length - 1] ?? NaN),
-        rss_mb: rssMb(service.child.pid), peak_rss_mb: Math.round(peakRssMb(service.child.pid) ?? NaN),
+        rss_mb: Math.round(rssMb(service.child.pid) ?? NaN), peak_rss_mb: Math.round(peakRssMb(service.child.pid) ?? NaN),
       });
       if (service.child.exitCode !== null || service.child.signalCode !== null) break;
     }

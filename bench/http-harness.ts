@@ -155,8 +155,17 @@ function readyLine(child: ChildProcess, timeoutMs: number): Promise<string> {
 
 /** Peak resident memory of a running process in MB (Linux: VmHWM), undefined where unknown. */
 export function peakRssMb(pid: number | undefined): number | undefined {
+  return statusMb(pid, 'VmHWM');
+}
+
+/** Resident memory of a running process now, in MB (Linux: VmRSS), undefined where unknown. */
+export function rssMb(pid: number | undefined): number | undefined {
+  return statusMb(pid, 'VmRSS');
+}
+
+function statusMb(pid: number | undefined, field: 'VmHWM' | 'VmRSS'): number | undefined {
   try {
-    const match = /^VmHWM:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
     return match === null ? undefined : Number(match[1]) / 1024;
   } catch {
     return undefined;

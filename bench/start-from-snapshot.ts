@@ -12,16 +12,10 @@
  * starting and stopping this build on a bulk-loaded folder. Prints one JSON
  * line per run. Copies are removed; the folder itself is never started on.
  */
-import { readFileSync } from 'node:fs';
 import { alternate, onCopy } from './folder-ab';
-import { cpuSeconds, peakRssMb, startService } from './http-harness';
+import { cpuSeconds, peakRssMb, rssMb, startService } from './http-harness';
 
 const READY_TIMEOUT_MS = 15 * 60_000;
-
-function rssMb(pid: number | undefined): number | undefined {
-  const match = /^VmRSS:\s+(\d+) kB/m.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match === null ? undefined : Number(match[1]) / 1024;
-}
 
 async function startOnce(folder: string, main: string | undefined): Promise<Record<string, unknown>> {
   return onCopy(folder, async (copy) => {

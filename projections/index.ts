@@ -19,7 +19,7 @@ export type * from './records';
 export type { ApiKeysState } from './api-keys';
 export type { VaultState } from './secrets';
 export { copySize, copyState, DigestList, digestMembers, LINES_MEMBERS, restoreState, snapshotMembers, type DigestCounts, type SnapshotMembers } from './read-models';
-export { RawJson, type JsonLines } from './json-lines';
+export { RawJson, type JsonLines, type LineKeeper } from './json-lines';
 export { copyRules, foldedMention, LazyRuleRecords, mayHold, readRulesAhead, rulesWhere, runRepacksWith, unreadRules, unreadRuleTexts, type RepackStep } from './lazy-rules';
 export type { RulesState } from './rules';
 

@@ -4,7 +4,7 @@
  * parsing their snapshot lines was 2.4 s of an 8.2 s start, and their objects
  * ~930 MB of heap). The snapshot reader makes them (src/snapshot-lines.ts);
  * a read model decodes a line when a request first needs its record.
- * Once handed to a read model, lines never change (`keep` makes new ones).
+ * Once handed to a read model, lines never change (`keeper` makes new ones).
  */
 export interface JsonLines {
   readonly count: number;
@@ -16,9 +16,11 @@ export interface JsonLines {
    * the caller then decodes the line to learn it.
    */
   leadingId(i: number): string | undefined;
-  /** A copy holding only `lines`, in that order (their texts; `this` is unchanged). */
-  keep(lines: readonly number[]): JsonLines;
-  /** `keep(lines)` made a few lines at a time (a re-pack in slices): `step` until it answers true, then take `lines`. */
+  /**
+   * A copy holding only `lines`, in that order (their texts; `this` is
+   * unchanged), made a few lines at a time (a re-pack in slices): `step`
+   * until it answers true, then take `lines`.
+   */
   keeper(lines: readonly number[]): LineKeeper;
 }
 

@@ -367,14 +367,9 @@ export class LazyRuleRecords implements RulesState {
       lineOf[place] = kept.length;
       kept.push(this.#lineOf[place]);
     }
-    if (this.#repackRunner === undefined) {
-      this.#lines = this.#lines!.keep(kept);
-      this.#lineOf = lineOf;
-      return;
-    }
     const pack = { lineOf, keeper: this.#lines!.keeper(kept) };
     this.#pack = pack;
-    this.#repackRunner((lines) => {
+    const step: RepackStep = (lines) => {
       // Dropped meanwhile: every record was read, so there are no lines left to re-pack.
       if (this.#pack !== pack) return true;
       let done: boolean;
@@ -390,6 +385,8 @@ export class LazyRuleRecords implements RulesState {
       this.#lineOf = pack.lineOf;
       this.#pack = undefined;
       return true;
-    });
+    };
+    if (this.#repackRunner === undefined) step(kept.length);
+    else this.#repackRunner(step);
   }
 }

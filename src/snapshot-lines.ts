@@ -6,7 +6,7 @@
  * of text outside the JS heap instead of ~930 MB of decoded records in it
  * (bench: million).
  */
-import type { JsonLines } from '../projections';
+import type { JsonLines, LineKeeper } from '../projections';
 
 const CHUNK_BYTES = 1 << 24;
 /** Offsets are int32s. */
@@ -104,13 +104,7 @@ export class PackedLines implements JsonLines {
    * 500k lines at 1M rules a ~1 s stall (bench: audit-stall, a listing
    * every record passes).
    */
-  keep(lines: readonly number[]): PackedLines {
-    const keeper = this.keeper(lines);
-    keeper.step(lines.length);
-    return keeper.lines;
-  }
-
-  keeper(lines: readonly number[]): { step(count: number): boolean; readonly lines: PackedLines } {
+  keeper(lines: readonly number[]): LineKeeper {
     let bytes = 0;
     for (const i of lines) bytes += this.#where[this.#at(i) + 2]! + 1;
     const kept = new PackedLines(lines.length, bytes);

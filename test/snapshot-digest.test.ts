@@ -19,9 +19,8 @@ import type { Actor } from '../src/service/command-bus';
 import { encodeSnapshot, SNAPSHOT_FILE } from '../src/snapshot';
 import { loadStartState, logIdentity } from '../src/snapshotter';
 import type { EventStore } from '../src/store/port';
-import { startCommandNode, steppingClock, type CommandNode } from './audit/support/history';
+import { commandNodeFor, type CommandNode } from './audit/support/history';
 import { pick, seededRandom } from './engine/random-rules';
-import { removeDir, tempDir } from './support/node';
 
 const SEED = 1414;
 const STEPS = 400;
@@ -69,11 +68,7 @@ async function randomWrites(node: CommandNode, seed: number): Promise<string[]> 
 }
 
 t.test('snapshot start and full replay give the same digest after random creates, updates and deletes', async (t) => {
-  const dir = tempDir();
-  t.teardown(() => removeDir(dir));
-  const clock = steppingClock();
-  const node = await startCommandNode(dir, clock.now);
-  t.teardown(() => node.close());
+  const { node, dir } = await commandNodeFor(t);
   const snapshots = await randomWrites(node, SEED);
 
   const live = digestState(node.readModel.state);
@@ -94,11 +89,7 @@ t.test('snapshot start and full replay give the same digest after random creates
 });
 
 t.test('a snapshot holding a secret its log erased (the stream removed, as before issue 14) is discarded and removed', async (t) => {
-  const dir = tempDir();
-  t.teardown(() => removeDir(dir));
-  const clock = steppingClock();
-  const node = await startCommandNode(dir, clock.now);
-  t.teardown(() => node.close());
+  const { node, dir } = await commandNodeFor(t);
   const actor: Actor = { id: 'alice', requestId: 'r' };
   const kept = await node.vault.createSecret({ key: 'KEPT', value: 'kept' }, actor);
   const doomed = await node.vault.createSecret({ key: 'DOOMED', value: 'doomed' }, actor);
@@ -119,10 +110,7 @@ t.test('a snapshot holding a secret its log erased (the stream removed, as befor
 });
 
 t.test('a snapshot taken before an erasure is used; the deletion after it is replayed', async (t) => {
-  const dir = tempDir();
-  t.teardown(() => removeDir(dir));
-  const node = await startCommandNode(dir, steppingClock().now);
-  t.teardown(() => node.close());
+  const { node, dir } = await commandNodeFor(t);
   const actor: Actor = { id: 'alice', requestId: 'r' };
   const doomed = await node.vault.createSecret({ key: 'DOOMED', value: 'doomed' }, actor);
   const snapshot = encodeSnapshot(node.readModel.state, (await logIdentity(node.store))!);

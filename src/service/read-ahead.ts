@@ -23,22 +23,19 @@ const BATCH = 64;
 
 /** Calls `visit` on each item, `batch` at a time, yielding to the event loop every `sliceMs`; resolves when done, or once `visit` answers false. */
 export async function inSlices<T>(items: Iterable<T>, visit: (item: T) => boolean | void, options: SliceOptions = {}): Promise<void> {
-  const sliceMs = options.sliceMs ?? SLICE_MS;
+  const clock = sliceClock(options.sliceMs);
   const batch = options.batch ?? BATCH;
   const iterator = items[Symbol.iterator]();
   for (;;) {
-    const until = performance.now() + sliceMs;
     do {
       for (let n = 0; n < batch; n++) {
         const next = iterator.next();
         if (next.done === true || visit(next.value) === false) return;
       }
-    } while (performance.now() < until);
-    await nextTurn();
+    } while (!clock.due());
+    await clock.turn();
   }
 }
-
-const nextTurn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 
 export interface SliceClock {
   /** True once the current slice has had its milliseconds of work. */
@@ -53,7 +50,7 @@ export function sliceClock(sliceMs = SLICE_MS): SliceClock {
   return {
     due: () => performance.now() >= until,
     async turn() {
-      await nextTurn();
+      await new Promise((resolve) => setImmediate(resolve));
       until = performance.now() + sliceMs;
     },
   };

@@ -11,8 +11,7 @@ import { exportLine, importLog, readWholeLog, replayLog } from '../../src/audit/
 import { createAuditService } from '../../src/audit/service';
 import { createReadModel } from '../../src/read-model';
 import { openSqliteStore } from '../../src/store/sqlite';
-import { removeDir, tempDir } from '../support/node';
-import { LIMITS, randomHistory, startCommandNode, steppingClock } from './support/history';
+import { commandNodeFor, LIMITS, randomHistory } from './support/history';
 import path from 'node:path';
 import { seededRandom, shuffled } from '../engine/random-rules';
 import { leadSeed, replayHint } from '../support/seeds';
@@ -22,11 +21,7 @@ const seed = leadSeed();
 t.comment(replayHint(seed));
 
 t.test('live, replayed and imported read models agree; audit evaluate equals live answers', async (t) => {
-  const dir = tempDir();
-  t.teardown(() => removeDir(dir));
-  const clock = steppingClock();
-  const node = await startCommandNode(dir, clock.now);
-  t.teardown(() => node.close());
+  const { node, clock, dir } = await commandNodeFor(t);
   const samples = await randomHistory(node, clock, seed, 3000, 25);
   const live = digestState(node.readModel.state);
   t.ok(live.counts.rules > 10 && live.counts.prompt_versions > 10 && live.counts.secrets > 0, `a varied history: ${JSON.stringify(live.counts)}`);

@@ -8,8 +8,7 @@ import { createHash } from 'node:crypto';
 import t from 'tap';
 import { canonicalJson, canonicalPieces, canonicalState, digestState, digestStateInSlices } from '../../src/audit/digest';
 import { pick, seededRandom, type Random } from '../engine/random-rules';
-import { removeDir, tempDir } from '../support/node';
-import { randomHistory, startCommandNode, steppingClock } from './support/history';
+import { commandNodeFor, randomHistory } from './support/history';
 
 /** A random JSON-like value with what canonical form must handle: undefined members and items, bigints, non-finite numbers, empty objects and arrays. */
 function randomValue(random: Random, depth: number): unknown {
@@ -38,11 +37,7 @@ t.test('the pieces join into exactly the canonical JSON text, at every depth', a
 });
 
 t.test('the digest is the SHA-256 of the whole canonical text, at once or in slices, of the state when asked', async (t) => {
-  const dir = tempDir();
-  t.teardown(() => removeDir(dir));
-  const clock = steppingClock();
-  const node = await startCommandNode(dir, clock.now);
-  t.teardown(() => node.close());
+  const { node, clock } = await commandNodeFor(t);
   await randomHistory(node, clock, 77, 160, 1000);
   const state = node.readModel.state;
   t.ok(state.rules.size > 5 && state.contexts.size > 0 && state.prompts.size > 0, 'a varied state');

@@ -5,6 +5,7 @@
  */
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
+import type { Test } from 'tap';
 import { DEFAULTS } from '../../../src/config';
 import { evaluate, parseEvaluateRequest } from '../../../src/service/evaluate';
 import { AppError } from '../../../src/errors';
@@ -17,6 +18,7 @@ import { openSqliteStore } from '../../../src/store/sqlite';
 import type { EventStore, Subscription } from '../../../src/store/port';
 import { createSealer } from '../../../src/vault/seal';
 import { pick, randomFields, randomGroup, seededRandom, type Random } from '../../engine/random-rules';
+import { removeDir, tempDir } from '../../support/node';
 
 export const LIMITS = DEFAULTS.limits;
 
@@ -74,6 +76,16 @@ export async function startCommandNode(dir: string, now: () => Date): Promise<Co
       sealer.dispose();
     },
   };
+}
+
+/** A command node on a fresh folder with a stepping clock; closed and removed when `t` ends. */
+export async function commandNodeFor(t: Test): Promise<{ readonly node: CommandNode; readonly clock: SteppingClock; readonly dir: string }> {
+  const dir = tempDir();
+  t.teardown(() => removeDir(dir));
+  const clock = steppingClock();
+  const node = await startCommandNode(dir, clock.now);
+  t.teardown(() => node.close());
+  return { node, clock, dir };
 }
 
 /** What evaluate answered live at one point of the log. */
