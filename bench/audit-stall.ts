@@ -10,11 +10,14 @@
  * most), and the service's RSS after and peak so far, from /proc. A/B as
  * start-from-snapshot.ts (folder-ab.ts: builds alternate run by run).
  *
- *   node dist/bench/audit-stall.js <data folder> [--queries head,500000,head,/api/audit/digest] [--base <dist/src/main.js> [--base-folder <folder>]] [--runs 2]
+ *   node dist/bench/audit-stall.js <data folder> [--queries head,500000,head,/api/audit/digest] [--base <dist/src/main.js> [--base-folder <folder>]] [--runs 2] [--prof <dir>]
  *
  * `head` is a position past the log's end: the whole log. A GET path is
- * sent with the admin key (`/api/rule-engine/rules?limit=5`).
+ * sent with the admin key (`/api/rule-engine/rules?limit=5`). `--prof` runs the
+ * service under `node --cpu-prof` and writes one profile per run there
+ * (`<build>-<run>.cpuprofile`), for `bench/long-tasks.ts` to name what held the event loop.
  */
+import path from 'node:path';
 import { alternate, onCopy } from './folder-ab';
 import { ADMIN_KEY, BENCH_KEY, peakRssMb, rssMb, startService, type Running } from './http-harness';
 import { generateRequests } from './workload';
@@ -22,18 +25,23 @@ import { generateRequests } from './workload';
 const HEAD = '99999999999999';
 const WARM_EVALUATES = 200;
 
-function takeQueries(): string[] {
-  const at = process.argv.indexOf('--queries');
-  const list = at === -1 ? 'head,500000,head,/api/audit/digest' : process.argv.splice(at, 2)[1];
-  return list.split(',');
+/** Removes `--name value` from the arguments (folder-ab.ts reads the rest) and returns the value. */
+function takeOption(name: string): string | undefined {
+  const at = process.argv.indexOf(name);
+  return at === -1 ? undefined : process.argv.splice(at, 2)[1];
+}
+
+function profileFlags(dir: string | undefined, main: string | undefined, run: number): string[] {
+  if (dir === undefined) return [];
+  return ['--cpu-prof', `--cpu-prof-dir=${path.resolve(dir)}`, `--cpu-prof-name=${main === undefined ? 'this' : 'base'}-${run}.cpuprofile`];
 }
 
 const post = (service: Running, path: string, key: string, body: unknown): Promise<Response> =>
   fetch(`${service.url}${path}`, { method: 'POST', headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' }, body: JSON.stringify(body) });
 
-async function stallOnce(folder: string, main: string | undefined, points: readonly string[]): Promise<Record<string, unknown>> {
+async function stallOnce(folder: string, main: string | undefined, points: readonly string[], nodeFlags: string[]): Promise<Record<string, unknown>> {
   return onCopy(folder, async (copy) => {
-    const service = await startService(copy, { onReadyLine: true, readyTimeoutMs: 15 * 60_000, main });
+    const service = await startService(copy, { onReadyLine: true, readyTimeoutMs: 15 * 60_000, main, nodeFlags });
     const requests = generateRequests({ seed: 2, count: 500 }).map((fields) => ({ entity_type: 'context', fields }));
     let next = 0;
     const evaluate = async (): Promise<number> => {
@@ -74,5 +82,11 @@ async function stallOnce(folder: string, main: string | undefined, points: reado
   });
 }
 
-const points = takeQueries();
-void alternate('audit-stall.js', 2, (folder, main) => stallOnce(folder, main, points));
+const points = (takeOption('--queries') ?? 'head,500000,head,/api/audit/digest').split(',');
+const profiles = takeOption('--prof');
+const runs = new Map<string | undefined, number>();
+void alternate('audit-stall.js', 2, (folder, main) => {
+  const run = (runs.get(main) ?? 0) + 1;
+  runs.set(main, run);
+  return stallOnce(folder, main, points, profileFlags(profiles, main, run));
+});

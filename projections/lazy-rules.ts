@@ -25,6 +25,7 @@
  * the records; the old lines serve until the new ones are whole.
  */
 import { IdTable } from '../src/id-table';
+import { copyMap, runSteps, type Steps } from './copy-steps';
 import { RawJson, type JsonLines, type LineKeeper } from './json-lines';
 import type { RuleRecord } from './records';
 import type { RulesState } from './rules';
@@ -83,9 +84,9 @@ export function unreadRuleTexts(rules: RulesState): Iterable<string> {
   return rules instanceof LazyRuleRecords ? rules.unreadTexts() : [];
 }
 
-/** A copy of `rules` the caller may change without touching them; records still unread stay so (no decoding). */
-export function copyRules(rules: RulesState): RulesState {
-  return rules instanceof LazyRuleRecords ? rules.copy() : new Map(rules);
+/** A copy of `rules` the caller may change without touching them, in steps (copy-steps.ts); records still unread stay so (no decoding). */
+export function copyRules(rules: RulesState): Steps<RulesState> {
+  return rules instanceof LazyRuleRecords ? rules.copySteps() : copyMap(rules);
 }
 
 /** The records of `rules` that `keep` accepts, in order; `mention`: a text every record it accepts holds (mayHold). */
@@ -250,12 +251,22 @@ export class LazyRuleRecords implements RulesState {
   /**
    * A copy the fold may change without touching this one (time travel): the
    * ids, their table and the lines are shared, never changed (a re-pack makes new lines and a new #lineOf).
+   * Its re-packs go to this one's runner.
    */
   copy(): LazyRuleRecords {
+    return runSteps(this.copySteps());
+  }
+
+  /** `copy()` in steps (copy-steps.ts), while nothing changes or reads this one: the maps of decoded and added records are what take time. */
+  *copySteps(): Steps<LazyRuleRecords> {
     const from = {
       ids: this.#ids, table: this.#table, places: this.#places.slice(), lineOf: this.#lineOf, lines: this.#lines, unread: this.#unread, live: this.#live,
     };
-    return new LazyRuleRecords(from, new Map(this.#decoded), new Map(this.#after), this.#decode);
+    const decoded = yield* copyMap(this.#decoded);
+    const after = yield* copyMap(this.#after);
+    const copy = new LazyRuleRecords(from, decoded, after, this.#decode);
+    copy.#repackRunner = this.#repackRunner;
+    return copy;
   }
 
   /** The snapshot's items, in order: a decoded record as `encode` makes it, an unread one as its line, unparsed. */

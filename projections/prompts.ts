@@ -12,6 +12,7 @@
 import type { PromptEvent, PromptMessage, PromptVersionBody, StoredEvent } from '../src/events';
 import { compareVersions } from '../src/prompts/semver';
 import { compilePromptTemplate, type PromptTemplate } from '../src/prompts/template';
+import { copyMap, COPY_STEP, runSteps, type Steps } from './copy-steps';
 import { created, touched } from './provenance';
 import type { PromptRecord, PromptVersion } from './records';
 
@@ -21,8 +22,17 @@ export interface PromptsState extends Map<string, PromptRecord> {
 }
 
 export function initialPrompts(records: Iterable<[string, PromptRecord]> = []): PromptsState {
-  const state = Object.assign(new Map(records), { idsByName: new Map<string, string>() });
-  for (const prompt of state.values()) if (!state.idsByName.has(prompt.name)) state.idsByName.set(prompt.name, prompt.id);
+  return runSteps(promptsFrom(records));
+}
+
+/** `initialPrompts(records)` in steps (copy-steps.ts: time travel copies the prompts so). */
+export function* promptsFrom(records: Iterable<[string, PromptRecord]>): Steps<PromptsState> {
+  const state = yield* copyMap(records, Object.assign(new Map<string, PromptRecord>(), { idsByName: new Map<string, string>() }));
+  let n = 0;
+  for (const prompt of state.values()) {
+    if (!state.idsByName.has(prompt.name)) state.idsByName.set(prompt.name, prompt.id);
+    if (++n % COPY_STEP === 0) yield;
+  }
   return state;
 }
 

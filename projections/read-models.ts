@@ -9,7 +9,8 @@
 import type { ApiKeysState } from './api-keys';
 import type { ContextsState } from './contexts';
 import type { CatalogState, ReadModels } from './index';
-import { initialPrompts, promptVersion, type PromptsState } from './prompts';
+import { copyMap, copySet, runSteps, type Steps } from './copy-steps';
+import { initialPrompts, promptsFrom, promptVersion, type PromptsState } from './prompts';
 import type { PromptMessage } from '../src/events';
 import type { ApiKeyRecord, ContextRecord, PromptRecord, PromptVersion, RuleRecord, SecretRecord } from './records';
 import type { JsonLines } from './json-lines';
@@ -23,8 +24,11 @@ export type SnapshotMembers = { readonly [member: string]: unknown };
 export type DigestCounts = { readonly [name: string]: number };
 
 interface ReadModelKind<M> {
-  /** A copy that folds may change without touching `model`; records are shared (folds replace them, never mutate). */
-  copy(model: M): M;
+  /**
+   * A copy that folds may change without touching `model`, in steps (copy-steps.ts); records are shared
+   * (folds replace them, never mutate).
+   */
+  copy(model: M): Steps<M>;
   /** The entries `copy` copies: what a copy costs beyond the records it shares (time travel's memory bound). */
   size(model: M): number;
   toSnapshot(model: M): SnapshotMembers;
@@ -109,7 +113,7 @@ const READ_MODELS: { readonly [K in keyof ReadModels]: ReadModelKind<ReadModels[
     }),
   },
   contexts: {
-    copy: (contexts: ContextsState) => new Map(contexts),
+    copy: (contexts: ContextsState) => copyMap(contexts),
     size: (contexts) => contexts.size,
     toSnapshot: (contexts) => ({ contexts: [...contexts.values()].map(withStrings) }),
     fromSnapshot(body) {
@@ -127,7 +131,7 @@ const READ_MODELS: { readonly [K in keyof ReadModels]: ReadModelKind<ReadModels[
     }),
   },
   prompts: {
-    copy: (prompts: PromptsState) => initialPrompts(prompts),
+    copy: (prompts: PromptsState) => promptsFrom(prompts),
     size: (prompts) => prompts.size + prompts.idsByName.size,
     toSnapshot: (prompts) => ({
       prompts: [...prompts.values()].map((prompt) => ({
@@ -167,12 +171,12 @@ const READ_MODELS: { readonly [K in keyof ReadModels]: ReadModelKind<ReadModels[
     },
   },
   vault: {
-    copy: (vault: VaultState) => ({
-      secrets: new Map(vault.secrets),
-      idsByKey: new Map(vault.idsByKey),
-      erasurePending: new Set(vault.erasurePending),
-      keyring: vault.keyring,
-    }),
+    *copy(vault: VaultState) {
+      const secrets = yield* copyMap(vault.secrets);
+      const idsByKey = yield* copyMap(vault.idsByKey);
+      const erasurePending = yield* copySet(vault.erasurePending);
+      return { secrets, idsByKey, erasurePending, keyring: vault.keyring };
+    },
     size: (vault) => vault.secrets.size + vault.idsByKey.size + vault.erasurePending.size,
     toSnapshot: (vault) => ({
       secrets: [...vault.secrets.values()].map(withStrings),
@@ -201,7 +205,11 @@ const READ_MODELS: { readonly [K in keyof ReadModels]: ReadModelKind<ReadModels[
     }),
   },
   apiKeys: {
-    copy: (apiKeys: ApiKeysState) => ({ byId: new Map(apiKeys.byId), byHash: new Map(apiKeys.byHash) }),
+    *copy(apiKeys: ApiKeysState) {
+      const byId = yield* copyMap(apiKeys.byId);
+      const byHash = yield* copyMap(apiKeys.byHash);
+      return { byId, byHash };
+    },
     size: (apiKeys) => apiKeys.byId.size + apiKeys.byHash.size,
     toSnapshot: (apiKeys) => ({ api_keys: [...apiKeys.byId.values()].map(withStrings) }),
     fromSnapshot(body) {
@@ -249,7 +257,17 @@ function eachModel<T>(state: CatalogState, visit: <K extends keyof ReadModels>(m
 
 /** A state that folds may advance without touching `state` (time travel's snapshots). */
 export function copyState(state: CatalogState): CatalogState {
-  return buildState(state.position, (key, kind) => kind.copy(state[key]));
+  return runSteps(copyStateSteps(state));
+}
+
+/** `copyState(state)` in steps (copy-steps.ts), while nothing changes `state`. */
+export function* copyStateSteps(state: CatalogState): Steps<CatalogState> {
+  const models: Partial<ReadModels> = {};
+  function* copy<K extends keyof ReadModels>(key: K): Steps<void> {
+    models[key] = yield* READ_MODELS[key].copy(state[key]);
+  }
+  for (const key of MODEL_KEYS) yield* copy(key);
+  return { position: state.position, ...(models as ReadModels) };
 }
 
 /** The snapshot members whose items a reader hands over as JsonLines (each model's `linesMember`). */

@@ -17,7 +17,7 @@
  *   with `decisive` on groups and conditions: the ones whose result decided
  *   the verdict (see `markDecisive`).
  */
-import { copyRules, type CatalogState, type RuleRecord } from '../../projections';
+import type { CatalogState, RuleRecord } from '../../projections';
 import { decideCreateRule, parseRuleCreate, type RuleContext } from '../domain/rules';
 import { isPlainObject } from '../domain/input';
 import { AppError, badRequest } from '../errors';
@@ -88,9 +88,8 @@ export function dryRun(state: CatalogState, live: Pick<Engine, 'evaluate'>, body
   const request: EvaluateRequest = parseEvaluateRequest(body, limits);
   const drafts = readDrafts(isPlainObject(body) ? body.rules : undefined, state, limits.maxRegexLength);
   const byId = new Map(drafts.map((draft) => [draft.record.id, draft]));
-  // A copy, not a new Map: that would decode every record still unread since a snapshot start (projections/lazy-rules.ts).
-  const rules = copyRules(state.rules);
-  for (const draft of drafts) rules.set(draft.record.id, draft.record);
+  // The drafts laid over the live rules, nothing copied: a copy of 1M rules held the node ~0.4 s (bench: audit-stall).
+  const rules = { get: (id: string) => byId.get(id)?.record ?? state.rules.get(id) };
   const engine = { evaluate: (fields: Fields) => overlayMatches(live, drafts, fields) };
   const answer = evaluate({ ...state, rules }, engine, request, limits);
   const explained = explainRules(rules, request.fields, answer.matchingRuleIds, { field: undefined, ruleIds: [...byId.keys()] });

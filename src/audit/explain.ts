@@ -102,7 +102,7 @@ export interface Explanations {
  * skipped (checkNamedRules refuses them first).
  */
 export function explainRules(
-  rules: ReadonlyMap<string, RuleRecord>, fields: Fields, matched: readonly string[], options: ExplainOptions, budget = EXPLAIN_ANSWER_BYTES,
+  rules: Pick<ReadonlyMap<string, RuleRecord>, 'get'>, fields: Fields, matched: readonly string[], options: ExplainOptions, budget = EXPLAIN_ANSWER_BYTES,
 ): Explanations {
   const explained: RuleExplanation[] = [];
   const omitted: string[] = [];

@@ -7,12 +7,12 @@
  * with their regexes) and explain. Deterministic, synchronous and total; the
  * only state is caches of compiled conditions.
  */
-import type { RuleRecord } from '../../projections';
+import { runSteps, type RuleRecord, type Steps } from '../../projections';
 import {
   compileCondition, Kind, readValue, testPredicate,
   type Condition, type ConditionGroup, type Engine, type Fields, type InputView, type Predicate, type RuleDefinition,
 } from '../engine';
-import { inSlices, type SliceOptions } from '../service/read-ahead';
+import { inSlices, stepsInSlices, type SliceClock, type SliceOptions } from '../service/read-ahead';
 
 interface CheckedCondition {
   readonly condition: Condition;
@@ -39,26 +39,39 @@ export interface CheckedRule {
  * an update that leaves the conditions alone (status, name, links) keeps the
  * same condition_groups array, so its regexes are not compiled again
  * (bench: audit-as-of, where most updates are status and name changes).
+ * In shards by the rule's id (an update keeps it): one WeakMap grown to 1M
+ * records re-hashed all of them at once each time it doubled, ~0.17 s with
+ * the node held (bench: audit-stall, with long-tasks.ts on its profile).
  */
-const byRecord = new WeakMap<RuleDefinition, CheckedRule>();
-const byGroups = new WeakMap<readonly ConditionGroup[], readonly CheckedGroup[]>();
+const SHARDS = 64;
+const byRecord = Array.from({ length: SHARDS }, () => new WeakMap<RuleDefinition, CheckedRule>());
+const byGroups = Array.from({ length: SHARDS }, () => new WeakMap<readonly ConditionGroup[], readonly CheckedGroup[]>());
+
+/** A shard for `id`, from its last characters (a UUID's are random). */
+function shardOf(id: unknown): number {
+  if (typeof id !== 'string') return 0;
+  let hash = 0;
+  for (let i = Math.max(0, id.length - 4); i < id.length; i++) hash = (hash * 31 + id.charCodeAt(i)) | 0;
+  return hash & (SHARDS - 1);
+}
 
 /** The rule with its conditions compiled; the same object for the same record. */
 export function checkedRule(rule: RuleDefinition): CheckedRule {
-  let checked = byRecord.get(rule);
+  const shard = shardOf(rule.id);
+  let checked = byRecord[shard]!.get(rule);
   if (checked === undefined) {
-    checked = { rule, groups: checkedGroups(rule.condition_groups) };
-    byRecord.set(rule, checked);
+    checked = { rule, groups: checkedGroups(rule.condition_groups, shard) };
+    byRecord[shard]!.set(rule, checked);
   }
   return checked;
 }
 
-function checkedGroups(groups: readonly ConditionGroup[]): readonly CheckedGroup[] {
+function checkedGroups(groups: readonly ConditionGroup[], shard: number): readonly CheckedGroup[] {
   if (!Array.isArray(groups)) return [];
-  let checked = byGroups.get(groups);
+  let checked = byGroups[shard]!.get(groups);
   if (checked === undefined) {
     checked = groups.map(checkedGroup);
-    byGroups.set(groups, checked);
+    byGroups[shard]!.set(groups, checked);
   }
   return checked;
 }
@@ -216,16 +229,45 @@ export interface ScanBase {
  * and `remove` are not for it.
  */
 export function createScanEngine(rules: ReadonlyMap<string, RuleRecord>, base?: ScanBase): ScanEngine {
+  return scanEngineOver(runSteps(activeRules(rules, base)));
+}
+
+/**
+ * `createScanEngine(rules, base)` with the event loop free between slices,
+ * while nothing changes `rules`: time travel derives one at each checkpoint,
+ * and at 1M rules compiling the rules changed since the last one held the
+ * node up to ~0.45 s (bench: audit-stall, with long-tasks.ts on its profile).
+ */
+export async function scanEngineInSlices(rules: ReadonlyMap<string, RuleRecord>, base: ScanBase | undefined, clock: SliceClock): Promise<ScanEngine> {
+  return scanEngineOver(await stepsInSlices(activeRules(rules, base), clock));
+}
+
+/** Rules looked at per step: a changed one compiles its conditions (a regex, tens of µs). */
+const SCAN_STEP = 256;
+
+function* activeRules(rules: ReadonlyMap<string, RuleRecord>, base: ScanBase | undefined): Steps<CheckedRule[]> {
   const active: CheckedRule[] = [];
+  let n = 0;
   if (base === undefined) {
-    for (const rule of rules.values()) if (rule.status === 'ACTIVE') active.push(checkedRule(rule));
-  } else {
-    for (const checked of base.engine.active) if (!base.changed.has(checked.rule.id)) active.push(checked);
-    for (const id of base.changed) {
-      const rule = rules.get(id);
-      if (rule !== undefined && rule.status === 'ACTIVE') active.push(checkedRule(rule));
+    for (const rule of rules.values()) {
+      if (rule.status === 'ACTIVE') active.push(checkedRule(rule));
+      if (++n % SCAN_STEP === 0) yield;
     }
+    return active;
   }
+  for (const checked of base.engine.active) {
+    if (!base.changed.has(checked.rule.id)) active.push(checked);
+    if (++n % SCAN_STEP === 0) yield;
+  }
+  for (const id of base.changed) {
+    const rule = rules.get(id);
+    if (rule !== undefined && rule.status === 'ACTIVE') active.push(checkedRule(rule));
+    if (++n % SCAN_STEP === 0) yield;
+  }
+  return active;
+}
+
+function scanEngineOver(active: readonly CheckedRule[]): ScanEngine {
   return {
     active,
     evaluate(fields: Fields): string[] {

@@ -39,11 +39,11 @@
  * erasure still hold that secret's sealed record until the process restarts.
  * Audit evaluate reads rules, contexts and prompts only, never secrets.
  */
-import { copySize, copyState, evolve, initialState, type CatalogState } from '../../projections';
+import { copySize, copyStateSteps, evolve, initialState, type CatalogState } from '../../projections';
 import { badRequest } from '../errors';
-import { sliceClock } from '../service/read-ahead';
+import { sliceClock, stepsInSlices } from '../service/read-ahead';
 import type { EventStore, RecordedEvent } from '../store/port';
-import { createScanEngine, type ScanEngine } from './rule-check';
+import { createScanEngine, scanEngineInSlices, type ScanEngine } from './rule-check';
 
 export type AsOf =
   | { readonly kind: 'position'; readonly position: bigint }
@@ -231,7 +231,8 @@ export function createTimeTravel(store: EventStore, options: TimeTravelOptions =
       for (const event of page) {
         if (clock.due()) await clock.turn();
         if (beyond(asOf, event)) return finish();
-        working ??= copyState(from.state);
+        // Copies and scan engines in slices too: at 1M rules each held the node 0.2-0.45 s at once (bench: audit-stall).
+        working ??= await stepsInSlices(copyStateSteps(from.state), clock);
         evolve(working, event);
         const ruleId = ruleIdOf(event);
         if (ruleId !== undefined) changed.add(ruleId);
@@ -240,18 +241,18 @@ export function createTimeTravel(store: EventStore, options: TimeTravelOptions =
         if (at > maxAt) maxAt = at;
         ordinal += 1;
         if (ordinal % spacing === 0 && !checkpoints.has(ordinal)) {
-          engine = createScanEngine(working.rules, { engine, changed });
+          engine = await scanEngineInSlices(working.rules, { engine, changed }, clock);
           changed = new Set();
-          keepCheckpoint({ state: copyState(working), position, at, maxAt, ordinal, engine, size: copySize(working) });
+          keepCheckpoint({ state: await stepsInSlices(copyStateSteps(working), clock), position, at, maxAt, ordinal, engine, size: copySize(working) });
         }
       }
       if (page.length < wanted) return finish();
       limit = Math.min(pageSize, limit * 4);
     }
 
-    function finish(): Snapshot {
+    async function finish(): Promise<Snapshot> {
       if (working === undefined) return from;
-      const snapshot = { state: working, position, at, maxAt, ordinal, engine: createScanEngine(working.rules, { engine, changed }), size: copySize(working) };
+      const snapshot = { state: working, position, at, maxAt, ordinal, engine: await scanEngineInSlices(working.rules, { engine, changed }, clock), size: copySize(working) };
       keepPoint(snapshot);
       return snapshot;
     }

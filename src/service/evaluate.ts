@@ -31,6 +31,9 @@ export interface EvaluateRequest {
 /** What evaluate reads of the catalog: the server's whole state, or a client's copy of the stream's view (evaluation-view.ts). */
 export type EvaluationState = Pick<CatalogState, 'rules' | 'contexts' | 'prompts'>;
 
+/** What answering reads of it: a rule by id, nothing else of the rules (dry-run lays its drafts over the live rules so, copying nothing). */
+export type EvaluationReads = Omit<EvaluationState, 'rules'> & { readonly rules: Pick<ReadonlyMap<string, RuleRecord>, 'get'> };
+
 export interface EvaluateResponse {
   matchingRuleIds: string[];
   entities: { rule_id: string; entity_type: EntityType; entity_id: string }[];
@@ -118,7 +121,7 @@ export interface EvaluateAnswer {
 }
 
 /** `engine`: what answers which rules match (the live engine, a scan engine, or dry-run's overlay). */
-export function evaluate(state: EvaluationState, engine: Pick<Engine, 'evaluate'>, request: EvaluateRequest, limits: PromptLimits): EvaluateResponse {
+export function evaluate(state: EvaluationReads, engine: Pick<Engine, 'evaluate'>, request: EvaluateRequest, limits: PromptLimits): EvaluateResponse {
   return answerFor(state, engine, request, limits, undefined);
 }
 
@@ -130,7 +133,7 @@ export function evaluate(state: EvaluationState, engine: Pick<Engine, 'evaluate'
  * rendered prompts) the text is `JSON.stringify`'s.
  */
 export function evaluateWithJson(
-  state: EvaluationState, engine: Pick<Engine, 'evaluate'>, request: EvaluateRequest, limits: PromptLimits,
+  state: EvaluationReads, engine: Pick<Engine, 'evaluate'>, request: EvaluateRequest, limits: PromptLimits,
 ): EvaluateAnswer {
   const text: JsonPieces = { ids: '', entities: '', extraBytes: 0 };
   const response = answerFor(state, engine, request, limits, text);
@@ -150,7 +153,7 @@ interface JsonPieces {
 }
 
 function answerFor(
-  state: EvaluationState, engine: Pick<Engine, 'evaluate'>, request: EvaluateRequest, limits: PromptLimits, text: JsonPieces | undefined,
+  state: EvaluationReads, engine: Pick<Engine, 'evaluate'>, request: EvaluateRequest, limits: PromptLimits, text: JsonPieces | undefined,
 ): EvaluateResponse {
   const matchingRuleIds = engine.evaluate(request.fields);
   const type = request.entityType;
@@ -230,13 +233,13 @@ function ruleParts(rule: RuleRecord): RuleParts {
 }
 
 /** Deleted or INACTIVE contexts and prompts drop out of answers; evaluation ids are opaque. */
-function isLive(state: EvaluationState, type: EntityType, id: string): boolean {
+function isLive(state: EvaluationReads, type: EntityType, id: string): boolean {
   if (type === 'evaluation') return true;
   const record: ContextRecord | PromptRecord | undefined = type === 'context' ? state.contexts.get(id) : state.prompts.get(id);
   return record !== undefined && record.status === 'ACTIVE';
 }
 
-function entityData(state: EvaluationState, request: EvaluateRequest, entities: EvaluateResponse['entities'], limits: PromptLimits) {
+function entityData(state: EvaluationReads, request: EvaluateRequest, entities: EvaluateResponse['entities'], limits: PromptLimits) {
   const data: { [key: string]: unknown } = {};
   if (request.entityType === 'evaluation') return data;
   const total = limits.responseMaxRenderBytes;

@@ -9,7 +9,7 @@
  * time travel folds the log so (sliceClock); and the lines left unread are
  * re-packed so (repackInSlices).
  */
-import { readRulesAhead, runRepacksWith, unreadRules, type RepackStep, type RulesState } from '../../projections';
+import { readRulesAhead, runRepacksWith, unreadRules, type RepackStep, type RulesState, type Steps } from '../../projections';
 
 export interface SliceOptions {
   /** Milliseconds of work before the event loop gets a turn. */
@@ -54,6 +54,15 @@ export function sliceClock(sliceMs = SLICE_MS): SliceClock {
       until = performance.now() + sliceMs;
     },
   };
+}
+
+/** The result of `steps` (projections/copy-steps.ts), with a turn of the event loop between steps once the clock says so. */
+export async function stepsInSlices<T>(steps: Steps<T>, clock: SliceClock): Promise<T> {
+  for (;;) {
+    const next = steps.next();
+    if (next.done === true) return next.value;
+    if (clock.due()) await clock.turn();
+  }
 }
 
 const SORTED_RUN = 4096;

@@ -7,13 +7,14 @@
  */
 import t from 'tap';
 import { isDeepStrictEqual } from 'node:util';
-import { copyRules, evolve, foldedMention, initialState, LazyRuleRecords, mayHold, RawJson, readRulesAhead, rulesWhere, runRepacksWith, snapshotMembers, unreadRules, type JsonLines, type RepackStep, type RuleRecord } from '../../projections';
+import { copyRules, evolve, runSteps, foldedMention, initialState, LazyRuleRecords, mayHold, RawJson, readRulesAhead, rulesWhere, runRepacksWith, snapshotMembers, unreadRules, type JsonLines, type RepackStep, type RuleRecord } from '../../projections';
 import { ruleSearch } from '../../src/service/listing';
 import { decodeSnapshot, encodeSnapshot } from '../../src/snapshot';
 import { PackedLines } from '../../src/snapshot-lines';
 import type { RecordedEvent } from '../../src/store/port';
 import { seededRandom } from '../engine/random-rules';
 import { perSeed, replayHint, testSeeds } from '../support/seeds';
+import { runCountingSteps } from '../support/turns';
 
 const record = (id: string, n: number): RuleRecord => ({
   id, name: `rule ${n} ✓`, description: 'é'.repeat(n % 5), status: n % 3 === 0 ? 'INACTIVE' : 'ACTIVE', group_operator: 'AND',
@@ -176,8 +177,8 @@ t.test('a search by a text the wanted records hold decodes only the lines holdin
   t.same([mayHold(lazy, 'r4', ['"v4"', '"ACTIVE"']), mayHold(lazy, 'r4', ['"v4"', '"v5"']), mayHold(lazy, 'r3', ['"v5"']), mayHold(lazy, 'r4', [])],
     [true, false, true, true], 'every text on an unread line; a decoded record or no texts: for the caller to judge');
   t.equal(lazy.unread, 27, 'testing texts decodes nothing');
-  const copy = copyRules(lazy);
-  t.ok(copy instanceof LazyRuleRecords && copy.unread === 27 && lazy.unread === 27, 'a copy (dry-run\'s overlay) decodes nothing');
+  const copy = runSteps(copyRules(lazy));
+  t.ok(copy instanceof LazyRuleRecords && copy.unread === 27 && lazy.unread === 27, 'a copy (time travel\'s) decodes nothing');
   copy.set('draft', record('draft', 99));
   t.same([copy.size, lazy.size, lazy.has('draft')], [31, 30, false], 'and changes apart from its original');
 });
@@ -313,4 +314,20 @@ t.test('a re-pack handed to a runner: the old lines serve until the copy is whol
   t.same([other.unread, other.heldLines], [0, 0], 'every record read before the copy was whole: no line held');
   t.equal(pending[0]!(5), true, 'the copy is dropped: its next step says done');
   t.same([other.unread, other.heldLines], [0, 0], 'and it swaps nothing in');
+});
+
+t.test('a copy made in steps equals the one made at once, and hands its re-packs to the original\'s runner', async (t) => {
+  // More decoded records than one copy step (copy-steps.ts COPY_STEP, 4096): the decoded map takes two steps.
+  const records = Array.from({ length: 9000 }, (_, n) => record(`r${n}`, n));
+  const lazy = LazyRuleRecords.restore(packed(records.map(line)), decode);
+  for (let n = 0; n < 9000; n++) if (n % 9 < 5) lazy.get(`r${n}`);
+  const steps: RepackStep[] = [];
+  runRepacksWith(lazy, (step) => steps.push(step));
+  const { value: copy, yields } = runCountingSteps(copyRules(lazy));
+  t.ok(yields >= 1, `the copy gave way ${yields} times`);
+  t.ok(copy instanceof LazyRuleRecords && copy.unread === 4000, 'a lazy copy, unread lines still unread');
+  for (let n = 0; n < 9000; n++) if (n % 9 >= 5) copy.get(`r${n}`);
+  t.equal(steps.length, 1, 'the copy\'s re-pack (half its lines read) went to the runner, not at once');
+  t.equal(lazy.unread, 4000, 'the original read nothing');
+  t.same([...copy.entries()], [...lazy.copy().entries()], 'the same entries, in the same order, as a copy at once');
 });

@@ -9,7 +9,8 @@
  */
 import type { RuleRecord } from '../../projections';
 import { explainRules, type RuleExplanation } from '../../src/audit/explain';
-import { createScanEngine, scanInSlices } from '../../src/audit/rule-check';
+import { createScanEngine, scanEngineInSlices, scanInSlices } from '../../src/audit/rule-check';
+import { sliceClock } from '../../src/service/read-ahead';
 import { createEngine, type Fields, type RuleDefinition } from '../../src/engine';
 import { createReferenceEngine } from './reference';
 
@@ -42,6 +43,14 @@ export const EVALUATORS: ReadonlyArray<readonly [name: string, evaluate: Evaluat
   ['audit scan engine', async (rules, fields) => createScanEngine(records(rules)).evaluate(fields)],
   // A turn after every rule: the answer must not depend on where the slices fall.
   ['audit scan in slices', (rules, fields) => scanInSlices(createScanEngine(records(rules)), fields, { sliceMs: 0, batch: 1 })],
+  // Built in slices with a turn after every step, from no engine and derived from one over the first half of the rules
+  // (time travel's checkpoints): the same rules scanned whichever way the engine was made.
+  ['audit scan engine built in slices', async (rules, fields) => (await scanEngineInSlices(records(rules), undefined, sliceClock(0))).evaluate(fields)],
+  ['audit scan engine derived in slices', async (rules, fields) => {
+    const half = rules.slice(0, rules.length >> 1);
+    const base = { engine: createScanEngine(records(half)), changed: new Set(rules.slice(half.length).map((r) => r.id)) };
+    return (await scanEngineInSlices(records(rules), base, sliceClock(0))).evaluate(fields);
+  }],
   ["explain's verdict", async (rules, fields) => {
     const all = records(rules);
     const { rules: explained } = explainRules(all, fields, [], { field: undefined, ruleIds: [...all.keys()] });

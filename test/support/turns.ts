@@ -18,3 +18,13 @@ export function countTurns(): { stop(): number } {
     },
   };
 }
+
+/** Runs work made of steps (projections/copy-steps.ts) to its end: its result, and how often it gave way on the way. */
+export function runCountingSteps<T>(steps: Generator<void, T, void>): { readonly value: T; readonly yields: number } {
+  let yields = 0;
+  for (;;) {
+    const next = steps.next();
+    if (next.done === true) return { value: next.value, yields };
+    yields += 1;
+  }
+}
