@@ -13,7 +13,7 @@ import type { EventStore, Json } from '../store/port';
 import {
   apiKeyFilter, compareDecimal, compareText, contextFilter, indexAfter, pageOf, pager, parsePageQuery, promptFilter, ruleSearch, secretFilter,
 } from './listing';
-import { inSlices, sortInSlices } from './read-ahead';
+import { inSlices, sortInSlices, type SliceOptions } from './read-ahead';
 import { SortedIds } from './sorted-ids';
 import { apiKeyView, contextAdminView, promptAdminView, ruleView, secretView } from './views';
 
@@ -24,8 +24,8 @@ const RULE_MEMBERS: readonly (keyof RuleBody)[] = [
   'name', 'description', 'status', 'group_operator', 'condition_groups', 'entities',
 ];
 
-/** `templateLimits`: prompt listings show each template's variables, parsed (once) under these. */
-export function createQueries(store: EventStore, readModel: ReadModel, templateLimits: TemplateLimits) {
+/** `templateLimits`: prompt listings show each template's variables, parsed (once) under these; `slices`: the rule walk's (tests). */
+export function createQueries(store: EventStore, readModel: ReadModel, templateLimits: TemplateLimits, slices: SliceOptions = {}) {
   const state = readModel.state;
   const byId = <T extends { id: string }>(a: T, b: T) => (a.id < b.id ? -1 : a.id > b.id ? 1 : 0);
   const idOf = (record: { id: string }) => record.id;
@@ -52,16 +52,16 @@ export function createQueries(store: EventStore, readModel: ReadModel, templateL
       const paging = parsePageQuery('rules', query);
       const ids = await sortedIds.list(() => state.rules.keys());
       const start = paging.after === undefined ? 0 : indexAfter(ids, paging.after);
+      // One item per id, undefined for an id passed over: a generator that skipped ids without yielding ran a
+      // filter few rules pass (status=INACTIVE) over 1M ids between two clock reads, holding evaluate 80-150 ms a step.
       const candidates = function* () {
         for (let i = start; i < ids.length; i++) {
-          if (!mayHold(state.rules, ids[i]!, mentions, foldedMentions)) continue;
           // A rule deleted since the walk began is not listed.
-          const record = state.rules.get(ids[i]!);
-          if (record !== undefined) yield record;
+          yield mayHold(state.rules, ids[i]!, mentions, foldedMentions) ? state.rules.get(ids[i]!) : undefined;
         }
       };
       const found = pager('rules', idOf, keep, paging);
-      await inSlices(candidates(), found.take);
+      await inSlices(candidates(), (record) => record === undefined || found.take(record), slices);
       const page = found.page();
       return { rules: page.items.map(ruleView), next_cursor: page.next_cursor };
     },
