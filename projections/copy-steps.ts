@@ -1,27 +1,15 @@
 /**
- * Copies of the read models in steps: a generator that yields every few
- * thousand entries and returns the copy, so a caller may run it at once
- * (runSteps) or give the event loop a turn between steps
- * (src/service/read-ahead.ts stepsInSlices). Time travel copies a state at
+ * Copies of the read models in steps (src/steps.ts): a generator that
+ * yields every few thousand entries and returns the copy. Time travel copies a state at
  * each checkpoint: at 1M rules one copy at once held the node 0.2-0.45 s
  * (bench: audit-stall, with long-tasks.ts on its profile). What is copied
  * must not change until its copy is done: time travel copies states only it
  * holds.
  */
-
-/** Work that yields between steps and returns `T` when done. */
-export type Steps<T> = Generator<void, T, void>;
+import type { Steps } from '../src/steps';
 
 /** Entries copied per step: about a millisecond (1M map entries copy in ~0.4 s). */
 export const COPY_STEP = 4096;
-
-/** The result of `steps`, run at once. */
-export function runSteps<T>(steps: Steps<T>): T {
-  for (;;) {
-    const next = steps.next();
-    if (next.done === true) return next.value;
-  }
-}
 
 /** `new Map(entries)`, in steps; `into` receives the entries (a Map with more members, say). */
 export function* copyMap<K, V, M extends Map<K, V> = Map<K, V>>(entries: Iterable<readonly [K, V]>, into: M = new Map<K, V>() as M): Steps<M> {

@@ -25,7 +25,8 @@
  * the records; the old lines serve until the new ones are whole.
  */
 import { IdTable } from '../src/id-table';
-import { copyMap, runSteps, type Steps } from './copy-steps';
+import { runSteps, type Steps } from '../src/steps';
+import { copyMap } from './copy-steps';
 import { RawJson, type JsonLines, type LineKeeper } from './json-lines';
 import type { RuleRecord } from './records';
 import type { RulesState } from './rules';

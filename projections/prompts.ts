@@ -12,7 +12,8 @@
 import type { PromptEvent, PromptMessage, PromptVersionBody, StoredEvent } from '../src/events';
 import { compareVersions } from '../src/prompts/semver';
 import { compilePromptTemplate, type PromptTemplate } from '../src/prompts/template';
-import { copyMap, COPY_STEP, runSteps, type Steps } from './copy-steps';
+import { runSteps, type Steps } from '../src/steps';
+import { copyMap, COPY_STEP } from './copy-steps';
 import { created, touched } from './provenance';
 import type { PromptRecord, PromptVersion } from './records';
 

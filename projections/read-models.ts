@@ -9,7 +9,8 @@
 import type { ApiKeysState } from './api-keys';
 import type { ContextsState } from './contexts';
 import type { CatalogState, ReadModels } from './index';
-import { copyMap, copySet, runSteps, type Steps } from './copy-steps';
+import { runSteps, type Steps } from '../src/steps';
+import { copyMap, copySet } from './copy-steps';
 import { initialPrompts, promptsFrom, promptVersion, type PromptsState } from './prompts';
 import type { PromptMessage } from '../src/events';
 import type { ApiKeyRecord, ContextRecord, PromptRecord, PromptVersion, RuleRecord, SecretRecord } from './records';

@@ -18,6 +18,7 @@ import { linkToWriter } from './cluster/worker';
 import { ConfigError, loadConfig, unknownVariableWarning, type Config } from './config';
 import { armCrashPoint } from './crash-points';
 import { acquireDataLock, DataFolderLockedError } from './data-lock';
+import { prepareWrites } from './engine';
 import { KEYRING_STREAM } from './events';
 import { createApp } from './http/app';
 import type { HttpDeps, WriteCommands } from './http/deps';
@@ -32,7 +33,7 @@ import { createChangeFeed } from './service/change-feed';
 import { createCommandBus, type Runtime } from './service/command-bus';
 import { createImportCommands } from './service/import';
 import { createQueries } from './service/queries';
-import { repackInSlices } from './service/read-ahead';
+import { repackInSlices, sliceClock, stepsInSlices } from './service/read-ahead';
 import { createVaultCommands } from './service/vault-commands';
 import { createVaultHealth } from './service/vault-health';
 import { createSnapshotter, loadStartState, SHUTDOWN } from './snapshotter';
@@ -84,6 +85,13 @@ export function createServices(parts: ServiceParts): HttpDeps {
   const { config, store, sealer, readModel, logger, runtime } = parts;
   const metrics = createMetrics(readModel, store);
   repackInSlices(readModel.state.rules);
+  // A restored engine's first write would build its id table at once: built in slices once caught up instead.
+  readModel.whenCaughtUp(() => {
+    stepsInSlices(prepareWrites(readModel.engine), sliceClock()).catch((error: unknown) => {
+      // The first write builds what is left at once, as it did before.
+      logger.warn('preparing the restored engine for writes failed', { error: String(error) });
+    });
+  });
   const sinkMetrics = createAuditSinkMetrics(metrics.registry, sinkErrorLogger(logger));
   const { auditSink } = config;
   return {

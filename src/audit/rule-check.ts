@@ -7,7 +7,8 @@
  * with their regexes) and explain. Deterministic, synchronous and total; the
  * only state is caches of compiled conditions.
  */
-import { runSteps, type RuleRecord, type Steps } from '../../projections';
+import type { RuleRecord } from '../../projections';
+import { runSteps, type Steps } from '../steps';
 import {
   compileCondition, Kind, readValue, testPredicate,
   type Condition, type ConditionGroup, type Engine, type Fields, type InputView, type Predicate, type RuleDefinition,

@@ -2,7 +2,7 @@
  * The rule engine: compiled index, write-time checks and the types they share;
  * the only entry point from outside src/engine (test/layers.test.ts).
  */
-export { createEngine, type EngineOptions } from './engine';
+export { createEngine, prepareWrites, type EngineOptions } from './engine';
 // Debugging: a compiled rule's records in readable form, and the arena's consistency checks (layout.ts).
 export { checkInvariants, dumpRule } from './inspect';
 // The compiled engine as a snapshot's sections and back (a start from a snapshot compiles nothing).

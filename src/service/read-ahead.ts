@@ -9,7 +9,8 @@
  * time travel folds the log so (sliceClock); and the lines left unread are
  * re-packed so (repackInSlices).
  */
-import { readRulesAhead, runRepacksWith, unreadRules, type RepackStep, type RulesState, type Steps } from '../../projections';
+import { readRulesAhead, runRepacksWith, unreadRules, type RepackStep, type RulesState } from '../../projections';
+import type { Steps } from '../steps';
 
 export interface SliceOptions {
   /** Milliseconds of work before the event loop gets a turn. */

@@ -7,7 +7,7 @@
  */
 import t from 'tap';
 import { isDeepStrictEqual } from 'node:util';
-import { copyRules, evolve, runSteps, foldedMention, initialState, LazyRuleRecords, mayHold, RawJson, readRulesAhead, rulesWhere, runRepacksWith, snapshotMembers, unreadRules, type JsonLines, type RepackStep, type RuleRecord } from '../../projections';
+import { copyRules, evolve, foldedMention, initialState, LazyRuleRecords, mayHold, RawJson, readRulesAhead, rulesWhere, runRepacksWith, snapshotMembers, unreadRules, type JsonLines, type RepackStep, type RuleRecord } from '../../projections';
 import { ruleSearch } from '../../src/service/listing';
 import { decodeSnapshot, encodeSnapshot } from '../../src/snapshot';
 import { PackedLines } from '../../src/snapshot-lines';
@@ -15,6 +15,7 @@ import type { RecordedEvent } from '../../src/store/port';
 import { seededRandom } from '../engine/random-rules';
 import { perSeed, replayHint, testSeeds } from '../support/seeds';
 import { runCountingSteps } from '../support/turns';
+import { runSteps } from '../../src/steps';
 
 const record = (id: string, n: number): RuleRecord => ({
   id, name: `rule ${n} ✓`, description: 'é'.repeat(n % 5), status: n % 3 === 0 ? 'INACTIVE' : 'ACTIVE', group_operator: 'AND',
