@@ -223,6 +223,39 @@ t.test('a live subscription gets exactly the events the file holds, handed from 
   t.same(delivered.map((e) => e.position), Array.from({ length: written }, (_, i) => BigInt(i + 1)), 'each once, in order');
 });
 
+t.test('a commit larger than a page is handed to a follower a page at a time, with the event loop turning between', async (t) => {
+  const dir = await tempDir();
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const store = openSqliteStore(join(dir, 'events.db'));
+  t.teardown(() => store.close());
+  await store.append('rule-first', [event('RuleCreated', { first: true })], 'no_stream');
+  const { delivered, deliveredCount } = followFromStart(t, store);
+  await deliveredCount(1);
+  // Events delivered between two turns of the event loop: at most a page (5,000) once the commit is split.
+  let sinceTurn = 0;
+  let most = 0;
+  let going = true;
+  const tick = (): void => {
+    sinceTurn = 0;
+    if (going) setImmediate(tick);
+  };
+  setImmediate(tick);
+  const counting = store.subscribe(delivered.at(-1)!.position, {
+    onEvent() {
+      most = Math.max(most, ++sinceTurn);
+    },
+  });
+  t.teardown(() => counting.close());
+  // One commit of 7,000 events (an import): handed from the commit's rows, no longer as one page.
+  await store.appendAtomically!(Array.from({ length: 7000 }, (_, i) => ({ stream: `rule-${i}`, expected: 'no_stream' as const, events: [event('RuleCreated', { i })] })));
+  await deliveredCount(7001);
+  going = false;
+  t.ok(most <= 5000, `at most ${most} events delivered without a turn between`);
+  const file: RecordedEvent[] = [];
+  for (let page = await store.readAll({ limit: 1000 }); page.length > 0; page = await store.readAll({ after: page.at(-1)!.position, limit: 1000 })) file.push(...page);
+  t.same(delivered, file, 'the same events, values and order as a read of the file');
+});
+
 /**
  * A store holding a sealed-looking marker in one stream, between two events
  * of another, and a scan of its files (database, WAL, shm) for the marker.
