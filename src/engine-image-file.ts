@@ -18,7 +18,7 @@
 import { createHash } from 'node:crypto';
 import { open, rename, type FileHandle } from 'node:fs/promises';
 import { setImmediate } from 'node:timers/promises';
-import type { ImageSection } from './engine';
+import { markRoom, sectionRoom, type ImageSection } from './engine';
 import { sha256OfRanges } from './file-sha256';
 import type { ByteRange } from './file-sha256-worker';
 
@@ -137,14 +137,19 @@ export async function readEngineImageFile(path: string, binding: ImageBinding | 
     const digests = sha256OfRanges(path, ranges).catch(() => undefined);
     const sections = new Map<string, Uint8Array>();
     for (const [k, { name, bytes }] of header.sections.entries()) {
-      // allocUnsafeSlow: a buffer of its own (offset 0), never a slice of the shared pool.
-      const body = Buffer.allocUnsafeSlow(padded(bytes));
-      for (let got = 0; got < body.length; ) {
-        const { bytesRead } = await handle.read(body, got, body.length - got, ranges[k]!.from + got);
+      // A buffer of its own (offset 0), never a slice of the shared pool; with room (the arena's: sectionRoom),
+      // zeroed past the section (Buffer.alloc: untouched pages are not resident until the arena grows into them).
+      const room = sectionRoom(name, bytes);
+      const body = room === 0 ? Buffer.allocUnsafeSlow(padded(bytes)) : Buffer.alloc(padded(bytes) + room);
+      const end = padded(bytes);
+      for (let got = 0; got < end; ) {
+        const { bytesRead } = await handle.read(body, got, end - got, ranges[k]!.from + got);
         if (bytesRead === 0) return { ok: false, reason: `its section ${name} ends early (truncated)` };
         got += bytesRead;
       }
-      sections.set(name, body.subarray(0, bytes));
+      const section = body.subarray(0, bytes);
+      if (room > 0) markRoom(section);
+      sections.set(name, section);
     }
     // The snapshot it must belong to may be known only now (loadStartState reads both files at once).
     const bound = await binding;

@@ -40,6 +40,12 @@ export interface Arena {
 export interface ArenaImage {
   readonly words: Int32Array;
   readonly free: ReadonlyArray<readonly number[] | null>;
+  /**
+   * Words the arena may use in place from the start of `words`' buffer, past
+   * `words` themselves (zeroed there): an image read with room (image.ts
+   * markRoom) grows into it without a copy. Unset: only `words`.
+   */
+  readonly capacity?: number;
 }
 
 /** Words before the first block: offset 0 is never handed out. */
@@ -63,7 +69,10 @@ export function createArena(initialWords = 1 << 12, from?: ArenaImage): Arena {
   let i32: Int32Array;
   const words = from?.words;
   if (words !== undefined && words.byteOffset === 0 && words.buffer.byteLength % 8 === 0 && words.length >= MIN_BLOCK * 2) {
-    i32 = words;
+    const capacity = from?.capacity;
+    i32 = capacity !== undefined && capacity > words.length && capacity % 2 === 0 && capacity * 4 <= words.buffer.byteLength
+      ? new Int32Array(words.buffer, 0, capacity)
+      : words;
   } else {
     i32 = new Int32Array(Math.max(initialWords, MIN_BLOCK * 2, words?.length ?? 0));
     if (words !== undefined) i32.set(words);

@@ -298,6 +298,28 @@ function predicateFrom([key, kind, field, text, n, n2, texts, nums]: PredicateRo
   };
 }
 
+/** Section buffers read with zeroed room past the section, from offset 0, owned by the image (markRoom). */
+const roomy = new WeakSet<ArrayBufferLike>();
+
+/**
+ * Bytes of room worth reading a section of `bytes` into (src/engine-image-file.ts):
+ * a quarter more for the arena, none for the rest. Restored at its image's size,
+ * a 1M-rule arena (125 MB) was copied whole into a doubled buffer by the first
+ * write after the start, the node held 0.1-0.4 s (bench: audit-stall's write probe).
+ */
+export function sectionRoom(name: string, bytes: number): number {
+  return name === 'engine.arena' ? Math.ceil(bytes / 32) * 8 : 0;
+}
+
+/**
+ * Says that `section` starts its own buffer and the buffer past it is zeroed
+ * room: the restored arena grows into it in place. Only for a buffer made so
+ * (never a pooled one, whose bytes past a section are another's).
+ */
+export function markRoom(section: Uint8Array): void {
+  if (section.byteOffset === 0) roomy.add(section.buffer);
+}
+
 /**
  * An engine from its image's sections (by name), live: it answers, upserts
  * and removes as the engine imaged did. Throws, naming what is wrong, when a
@@ -315,7 +337,10 @@ export function engineFromImage(sections: ReadonlyMap<string, Uint8Array>, ids: 
   const ruleIds = new Array<string>(meta.ruleNumbers).fill('');
   const ruleKeys = Array.from(wordsOf(section('engine.keys'), Float64Array, 8));
   const stream = wordsOf(section('engine.rules'), Int32Array, 4);
-  const arenaWords = wordsOf(section('engine.arena'), Int32Array, 4);
+  const arenaSection = section('engine.arena');
+  const arenaWords = wordsOf(arenaSection, Int32Array, 4);
+  // The room a reader gave the arena (markRoom), whole float64s of it.
+  const arenaCapacity = arenaWords.buffer === arenaSection.buffer && roomy.has(arenaSection.buffer) ? (arenaSection.buffer.byteLength >> 3) << 1 : undefined;
   const at = wordsOf(section('engine.postings'), Int32Array, 4);
   if (!Number.isInteger(meta.epoch) || meta.epoch < 0) throw new Error('the engine image has no evaluation epoch');
   if (ruleKeys.length !== ruleIds.length) throw new Error(`the engine image has ${ruleIds.length} rule numbers and ${ruleKeys.length} sort keys`);
@@ -375,7 +400,7 @@ export function engineFromImage(sections: ReadonlyMap<string, Uint8Array>, ids: 
   for (let i = 0; i < regexItems.length; i++) regexItems[i] ??= placeholderRegex();
 
   const state = createState({
-    arena: { words: arenaWords, free: meta.arenaFree },
+    arena: { words: arenaWords, free: meta.arenaFree, capacity: arenaCapacity },
     postings: { at, freeHandles: meta.freeHandles },
     operands: {
       slots: meta.slots.map(slotFrom), freeSlots: meta.freeSlots, slotCount: meta.slotCount, viewLength: meta.viewLength,

@@ -6,7 +6,7 @@ export { createEngine, prepareWrites, type EngineOptions } from './engine';
 // Debugging: a compiled rule's records in readable form, and the arena's consistency checks (layout.ts).
 export { checkInvariants, dumpRule } from './inspect';
 // The compiled engine as a snapshot's sections and back (a start from a snapshot compiles nothing).
-export { engineFromImage, engineImage, IMAGE_SECTIONS, type ImageSection } from './image';
+export { engineFromImage, engineImage, IMAGE_SECTIONS, markRoom, sectionRoom, type ImageSection } from './image';
 export { checkConditionGroups, DEFAULT_RULE_LIMITS, type RuleLimits } from './validate';
 export type { Engine, Fields, FieldValue, RuleDefinition, RuleProblem } from './types';
 export {

@@ -9,7 +9,8 @@
  * from a file may leave them.
  */
 import t from 'tap';
-import { checkInvariants, createEngine, dumpRule, engineFromImage, engineImage, prepareWrites } from '../../src/engine';
+import { checkInvariants, createEngine, dumpRule, engineFromImage, engineImage, markRoom, prepareWrites, sectionRoom } from '../../src/engine';
+import { stateOf } from '../../src/engine/state';
 import type { Engine, ImageSection, RuleDefinition } from '../../src/engine';
 import { perSeed, replayHint, testSeeds } from '../support/seeds';
 import { randomFields, randomRule, seededRandom, shuffled, type Random } from './random-rules';
@@ -246,4 +247,44 @@ t.test('a restored engine prepared for writes in steps, wholly, in part or not a
   }
   const found = engines.slice(1).flatMap((engine, k) => differences(random, engine, original, ids).map((f) => `restored #${k}: ${f}`));
   t.same(found.slice(0, 3), [], 'every restored engine answers and holds what the original does');
+});
+
+t.test('an arena read with room grows into it in place; bytes past a section not marked as room are never used', async (t) => {
+  const random = seededRandom(0x7f4a7c15);
+  const original = createEngine();
+  const ids = new Set<string>();
+  churn(random, [original], 120, ids);
+  const order = [...ids];
+  const sections = engineImage(original, order);
+  // As src/engine-image-file.ts reads the arena: a buffer of its own, zeroed room past the section, marked.
+  const withRoom = new Map(sections.map(({ name, bytes }) => {
+    const room = sectionRoom(name, bytes.byteLength);
+    const body = new Uint8Array(bytes.byteLength + ((8 - (bytes.byteLength % 8)) % 8) + room);
+    body.set(bytes);
+    const section = body.subarray(0, bytes.byteLength);
+    if (room > 0) markRoom(section);
+    return [name, section];
+  }));
+  const roomy = engineFromImage(withRoom, order);
+  const arena = stateOf(roomy).arena;
+  const words = arena.i32;
+  const imaged = arena.used;
+  t.ok(words.length > imaged, `room past the image's ${imaged} words: ${words.length}`);
+  // A buffer whose bytes past the section are another's (as a pooled one's are), not marked: never taken as room.
+  const foreign = new Map(sections.map(({ name, bytes }) => {
+    const body = new Uint8Array(bytes.byteLength + 64).fill(0xab);
+    body.set(bytes);
+    return [name, body.subarray(0, bytes.byteLength)];
+  }));
+  const plain = engineFromImage(foreign, order);
+  t.equal(stateOf(plain).arena.i32.length, stateOf(plain).arena.used, 'no room taken from an unmarked buffer');
+  const engines = [original, roomy, plain];
+  const added = new Set<string>();
+  // A few changes, well within a quarter of the arena's words.
+  churn(random, engines, 4, added);
+  t.ok(arena.used > imaged, `the changes took words past the image's: ${arena.used} in use`);
+  t.equal(arena.i32, words, 'the roomy arena took them in place (the same words)');
+  churn(random, engines, 60, added);
+  t.same(differences(random, roomy, original, new Set([...ids, ...added])), [], 'and answers as the original');
+  t.same(differences(random, plain, original, new Set([...ids, ...added])), [], 'so does the one without room');
 });
