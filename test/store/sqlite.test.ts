@@ -6,6 +6,7 @@ import { spawn } from 'node:child_process';
 import { createInterface } from 'node:readline';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { verifyChain } from '../../src/audit/chain-verify';
 import type { EventStore, NewEvent, RecordedEvent } from '../../src/store/port';
 import { ConcurrencyError, StoreUnavailableError } from '../../src/store/port';
 import { expectationHolds, openSqliteStore, pageSize, type SqliteStoreOptions } from '../../src/store/sqlite';
@@ -254,6 +255,27 @@ t.test('a commit larger than a page is handed to a follower a page at a time, wi
   const file: RecordedEvent[] = [];
   for (let page = await store.readAll({ limit: 1000 }); page.length > 0; page = await store.readAll({ after: page.at(-1)!.position, limit: 1000 })) file.push(...page);
   t.same(delivered, file, 'the same events, values and order as a read of the file');
+});
+
+t.test('a batch appended atomically links on from the log\'s head, stream after stream, and the whole log verifies', async (t) => {
+  const dir = await tempDir();
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const store = openSqliteStore(join(dir, 'events.db'));
+  t.teardown(() => store.close());
+  await store.append('rule-before', [event('RuleCreated', { n: 0 })], 'no_stream');
+  await store.appendAtomically!(['a', 'b', 'c'].map((s) => ({
+    stream: `rule-${s}`, expected: 'no_stream' as const, events: [event('RuleCreated', { s }), event('RuleUpdated', { s, again: true })],
+  })));
+  await store.append('rule-after', [event('RuleCreated', { n: 7 })], 'no_stream');
+  const log = await store.readAll({ limit: 100 });
+  const links = log.map((e) => (e.metadata as { chain?: { seq: number; prev: string; hash: string } }).chain!);
+  t.same(links.map((l) => l.seq), [1, 2, 3, 4, 5, 6, 7, 8], 'one sequence through the batch');
+  t.ok(links.every((l, i) => i === 0 || l.prev === links[i - 1]!.hash), 'each link names the one before it');
+  const records = (async function* () {
+    yield* log;
+  })();
+  const report = await verifyChain(records, { publicKeys: [], checkSignature: () => false });
+  t.same([report.verified, report.events, report.break], [true, 8, null], 'the verifier finds no break');
 });
 
 /**
