@@ -18,18 +18,13 @@
  * (`<build>-<run>.cpuprofile`), for `bench/long-tasks.ts` to name what held the event loop.
  */
 import path from 'node:path';
+import { takeOption } from './args';
 import { alternate, onCopy } from './folder-ab';
 import { ADMIN_KEY, BENCH_KEY, peakRssMb, rssMb, startService, type Running } from './http-harness';
 import { generateRequests } from './workload';
 
 const HEAD = '99999999999999';
 const WARM_EVALUATES = 200;
-
-/** Removes `--name value` from the arguments (folder-ab.ts reads the rest) and returns the value. */
-function takeOption(name: string): string | undefined {
-  const at = process.argv.indexOf(name);
-  return at === -1 ? undefined : process.argv.splice(at, 2)[1];
-}
 
 function profileFlags(dir: string | undefined, main: string | undefined, run: number): string[] {
   if (dir === undefined) return [];
@@ -82,8 +77,8 @@ async function stallOnce(folder: string, main: string | undefined, points: reado
   });
 }
 
-const points = (takeOption('--queries') ?? 'head,500000,head,/api/audit/digest').split(',');
-const profiles = takeOption('--prof');
+const points = (takeOption(process.argv, '--queries') ?? 'head,500000,head,/api/audit/digest').split(',');
+const profiles = takeOption(process.argv, '--prof');
 const runs = new Map<string | undefined, number>();
 void alternate('audit-stall.js', 2, (folder, main) => {
   const run = (runs.get(main) ?? 0) + 1;

@@ -10,6 +10,7 @@
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { takeOption } from './args';
 
 /** `run` on a fresh copy of `folder`, removed afterwards. */
 export async function onCopy<T>(folder: string, run: (copy: string) => Promise<T>): Promise<T> {
@@ -29,10 +30,7 @@ export async function alternate(
   once: (folder: string, main: string | undefined) => Promise<Record<string, unknown>>,
 ): Promise<void> {
   const args = process.argv.slice(2);
-  const option = (name: string): string | undefined => {
-    const at = args.indexOf(name);
-    return at === -1 ? undefined : args.splice(at, 2)[1];
-  };
+  const option = (name: string): string | undefined => takeOption(args, name);
   const base = option('--base');
   const baseFolder = option('--base-folder');
   const runs = Number(option('--runs') ?? String(defaultRuns));

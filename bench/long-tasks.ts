@@ -13,6 +13,7 @@
  *   node dist/bench/long-tasks.js <file.cpuprofile> [--top 8] [--min-ms 50] [--frames 6]
  */
 import { readFileSync } from 'node:fs';
+import { takeOption } from './args';
 
 interface ProfileNode {
   readonly id: number;
@@ -71,10 +72,7 @@ function frameName(node: ProfileNode): string {
 
 function main(): void {
   const args = process.argv.slice(2);
-  const option = (name: string, fallback: number): number => {
-    const at = args.indexOf(name);
-    return at === -1 ? fallback : Number(args.splice(at, 2)[1]);
-  };
+  const option = (name: string, fallback: number): number => Number(takeOption(args, name) ?? fallback);
   const top = option('--top', 8);
   const minMs = option('--min-ms', 50);
   const frames = option('--frames', 6);

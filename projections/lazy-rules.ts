@@ -25,7 +25,7 @@
  * the records; the old lines serve until the new ones are whole.
  */
 import { IdTable } from '../src/id-table';
-import { runSteps, type Steps } from '../src/steps';
+import type { Steps } from '../src/steps';
 import { copyMap } from './copy-steps';
 import { RawJson, type JsonLines, type LineKeeper } from './json-lines';
 import type { RuleRecord } from './records';
@@ -250,15 +250,12 @@ export class LazyRuleRecords implements RulesState {
   }
 
   /**
-   * A copy the fold may change without touching this one (time travel): the
-   * ids, their table and the lines are shared, never changed (a re-pack makes new lines and a new #lineOf).
-   * Its re-packs go to this one's runner.
+   * A copy the fold may change without touching this one (time travel), in
+   * steps (copy-steps.ts: the maps of decoded and added records are what take
+   * time), while nothing changes or reads this one: the ids, their table and
+   * the lines are shared, never changed (a re-pack makes new lines and a new
+   * #lineOf). Its re-packs go to this one's runner.
    */
-  copy(): LazyRuleRecords {
-    return runSteps(this.copySteps());
-  }
-
-  /** `copy()` in steps (copy-steps.ts), while nothing changes or reads this one: the maps of decoded and added records are what take time. */
   *copySteps(): Steps<LazyRuleRecords> {
     const from = {
       ids: this.#ids, table: this.#table, places: this.#places.slice(), lineOf: this.#lineOf, lines: this.#lines, unread: this.#unread, live: this.#live,

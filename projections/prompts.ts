@@ -13,7 +13,7 @@ import type { PromptEvent, PromptMessage, PromptVersionBody, StoredEvent } from 
 import { compareVersions } from '../src/prompts/semver';
 import { compilePromptTemplate, type PromptTemplate } from '../src/prompts/template';
 import { runSteps, type Steps } from '../src/steps';
-import { copyMap, COPY_STEP } from './copy-steps';
+import { copyMap, eachInSteps } from './copy-steps';
 import { created, touched } from './provenance';
 import type { PromptRecord, PromptVersion } from './records';
 
@@ -29,11 +29,9 @@ export function initialPrompts(records: Iterable<[string, PromptRecord]> = []): 
 /** `initialPrompts(records)` in steps (copy-steps.ts: time travel copies the prompts so). */
 export function* promptsFrom(records: Iterable<[string, PromptRecord]>): Steps<PromptsState> {
   const state = yield* copyMap(records, Object.assign(new Map<string, PromptRecord>(), { idsByName: new Map<string, string>() }));
-  let n = 0;
-  for (const prompt of state.values()) {
+  yield* eachInSteps(state.values(), (prompt) => {
     if (!state.idsByName.has(prompt.name)) state.idsByName.set(prompt.name, prompt.id);
-    if (++n % COPY_STEP === 0) yield;
-  }
+  });
   return state;
 }
 
