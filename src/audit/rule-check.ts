@@ -269,16 +269,19 @@ function* activeRules(rules: ReadonlyMap<string, RuleRecord>, base: ScanBase | u
 }
 
 function scanEngineOver(active: readonly CheckedRule[]): ScanEngine {
+  function evaluate(fields: Fields): string[] {
+    if (fields === null || typeof fields !== 'object') return [];
+    const inputs = readInputs(fields);
+    const ids: string[] = [];
+    for (const checked of active) if (ruleMatches(checked, inputs)) ids.push(checked.rule.id);
+    // Sorting the answer, not the rule set: answers are small.
+    return ids.sort();
+  }
   return {
     active,
-    evaluate(fields: Fields): string[] {
-      if (fields === null || typeof fields !== 'object') return [];
-      const inputs = readInputs(fields);
-      const ids: string[] = [];
-      for (const checked of active) if (ruleMatches(checked, inputs)) ids.push(checked.rule.id);
-      // Sorting the answer, not the rule set: answers are small.
-      return ids.sort();
-    },
+    evaluate,
+    // Derived afresh each time: a scan engine lives for a few queries, and keeps nothing but its rules.
+    evaluateDerived: (fields, derive) => evaluate(fields).map((id) => derive(id)),
     upsert() {
       throw new Error('a scan engine is read-only: build a new one from the rules');
     },

@@ -176,6 +176,8 @@ export function createBuilder(state: EngineState, countEveryEquality: boolean): 
     if (entry.index !== Layout.NEVER_MATCHES) {
       ruleIds[entry.index] = '';
       freeRuleIndexes.push(entry.index);
+      const derived = state.derived.values;
+      if (entry.index < derived.length) derived[entry.index] = undefined;
     }
   }
 

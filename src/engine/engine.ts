@@ -46,12 +46,13 @@ export function createEngine(options: EngineOptions = {}): Engine {
 /** The engine over `state`: a new one's, or one restored from an image (image.ts). */
 export function engineOver(state: EngineState, options: EngineOptions = {}): Engine {
   const { upsert, upsertMany, remove } = createBuilder(state, options.drivers === 'all-equalities');
-  const evaluate = createEvaluator(state, options.epochLimit ?? DEFAULT_EPOCH_LIMIT);
+  const { evaluate, evaluateDerived } = createEvaluator(state, options.epochLimit ?? DEFAULT_EPOCH_LIMIT);
   const engine: Engine = {
     upsert,
     upsertMany,
     remove,
     evaluate,
+    evaluateDerived,
     get size() {
       return state.rules.size;
     },

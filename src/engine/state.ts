@@ -55,6 +55,19 @@ export interface EngineState {
   readonly freeRuleIndexes: number[];
   /** One predicate object per distinct condition key, shared by the rules that use it (counted by use). */
   readonly predicates: Map<string, SharedPredicate>;
+  /** What evaluateDerived's caller made of each matched rule, by rule number (match.ts; never imaged). */
+  readonly derived: Derived;
+}
+
+/**
+ * Values a caller derived from rules' ids (types.ts, evaluateDerived), by
+ * rule number; `by` is the function that made them. A freed rule number's
+ * value is cleared (build.ts drop), so a value never outlives the version of
+ * the rule it was made from.
+ */
+export interface Derived {
+  by: ((id: string) => unknown) | undefined;
+  values: unknown[];
 }
 
 export interface SharedPredicate {
@@ -83,11 +96,16 @@ export function createState(from?: StateParts): EngineState {
   const drivers = createDrivers(arena, postings, operands, from?.keyed);
   if (from !== undefined) {
     const { rules, ruleIds, ruleKeys, freeRuleIndexes, predicates } = from;
-    return { arena, postings, operands, drivers, rules, ruleIds, ruleKeys, freeRuleIndexes, predicates };
+    return { arena, postings, operands, drivers, rules, ruleIds, ruleKeys, freeRuleIndexes, predicates, derived: noneDerived() };
   }
   const ruleIds: string[] = [];
-  return { arena, postings, operands, drivers, rules: new RuleTable(ruleIds), ruleIds, ruleKeys: [], freeRuleIndexes: [], predicates: new Map() };
+  return {
+    arena, postings, operands, drivers, rules: new RuleTable(ruleIds), ruleIds, ruleKeys: [], freeRuleIndexes: [], predicates: new Map(),
+    derived: noneDerived(),
+  };
 }
+
+const noneDerived = (): Derived => ({ by: undefined, values: [] });
 
 /** An engine's state, read by inspect.ts (dumps, invariant checks) without widening the Engine interface. */
 const states = new WeakMap<Engine, EngineState>();

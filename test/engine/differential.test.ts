@@ -2,7 +2,8 @@
  * Compiled engine vs the json-rules-engine reference on random rule sets and
  * inputs on the seeds of test/support/seeds.ts, including
  * incremental upsert/remove/status flips vs a rebuild from scratch, with
- * the engine's invariant checker (src/engine/inspect.ts) run after every change.
+ * the engine's invariant checker (src/engine/inspect.ts) run after every change,
+ * and evaluateDerived's kept values checked against the rules' current versions.
  */
 import fc from 'fast-check';
 import t, { type Test } from 'tap';
@@ -63,6 +64,8 @@ async function incrementalUpdates(t: Test, seed: number, k: number, drivers: (ty
   const random = seededRandom(seed ^ (0x5bd1e995 + k));
   const engine = createEngine({ drivers });
   const current = new Map<string, RuleDefinition>();
+  // Every change puts a new definition object in `current`: a value kept past its rule's change is the old object.
+  const derive = (id: string): RuleDefinition => current.get(id)!;
   let checks = 0;
   for (let step = 0; step < perSeed(200); step++) {
     applyRandomChange(random, engine, current);
@@ -87,6 +90,11 @@ async function incrementalUpdates(t: Test, seed: number, k: number, drivers: (ty
       checks += 1;
       if (JSON.stringify(got) !== JSON.stringify(fresh) || JSON.stringify(got) !== JSON.stringify(want)) {
         t.same({ got, fresh }, { got: want, fresh: want }, `${replayHint(seed)}, step ${step}: ${JSON.stringify(fields)}`);
+        return null;
+      }
+      const derived = engine.evaluateDerived(fields, derive);
+      if (derived.length !== got.length || derived.some((rule, j) => rule.id !== got[j] || rule !== current.get(rule.id))) {
+        t.same(derived.map((rule) => [rule.id, rule === current.get(rule.id)]), got.map((id) => [id, true]), `${replayHint(seed)}, step ${step}: derived values are the current versions, in evaluate's order`);
         return null;
       }
     }

@@ -139,6 +139,20 @@ forCells(t, 'evaluate', (t, cell) => {
     t.notOk(gone.json.matchingRuleIds.includes(id), 'a deleted rule no longer matches');
   });
 
+  t.test('a rule answered before answers with its changed links at once (the engine keeps answer pieces per rule)', async (t) => {
+    const tag = 'links-' + Date.now();
+    const first = await admin.post('/api/contexts', { name: 'first', content: 'x' });
+    const second = await admin.post('/api/contexts', { name: 'second', content: 'y' });
+    const id = await createRule({ condition_groups: [{ conditions: [equals('suite', tag)] }], entities: [{ entity_type: 'context', entity_id: first.json.id }] });
+    const ask = async () => (await evaluator.post('/api/rule-engine/evaluate', { entity_type: 'context', fields: { suite: tag } })).json.entities;
+    t.same(await ask(), [{ rule_id: id, entity_type: 'context', entity_id: first.json.id }]);
+    // Only the links change: the rule's conditions, and so its matching, stay as they were.
+    await admin.patch(`/api/rule-engine/rules/${id}`, { entities: [{ entity_type: 'context', entity_id: second.json.id }] });
+    t.same(await ask(), [{ rule_id: id, entity_type: 'context', entity_id: second.json.id }], 'the new link, not the kept one');
+    await admin.patch(`/api/rule-engine/rules/${id}`, { entities: [] });
+    t.same(await ask(), [], 'no links left');
+  });
+
   t.test('matching semantics over HTTP: types, absent fields, AND/OR', async (t) => {
     const tag = 'sem-' + Date.now();
     const anchor = equals('suite', tag);
