@@ -10,7 +10,7 @@
  */
 import { createAffixIndex, type AffixIndex } from './affix-index';
 import { Kind, type Predicate } from './predicates';
-import { createResiduals, type Residuals } from './residuals';
+import { createResiduals, forgetValue, type Residuals } from './residuals';
 import { createThresholds, type Thresholds } from './thresholds';
 
 export interface FieldSlot {
@@ -120,6 +120,7 @@ export function releaseValueId(slot: FieldSlot, text: string): void {
   if (slot.valueRefs[id] > 0) return;
   slot.valueIds.delete(text);
   slot.freeValueIds.push(id);
+  forgetValue(slot.scan, id);
 }
 
 /** The literals a match of a residual driver must contain (none for negations). */

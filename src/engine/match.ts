@@ -30,6 +30,7 @@ import type { FieldSlot } from './field-index';
 import { sortByOrder } from './id-order';
 import { Layout } from './layout';
 import { addSignature } from './literal-signature';
+import { keepHeld, type Residuals } from './residuals';
 import type { EngineState } from './state';
 import type { Fields } from './types';
 import { inputBoolean, inputNumber } from './values';
@@ -122,6 +123,7 @@ export function createEvaluator(state: EngineState, epochLimit: number): Evaluat
 
   function drive(slot: FieldSlot): void {
     const s = slot.index;
+    // The value's id among the values rules name on the field (0: none names it).
     const id = view.slotValue[s];
     if (id !== Layout.NO_VALUE) {
       const h = slot.textPostings[id];
@@ -161,22 +163,51 @@ export function createEvaluator(state: EngineState, epochLimit: number): Evaluat
     if (slot.prefixes.lengths.length > 0) affixWalk(slot.prefixes, text, walkHandle);
     if (slot.suffixes.lengths.length > 0) affixWalk(slot.suffixes, text, walkHandle);
     const scan = slot.scan;
-    if (scan.size > 0) {
-      signature[0] = 0;
-      signature[1] = 0;
-      addSignature(text, signature);
-      const lo = ~signature[0];
-      const hi = ~signature[1];
-      const needLo = scan.needLo;
-      const needHi = scan.needHi;
-      for (let i = 0; i < scan.size; i++) {
-        // Cheapest first: a value lacking a required literal, then a request lacking a field
-        // every group of the driver needs, skip the test.
-        if (((needLo[i] & lo) | (needHi[i] & hi)) !== 0) continue;
-        const block = at[scan.handle[i]];
-        if ((i32[block + Layout.P_MASK] & ~presence) === 0 && holds(block + Layout.P_HEAD)) walk(block);
-      }
+    if (scan.size === 0) return;
+    if (id === Layout.NO_VALUE) {
+      scanResiduals(scan, text);
+      return;
     }
+    // A value rules name: the drivers that hold for it, found once (residuals.ts; walk checks presence).
+    const held = scan.held[id] ?? heldResiduals(scan, id, text);
+    for (let i = 0; i < held.length; i++) walk(at[held[i]]);
+  }
+
+  /** Walks the residual drivers whose condition holds for `text` (the slot's stamped value). */
+  function scanResiduals(scan: Residuals, text: string): void {
+    setSignature(text);
+    const lo = ~signature[0];
+    const hi = ~signature[1];
+    const needLo = scan.needLo;
+    const needHi = scan.needHi;
+    for (let i = 0; i < scan.size; i++) {
+      // Cheapest first: a value lacking a required literal, then a request lacking a field
+      // every group of the driver needs, skip the test.
+      if (((needLo[i] & lo) | (needHi[i] & hi)) !== 0) continue;
+      const block = at[scan.handle[i]];
+      if ((i32[block + Layout.P_MASK] & ~presence) === 0 && holds(block + Layout.P_HEAD)) walk(block);
+    }
+  }
+
+  /** The residual drivers whose condition holds for value id `id` (text `text`), found and kept. */
+  function heldResiduals(scan: Residuals, id: number, text: string): readonly number[] {
+    setSignature(text);
+    const lo = ~signature[0];
+    const hi = ~signature[1];
+    const held: number[] = [];
+    for (let i = 0; i < scan.size; i++) {
+      if (((scan.needLo[i] & lo) | (scan.needHi[i] & hi)) !== 0) continue;
+      // Every driver the value passes, whatever this request's other fields: kept for the next request too.
+      if (holds(at[scan.handle[i]] + Layout.P_HEAD)) held.push(scan.handle[i]);
+    }
+    keepHeld(scan, id, held);
+    return held;
+  }
+
+  function setSignature(text: string): void {
+    signature[0] = 0;
+    signature[1] = 0;
+    addSignature(text, signature);
   }
 
   /** Stamps a slot present with its typed views; false when the value counts as absent. */

@@ -1,0 +1,63 @@
+/**
+ * Residual drivers (contains, regex, negations) found to hold for a value
+ * rules name are kept by value id (src/engine/residuals.ts, `held`): each
+ * change that could make a kept list wrong must forget it. The differential
+ * test meets these through random changes; here each one on its own.
+ */
+import t from 'tap';
+import { createEngine, type Operator, type RuleDefinition } from '../../src/engine';
+
+function rule(id: string, operator: Operator, value: string): RuleDefinition {
+  return {
+    id, status: 'ACTIVE', group_operator: 'AND',
+    condition_groups: [{ condition_operator: 'AND', conditions: [{ field: 'x', operator, value, data_type: 'string' }] }],
+  } as RuleDefinition;
+}
+
+t.test('a residual driver added, changed or removed answers at once for a value already seen', async (t) => {
+  const engine = createEngine();
+  // `equals` names the values, so they have ids; the others drive from the residual list.
+  engine.upsert(rule('named-alpha', 'equals', 'alpha'));
+  engine.upsert(rule('has-lph', 'contains', 'lph'));
+  engine.upsert(rule('not-beta', 'not_equals', 'beta'));
+  const ask = () => engine.evaluate({ x: 'alpha' });
+  t.same(ask(), ['has-lph', 'named-alpha', 'not-beta']);
+  t.same(ask(), ['has-lph', 'named-alpha', 'not-beta'], 'the same from the kept list');
+  engine.upsert(rule('starts-al', 'regex', '^al'));
+  t.same(ask(), ['has-lph', 'named-alpha', 'not-beta', 'starts-al'], 'a driver added after the value was seen');
+  engine.upsert(rule('has-lph', 'contains', 'zzz'));
+  t.same(ask(), ['named-alpha', 'not-beta', 'starts-al'], 'a driver changed');
+  engine.remove('not-beta');
+  t.same(ask(), ['named-alpha', 'starts-al'], 'a driver removed');
+  // Its posting list is gone and its handle free: a new list may take the handle, and must not answer for alpha.
+  engine.upsert(rule('named-gamma', 'equals', 'gamma'));
+  t.same(ask(), ['named-alpha', 'starts-al'], 'a new list on the freed handle');
+});
+
+t.test('a freed value id taken by another value does not answer with the old value\'s drivers', async (t) => {
+  const engine = createEngine();
+  engine.upsert(rule('named-alpha', 'equals', 'alpha'));
+  engine.upsert(rule('starts-al', 'regex', '^al'));
+  t.same(engine.evaluate({ x: 'alpha' }), ['named-alpha', 'starts-al']);
+  // alpha's id goes free; beta takes the number.
+  engine.remove('named-alpha');
+  engine.upsert(rule('named-beta', 'equals', 'beta'));
+  t.same(engine.evaluate({ x: 'beta' }), ['named-beta']);
+  t.same(engine.evaluate({ x: 'alpha' }), ['starts-al'], 'alpha, now unnamed, is tested as any value');
+});
+
+t.test('a kept list still asks for the fields its groups need', async (t) => {
+  const engine = createEngine();
+  engine.upsert(rule('named-alpha', 'equals', 'alpha'));
+  // The residual driver's group also needs y: its posting entry carries y's presence bit.
+  engine.upsert({
+    id: 'lph-and-y', status: 'ACTIVE', group_operator: 'AND',
+    condition_groups: [{ condition_operator: 'AND', conditions: [
+      { field: 'x', operator: 'contains', value: 'lph', data_type: 'string' },
+      { field: 'y', operator: 'regex', value: '.', data_type: 'string' },
+    ] }],
+  } as RuleDefinition);
+  t.same(engine.evaluate({ x: 'alpha' }), ['named-alpha'], 'without y: found and kept, not matched');
+  t.same(engine.evaluate({ x: 'alpha', y: 'v' }), ['lph-and-y', 'named-alpha'], 'with y: matched from the kept list');
+  t.same(engine.evaluate({ x: 'alpha' }), ['named-alpha']);
+});
