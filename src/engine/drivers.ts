@@ -95,11 +95,12 @@ export function createDrivers(arena: Arena, postings: Postings, operands: Operan
         return insertThreshold(thresholdsOf(slot, pred.kind), pred.num, NaN, false, h);
       case Kind.NUM_GTE: case Kind.NUM_LTE: case Kind.BETWEEN:
         return insertThreshold(thresholdsOf(slot, pred.kind), pred.num, pred.num2, true, h);
-      case Kind.STARTS_WITH: return affixInsert(slot.prefixes, pred.text, h);
-      case Kind.ENDS_WITH: return affixInsert(slot.suffixes, pred.text, h);
+      case Kind.STARTS_WITH: slot.textHeld = []; return affixInsert(slot.prefixes, pred.text, h);
+      case Kind.ENDS_WITH: slot.textHeld = []; return affixInsert(slot.suffixes, pred.text, h);
       default:
         writeCondition(arena.i32, arena.f64, postings.at[h] + Layout.P_HEAD, pred, operands.index);
         addResidual(slot.scan, requiredSignature(requiredLiterals(pred)), h);
+        slot.textHeld = [];
     }
   }
 
@@ -121,9 +122,9 @@ export function createDrivers(arena: Arena, postings: Postings, operands: Operan
       case Kind.NUM_GT: case Kind.NUM_GTE: case Kind.NUM_LT: case Kind.NUM_LTE: case Kind.BETWEEN:
         removeThreshold(thresholdsOf(slot, pred.kind), h);
         break;
-      case Kind.STARTS_WITH: affixRemove(slot.prefixes, pred.text); break;
-      case Kind.ENDS_WITH: affixRemove(slot.suffixes, pred.text); break;
-      default: removeResidual(slot.scan, h);
+      case Kind.STARTS_WITH: affixRemove(slot.prefixes, pred.text); slot.textHeld = []; break;
+      case Kind.ENDS_WITH: affixRemove(slot.suffixes, pred.text); slot.textHeld = []; break;
+      default: removeResidual(slot.scan, h); slot.textHeld = [];
     }
     keyed.delete(pred.key);
   }

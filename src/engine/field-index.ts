@@ -10,7 +10,7 @@
  */
 import { createAffixIndex, type AffixIndex } from './affix-index';
 import { Kind, type Predicate } from './predicates';
-import { createResiduals, forgetValue, type Residuals } from './residuals';
+import { createResiduals, type Residuals } from './residuals';
 import { createThresholds, type Thresholds } from './thresholds';
 
 export interface FieldSlot {
@@ -48,6 +48,15 @@ export interface FieldSlot {
   readonly suffixes: AffixIndex<number>;
   /** Residual drivers (contains, regex, negations), each carrying its condition: tested one by one. */
   readonly scan: Residuals;
+  /**
+   * By value id: the affix and residual drivers that hold for that value,
+   * once found (never imaged). Whether they hold depends on the value alone,
+   * so a request with a value rules name walks them without an affix probe,
+   * a regex or a substring test (bench: engine, 10k mixed; cpu-per-request
+   * --workload evaluate). Filing or unfiling any of them forgets all
+   * (drivers.ts); a freed value id forgets its own.
+   */
+  textHeld: (readonly number[] | undefined)[];
 }
 
 /** A slot for field `name` at per-slot index `index`. */
@@ -56,9 +65,16 @@ export function createFieldSlot(name: string, index: number): FieldSlot {
     name, index, bit: 1 << (index & 31), refs: 0, textReads: 0, numReads: 0, boolReads: 0, named: new Map(),
     valueIds: new Map(), valueRefs: [0], freeValueIds: [], textPostings: [0], numPostings: new Map(), boolPostings: [0, 0],
     above: createThresholds(1), below: createThresholds(-1), between: createThresholds(1),
-    prefixes: createAffixIndex(false), suffixes: createAffixIndex(true), scan: createResiduals(),
+    prefixes: createAffixIndex(false), suffixes: createAffixIndex(true), scan: createResiduals(), textHeld: [],
   };
 }
+
+/** Keeps the drivers that hold for value id `id` (grown with undefined: a sparse write would make a dictionary). */
+export function keepTextHeld(slot: FieldSlot, id: number, handles: readonly number[]): void {
+  while (slot.textHeld.length <= id) slot.textHeld.push(undefined);
+  slot.textHeld[id] = handles;
+}
+
 
 /** The values an equals/in predicate names (none for other kinds). */
 export function namedValues(pred: Predicate): Iterable<string | number> {
@@ -120,7 +136,8 @@ export function releaseValueId(slot: FieldSlot, text: string): void {
   if (slot.valueRefs[id] > 0) return;
   slot.valueIds.delete(text);
   slot.freeValueIds.push(id);
-  forgetValue(slot.scan, id);
+  // The number may come to name another value.
+  if (id < slot.textHeld.length) slot.textHeld[id] = undefined;
 }
 
 /** The literals a match of a residual driver must contain (none for negations). */

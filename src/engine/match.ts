@@ -26,11 +26,11 @@
  */
 import { affixWalk } from './affix-index';
 import { groupOperatorAt, sizeAt, testCondition } from './code';
-import type { FieldSlot } from './field-index';
+import { keepTextHeld, type FieldSlot } from './field-index';
 import { sortByOrder } from './id-order';
 import { Layout } from './layout';
 import { addSignature } from './literal-signature';
-import { keepHeld, type Residuals } from './residuals';
+import type { Residuals } from './residuals';
 import type { EngineState } from './state';
 import type { Fields } from './types';
 import { inputBoolean, inputNumber } from './values';
@@ -159,17 +159,17 @@ export function createEvaluator(state: EngineState, epochLimit: number): Evaluat
       const h = slot.boolPostings[bool];
       if (h !== Layout.NONE) walk(at[h]);
     }
+    if (slot.prefixes.lengths.length === 0 && slot.suffixes.lengths.length === 0 && slot.scan.size === 0) return;
     const text = view.slotText[s];
-    if (slot.prefixes.lengths.length > 0) affixWalk(slot.prefixes, text, walkHandle);
-    if (slot.suffixes.lengths.length > 0) affixWalk(slot.suffixes, text, walkHandle);
-    const scan = slot.scan;
-    if (scan.size === 0) return;
     if (id === Layout.NO_VALUE) {
-      scanResiduals(scan, text);
+      if (slot.prefixes.lengths.length > 0) affixWalk(slot.prefixes, text, walkHandle);
+      if (slot.suffixes.lengths.length > 0) affixWalk(slot.suffixes, text, walkHandle);
+      if (slot.scan.size > 0) scanResiduals(slot.scan, text);
       return;
     }
-    // A value rules name: the drivers that hold for it, found once (residuals.ts; walk checks presence).
-    const held = scan.held[id] ?? heldResiduals(scan, id, text);
+    // A value rules name: the affix and residual drivers that hold for it, found once (field-index.ts textHeld;
+    // walk still checks the request's presence mask).
+    const held = slot.textHeld[id] ?? heldTextDrivers(slot, id, text);
     for (let i = 0; i < held.length; i++) walk(at[held[i]]);
   }
 
@@ -189,18 +189,24 @@ export function createEvaluator(state: EngineState, epochLimit: number): Evaluat
     }
   }
 
-  /** The residual drivers whose condition holds for value id `id` (text `text`), found and kept. */
-  function heldResiduals(scan: Residuals, id: number, text: string): readonly number[] {
+  /** The affix and residual drivers that hold for value id `id` (text `text`) on `slot`, found and kept. */
+  function heldTextDrivers(slot: FieldSlot, id: number, text: string): readonly number[] {
+    const held: number[] = [];
+    const keep = (h: number): void => {
+      held.push(h);
+    };
+    affixWalk(slot.prefixes, text, keep);
+    affixWalk(slot.suffixes, text, keep);
+    const scan = slot.scan;
     setSignature(text);
     const lo = ~signature[0];
     const hi = ~signature[1];
-    const held: number[] = [];
     for (let i = 0; i < scan.size; i++) {
       if (((scan.needLo[i] & lo) | (scan.needHi[i] & hi)) !== 0) continue;
       // Every driver the value passes, whatever this request's other fields: kept for the next request too.
       if (holds(at[scan.handle[i]] + Layout.P_HEAD)) held.push(scan.handle[i]);
     }
-    keepHeld(scan, id, held);
+    keepTextHeld(slot, id, held);
     return held;
   }
 

@@ -3,14 +3,7 @@
  * one, so each sits beside the signature of the literals it requires
  * (literal-signature.ts) in parallel typed arrays, and a request value that
  * lacks a required literal passes over it without reading its posting block.
- *
- * Whether a residual condition holds depends on the field's value alone, so
- * for a value rules name (it has a value id, field-index.ts) the drivers
- * that hold are kept once found (`held`): a request with that value walks
- * them without testing a regex or a substring again (bench: engine, 10k mixed;
- * cpu-per-request --workload evaluate). Any change to the list forgets them
- * all, and a value id forgets its own when it is freed (its number may next
- * name another value).
+ * For a value rules name, the ones that hold are kept (field-index.ts, textHeld).
  */
 export interface Residuals {
   size: number;
@@ -19,23 +12,10 @@ export interface Residuals {
   needHi: Int32Array;
   /** The driver's posting list (postings.ts), which carries its condition. */
   handle: Int32Array;
-  /** By value id: the handles of the drivers whose condition holds for that value, once found (never imaged). */
-  held: (readonly number[] | undefined)[];
 }
 
 export function createResiduals(): Residuals {
-  return { size: 0, needLo: new Int32Array(4), needHi: new Int32Array(4), handle: new Int32Array(4), held: [] };
-}
-
-/** Keeps the drivers that hold for value id `id` (grown with undefined: a sparse write would make a dictionary). */
-export function keepHeld(list: Residuals, id: number, handles: readonly number[]): void {
-  while (list.held.length <= id) list.held.push(undefined);
-  list.held[id] = handles;
-}
-
-/** Forgets what was kept for value id `id` (freed: the number may come to name another value). */
-export function forgetValue(list: Residuals, id: number): void {
-  if (id < list.held.length) list.held[id] = undefined;
+  return { size: 0, needLo: new Int32Array(4), needHi: new Int32Array(4), handle: new Int32Array(4) };
 }
 
 export function addResidual(list: Residuals, need: Int32Array, handle: number): void {
@@ -53,7 +33,6 @@ export function addResidual(list: Residuals, need: Int32Array, handle: number): 
   list.needHi[list.size] = need[1];
   list.handle[list.size] = handle;
   list.size += 1;
-  list.held = [];
 }
 
 /** Takes a driver out by its handle, keeping the others' order. */
@@ -64,5 +43,4 @@ export function removeResidual(list: Residuals, handle: number): void {
   list.needHi.copyWithin(at, at + 1, list.size);
   list.handle.copyWithin(at, at + 1, list.size);
   list.size -= 1;
-  list.held = [];
 }

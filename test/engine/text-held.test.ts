@@ -1,8 +1,9 @@
 /**
- * Residual drivers (contains, regex, negations) found to hold for a value
- * rules name are kept by value id (src/engine/residuals.ts, `held`): each
- * change that could make a kept list wrong must forget it. The differential
- * test meets these through random changes; here each one on its own.
+ * Affix and residual drivers (starts_with, ends_with, contains, regex,
+ * negations) found to hold for a value rules name are kept by value id
+ * (src/engine/field-index.ts, textHeld): each change that could make a kept
+ * list wrong must forget it. The differential test meets these through random
+ * changes; here each one on its own.
  */
 import t from 'tap';
 import { createEngine, type Operator, type RuleDefinition } from '../../src/engine';
@@ -32,6 +33,27 @@ t.test('a residual driver added, changed or removed answers at once for a value 
   // Its posting list is gone and its handle free: a new list may take the handle, and must not answer for alpha.
   engine.upsert(rule('named-gamma', 'equals', 'gamma'));
   t.same(ask(), ['named-alpha', 'starts-al'], 'a new list on the freed handle');
+});
+
+t.test('an affix driver added or removed answers at once for a value already seen', async (t) => {
+  const engine = createEngine();
+  engine.upsert(rule('named-alpha', 'equals', 'alpha'));
+  engine.upsert(rule('ends-ha', 'ends_with', 'ha'));
+  const ask = () => engine.evaluate({ x: 'alpha' });
+  t.same(ask(), ['ends-ha', 'named-alpha']);
+  engine.upsert(rule('starts-al', 'starts_with', 'al'));
+  t.same(ask(), ['ends-ha', 'named-alpha', 'starts-al'], 'a prefix added after the value was seen');
+  engine.upsert(rule('ends-pha', 'ends_with', 'pha'));
+  t.same(ask(), ['ends-ha', 'ends-pha', 'named-alpha', 'starts-al'], 'a suffix added');
+  // Each removed alone, a new list then taking its freed handle: neither may answer for alpha.
+  engine.remove('starts-al');
+  t.same(ask(), ['ends-ha', 'ends-pha', 'named-alpha'], 'a prefix removed');
+  engine.upsert(rule('named-gamma', 'equals', 'gamma'));
+  t.same(ask(), ['ends-ha', 'ends-pha', 'named-alpha'], 'a new list on its handle');
+  engine.remove('ends-ha');
+  t.same(ask(), ['ends-pha', 'named-alpha'], 'a suffix removed');
+  engine.upsert(rule('named-delta', 'equals', 'delta'));
+  t.same(ask(), ['ends-pha', 'named-alpha'], 'a new list on its handle');
 });
 
 t.test('a freed value id taken by another value does not answer with the old value\'s drivers', async (t) => {
