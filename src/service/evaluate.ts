@@ -172,7 +172,8 @@ function answerFor(
       text.ids += i === 0 ? parts.text : `,${parts.text}`;
       text.extraBytes += parts.extraBytes;
     }
-    const links = parts.links.get(type);
+    // Most rules link nothing: no map lookup for them.
+    const links = parts.links === NO_LINKS ? undefined : parts.links.get(type);
     if (links === undefined) continue;
     for (const link of links) {
       if (!isLive(state, type, link.entityId)) continue;
