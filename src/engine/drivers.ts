@@ -11,7 +11,7 @@
 import { affixInsert, affixRemove } from './affix-index';
 import type { Arena } from './arena';
 import { conditionWords, writeCondition } from './code';
-import { comparedNumbers, comparedTexts, requiredLiterals, type FieldSlot } from './field-index';
+import { comparedNumbers, comparedTexts, forgetTextHeld, requiredLiterals, type FieldSlot } from './field-index';
 import { requiredSignature } from './literal-signature';
 import type { Operands } from './operands';
 import { Layout } from './layout';
@@ -69,7 +69,10 @@ export function createDrivers(arena: Arena, postings: Postings, operands: Operan
       case Kind.TEXT_EQ: case Kind.TEXT_IN:
         for (const text of comparedTexts(pred)) {
           const id = slot.valueIds.get(text)!;
-          take(slot.textPostings[id], (h) => (slot.textPostings[id] = h));
+          take(slot.textPostings[id], (h) => {
+            slot.textPostings[id] = h;
+            forgetTextHeld(slot, id);
+          });
         }
         break;
       case Kind.NUM_EQ: case Kind.NUM_IN:
@@ -110,7 +113,9 @@ export function createDrivers(arena: Arena, postings: Postings, operands: Operan
       case Kind.TEXT_EQ: case Kind.TEXT_IN:
         for (const text of comparedTexts(pred)) {
           const id = slot.valueIds.get(text)!;
-          if (slot.textPostings[id] === h) slot.textPostings[id] = Layout.NONE;
+          if (slot.textPostings[id] !== h) continue;
+          slot.textPostings[id] = Layout.NONE;
+          forgetTextHeld(slot, id);
         }
         return;
       case Kind.NUM_EQ: case Kind.NUM_IN:

@@ -49,12 +49,13 @@ export interface FieldSlot {
   /** Residual drivers (contains, regex, negations), each carrying its condition: tested one by one. */
   readonly scan: Residuals;
   /**
-   * By value id: the affix and residual drivers that hold for that value,
-   * once found (never imaged). Whether they hold depends on the value alone,
-   * so a request with a value rules name walks them without an affix probe,
-   * a regex or a substring test (bench: engine, 10k mixed; cpu-per-request
-   * --workload evaluate). Filing or unfiling any of them forgets all
-   * (drivers.ts); a freed value id forgets its own.
+   * By value id: the value's equals/in list and the affix and residual
+   * drivers that hold for it, once found (never imaged). Whether they hold
+   * depends on the value alone, so a request with a value rules name walks
+   * one list without an affix probe, a regex or a substring test (bench:
+   * engine, 10k mixed; cpu-per-request --workload evaluate). Filing or
+   * unfiling an affix or residual driver forgets all (drivers.ts); the
+   * value's equals/in list filed or unfiled, or its id freed, forgets its own.
    */
   textHeld: (readonly number[] | undefined)[];
 }
@@ -67,6 +68,11 @@ export function createFieldSlot(name: string, index: number): FieldSlot {
     above: createThresholds(1), below: createThresholds(-1), between: createThresholds(1),
     prefixes: createAffixIndex(false), suffixes: createAffixIndex(true), scan: createResiduals(), textHeld: [],
   };
+}
+
+/** Forgets what was kept for value id `id`. */
+export function forgetTextHeld(slot: FieldSlot, id: number): void {
+  if (id < slot.textHeld.length) slot.textHeld[id] = undefined;
 }
 
 /** Keeps the drivers that hold for value id `id` (grown with undefined: a sparse write would make a dictionary). */
@@ -137,7 +143,7 @@ export function releaseValueId(slot: FieldSlot, text: string): void {
   slot.valueIds.delete(text);
   slot.freeValueIds.push(id);
   // The number may come to name another value.
-  if (id < slot.textHeld.length) slot.textHeld[id] = undefined;
+  forgetTextHeld(slot, id);
 }
 
 /** The literals a match of a residual driver must contain (none for negations). */

@@ -126,8 +126,10 @@ export function createEvaluator(state: EngineState, epochLimit: number): Evaluat
     // The value's id among the values rules name on the field (0: none names it).
     const id = view.slotValue[s];
     if (id !== Layout.NO_VALUE) {
-      const h = slot.textPostings[id];
-      if (h !== Layout.NONE) walk(at[h]);
+      // A value rules name: its equals/in list and the affix and residual drivers that hold for it,
+      // found once (field-index.ts textHeld; walk still checks the request's presence mask).
+      const held = slot.textHeld[id] ?? heldTextDrivers(slot, id, view.slotText[s]);
+      for (let i = 0; i < held.length; i++) walk(at[held[i]]);
     }
     const num = view.slotNum[s];
     if (num === num) {
@@ -159,18 +161,11 @@ export function createEvaluator(state: EngineState, epochLimit: number): Evaluat
       const h = slot.boolPostings[bool];
       if (h !== Layout.NONE) walk(at[h]);
     }
-    if (slot.prefixes.lengths.length === 0 && slot.suffixes.lengths.length === 0 && slot.scan.size === 0) return;
+    if (id !== Layout.NO_VALUE) return;
     const text = view.slotText[s];
-    if (id === Layout.NO_VALUE) {
-      if (slot.prefixes.lengths.length > 0) affixWalk(slot.prefixes, text, walkHandle);
-      if (slot.suffixes.lengths.length > 0) affixWalk(slot.suffixes, text, walkHandle);
-      if (slot.scan.size > 0) scanResiduals(slot.scan, text);
-      return;
-    }
-    // A value rules name: the affix and residual drivers that hold for it, found once (field-index.ts textHeld;
-    // walk still checks the request's presence mask).
-    const held = slot.textHeld[id] ?? heldTextDrivers(slot, id, text);
-    for (let i = 0; i < held.length; i++) walk(at[held[i]]);
+    if (slot.prefixes.lengths.length > 0) affixWalk(slot.prefixes, text, walkHandle);
+    if (slot.suffixes.lengths.length > 0) affixWalk(slot.suffixes, text, walkHandle);
+    if (slot.scan.size > 0) scanResiduals(slot.scan, text);
   }
 
   /** Walks the residual drivers whose condition holds for `text` (the slot's stamped value). */
@@ -189,9 +184,10 @@ export function createEvaluator(state: EngineState, epochLimit: number): Evaluat
     }
   }
 
-  /** The affix and residual drivers that hold for value id `id` (text `text`) on `slot`, found and kept. */
+  /** Value id `id`'s (text `text`) equals/in list and the affix and residual drivers that hold for it, found and kept. */
   function heldTextDrivers(slot: FieldSlot, id: number, text: string): readonly number[] {
     const held: number[] = [];
+    if (slot.textPostings[id] !== Layout.NONE) held.push(slot.textPostings[id]);
     const keep = (h: number): void => {
       held.push(h);
     };

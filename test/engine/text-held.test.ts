@@ -56,6 +56,20 @@ t.test('an affix driver added or removed answers at once for a value already see
   t.same(ask(), ['ends-pha', 'named-alpha'], 'a new list on its handle');
 });
 
+t.test('an equals list filed or unfiled for a value already seen answers at once', async (t) => {
+  const engine = createEngine();
+  // not_equals names alpha (so it has an id) without an equals list for it.
+  engine.upsert(rule('not-alpha', 'not_equals', 'alpha'));
+  const ask = () => engine.evaluate({ x: 'alpha' });
+  t.same(ask(), []);
+  engine.upsert(rule('is-alpha', 'equals', 'alpha'));
+  t.same(ask(), ['is-alpha'], 'a list filed for the value');
+  engine.remove('is-alpha');
+  t.same(ask(), [], 'its list unfiled (the id lives on: not_equals still names it)');
+  engine.upsert(rule('is-gamma', 'equals', 'gamma'));
+  t.same(ask(), [], 'a new list on the freed handle');
+});
+
 t.test('a freed value id taken by another value does not answer with the old value\'s drivers', async (t) => {
   const engine = createEngine();
   engine.upsert(rule('named-alpha', 'equals', 'alpha'));
