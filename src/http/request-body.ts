@@ -68,5 +68,7 @@ export function decodeJsonBody(bytes: Buffer, contentType: string | undefined): 
 }
 
 function charsetOf(contentType: string): string | undefined {
+  // Parameters follow a ';': without one (`application/json`, most callers) there is no charset to read.
+  if (!contentType.includes(';')) return undefined;
   return /;\s*charset\s*=\s*"?([^";\s]+)/i.exec(contentType)?.[1]?.toLowerCase();
 }
