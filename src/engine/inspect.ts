@@ -149,7 +149,10 @@ function filedHandles(state: EngineState): number[] {
  *   AND of its entries' masks, and every entry names a live group (none
  *   points at a removed rule); entries total what the drivers attached;
  * - arena: live blocks and free blocks do not overlap and together cover
- *   every word handed out.
+ *   every word handed out;
+ * - kept lists (field-index.ts textHeld): each is kept for a live value id
+ *   and names only its value's equals/in list or the field's affix and
+ *   residual lists, so no change left one stale.
  */
 export function checkInvariants(engine: Engine): string[] {
   const state = stateOf(engine);
@@ -260,6 +263,19 @@ export function checkInvariants(engine: Engine): string[] {
     entries += len;
   }
   if (entries !== attached) problems.push(`posting entries: ${entries} filed != ${attached} attached by active groups`);
+
+  // Kept lists: a value's own list, or the field's affix and residual lists, for a value id in use.
+  for (const slot of state.operands.slots.values()) {
+    const live = new Set(slot.valueIds.values());
+    const textLists = new Set([...slot.prefixes.byOperand.values(), ...slot.suffixes.byOperand.values(), ...slot.scan.handle.subarray(0, slot.scan.size)]);
+    for (const [id, held] of slot.textHeld.entries()) {
+      if (held === undefined) continue;
+      if (!live.has(id)) problems.push(`field ${slot.name}: a list is kept for value id ${id}, which names no value`);
+      for (const h of held) {
+        if (h !== slot.textPostings[id] && !textLists.has(h)) problems.push(`field ${slot.name}: value id ${id} keeps list #${h}, not one of its field's text lists`);
+      }
+    }
+  }
 
   // Arena: live and free blocks tile every word handed out.
   for (const [offset, size] of arena.freeBlocks()) inArena(offset, size, 'free block');

@@ -6,7 +6,8 @@
  * changes; here each one on its own.
  */
 import t from 'tap';
-import { createEngine, type Operator, type RuleDefinition } from '../../src/engine';
+import { checkInvariants, createEngine, type Operator, type RuleDefinition } from '../../src/engine';
+import { stateOf } from '../../src/engine/state';
 
 function rule(id: string, operator: Operator, value: string): RuleDefinition {
   return {
@@ -96,4 +97,18 @@ t.test('a kept list still asks for the fields its groups need', async (t) => {
   t.same(engine.evaluate({ x: 'alpha' }), ['named-alpha'], 'without y: found and kept, not matched');
   t.same(engine.evaluate({ x: 'alpha', y: 'v' }), ['lph-and-y', 'named-alpha'], 'with y: matched from the kept list');
   t.same(engine.evaluate({ x: 'alpha' }), ['named-alpha']);
+});
+
+t.test('the invariant checker finds a stale kept list', async (t) => {
+  const engine = createEngine();
+  engine.upsert(rule('named-alpha', 'equals', 'alpha'));
+  engine.upsert(rule('has-lph', 'contains', 'lph'));
+  engine.evaluate({ x: 'alpha' });
+  t.same(checkInvariants(engine), [], 'consistent once kept');
+  const slot = stateOf(engine).operands.slots.get('x')!;
+  const id = slot.valueIds.get('alpha')!;
+  t.ok(slot.textHeld[id] !== undefined && slot.textHeld[id]!.length === 2, 'alpha keeps its equals list and the contains driver');
+  // A list the field does not hold (as a missed forgetting would leave behind).
+  slot.textHeld[id] = [...slot.textHeld[id]!, 9999];
+  t.match(checkInvariants(engine), [/value id \d+ keeps list #9999, not one of its field's text lists/]);
 });
