@@ -9,6 +9,7 @@
 import { conditionWords, writeCondition, writeGroupHead } from './code';
 import { estimateShare } from './field-index';
 import { orderKey } from './id-order';
+import { forgetAt } from './kept';
 import { Layout, ruleTarget } from './layout';
 import { compileCondition } from './operators';
 import { inCheckOrder, planRule, type GroupPlan, type PlanOptions, type RulePlan } from './plan';
@@ -176,8 +177,7 @@ export function createBuilder(state: EngineState, countEveryEquality: boolean): 
     if (entry.index !== Layout.NEVER_MATCHES) {
       ruleIds[entry.index] = '';
       freeRuleIndexes.push(entry.index);
-      const derived = state.derived.values;
-      if (entry.index < derived.length) derived[entry.index] = undefined;
+      forgetAt(state.derived.values, entry.index);
     }
   }
 

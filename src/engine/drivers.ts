@@ -11,7 +11,7 @@
 import { affixInsert, affixRemove } from './affix-index';
 import type { Arena } from './arena';
 import { conditionWords, writeCondition } from './code';
-import { comparedNumbers, comparedTexts, forgetTextHeld, requiredLiterals, type FieldSlot } from './field-index';
+import { comparedNumbers, comparedTexts, forgetAllTextHeld, forgetTextHeld, requiredLiterals, type FieldSlot } from './field-index';
 import { requiredSignature } from './literal-signature';
 import type { Operands } from './operands';
 import { Layout } from './layout';
@@ -98,12 +98,12 @@ export function createDrivers(arena: Arena, postings: Postings, operands: Operan
         return insertThreshold(thresholdsOf(slot, pred.kind), pred.num, NaN, false, h);
       case Kind.NUM_GTE: case Kind.NUM_LTE: case Kind.BETWEEN:
         return insertThreshold(thresholdsOf(slot, pred.kind), pred.num, pred.num2, true, h);
-      case Kind.STARTS_WITH: slot.textHeld = []; return affixInsert(slot.prefixes, pred.text, h);
-      case Kind.ENDS_WITH: slot.textHeld = []; return affixInsert(slot.suffixes, pred.text, h);
+      case Kind.STARTS_WITH: forgetAllTextHeld(slot); return affixInsert(slot.prefixes, pred.text, h);
+      case Kind.ENDS_WITH: forgetAllTextHeld(slot); return affixInsert(slot.suffixes, pred.text, h);
       default:
         writeCondition(arena.i32, arena.f64, postings.at[h] + Layout.P_HEAD, pred, operands.index);
         addResidual(slot.scan, requiredSignature(requiredLiterals(pred)), h);
-        slot.textHeld = [];
+        forgetAllTextHeld(slot);
     }
   }
 
@@ -127,9 +127,9 @@ export function createDrivers(arena: Arena, postings: Postings, operands: Operan
       case Kind.NUM_GT: case Kind.NUM_GTE: case Kind.NUM_LT: case Kind.NUM_LTE: case Kind.BETWEEN:
         removeThreshold(thresholdsOf(slot, pred.kind), h);
         break;
-      case Kind.STARTS_WITH: affixRemove(slot.prefixes, pred.text); slot.textHeld = []; break;
-      case Kind.ENDS_WITH: affixRemove(slot.suffixes, pred.text); slot.textHeld = []; break;
-      default: removeResidual(slot.scan, h); slot.textHeld = [];
+      case Kind.STARTS_WITH: affixRemove(slot.prefixes, pred.text); forgetAllTextHeld(slot); break;
+      case Kind.ENDS_WITH: affixRemove(slot.suffixes, pred.text); forgetAllTextHeld(slot); break;
+      default: removeResidual(slot.scan, h); forgetAllTextHeld(slot);
     }
     keyed.delete(pred.key);
   }

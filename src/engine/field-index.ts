@@ -9,6 +9,7 @@
  * (code.ts RequestView), indexed by `index`.
  */
 import { createAffixIndex, type AffixIndex } from './affix-index';
+import { forgetAt, type Kept } from './kept';
 import { Kind, type Predicate } from './predicates';
 import { createResiduals, type Residuals } from './residuals';
 import { createThresholds, type Thresholds } from './thresholds';
@@ -57,7 +58,7 @@ export interface FieldSlot {
    * unfiling an affix or residual driver forgets all (drivers.ts); the
    * value's equals/in list filed or unfiled, or its id freed, forgets its own.
    */
-  textHeld: (readonly number[] | undefined)[];
+  textHeld: Kept<readonly number[]>;
 }
 
 /** A slot for field `name` at per-slot index `index`. */
@@ -70,15 +71,14 @@ export function createFieldSlot(name: string, index: number): FieldSlot {
   };
 }
 
-/** Forgets what was kept for value id `id`. */
+/** Forgets what was kept for value id `id` (its equals/in list was filed or unfiled, or the id freed). */
 export function forgetTextHeld(slot: FieldSlot, id: number): void {
-  if (id < slot.textHeld.length) slot.textHeld[id] = undefined;
+  forgetAt(slot.textHeld, id);
 }
 
-/** Keeps the drivers that hold for value id `id` (grown with undefined: a sparse write would make a dictionary). */
-export function keepTextHeld(slot: FieldSlot, id: number, handles: readonly number[]): void {
-  while (slot.textHeld.length <= id) slot.textHeld.push(undefined);
-  slot.textHeld[id] = handles;
+/** Forgets what was kept for every value of the field (an affix or residual driver was filed or unfiled). */
+export function forgetAllTextHeld(slot: FieldSlot): void {
+  slot.textHeld = [];
 }
 
 

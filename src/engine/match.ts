@@ -26,8 +26,9 @@
  */
 import { affixWalk } from './affix-index';
 import { groupOperatorAt, sizeAt, testCondition } from './code';
-import { keepTextHeld, type FieldSlot } from './field-index';
+import type { FieldSlot } from './field-index';
 import { sortByOrder } from './id-order';
+import { keepAt, type Kept } from './kept';
 import { Layout } from './layout';
 import { addSignature } from './literal-signature';
 import type { Residuals } from './residuals';
@@ -165,12 +166,18 @@ export function createEvaluator(state: EngineState, epochLimit: number): Evaluat
     const text = view.slotText[s];
     if (slot.prefixes.lengths.length > 0) affixWalk(slot.prefixes, text, walkHandle);
     if (slot.suffixes.lengths.length > 0) affixWalk(slot.suffixes, text, walkHandle);
-    if (slot.scan.size > 0) scanResiduals(slot.scan, text);
+    if (slot.scan.size > 0) residualsHolding(slot.scan, text, presence, walkHandle);
   }
 
-  /** Walks the residual drivers whose condition holds for `text` (the slot's stamped value). */
-  function scanResiduals(scan: Residuals, text: string): void {
-    setSignature(text);
+  /**
+   * Calls `visit` with the handle of each residual driver whose condition
+   * holds for `text` (the slot's stamped value), among those whose groups'
+   * fields are all in `present` (a presence mask; ~0: every driver).
+   */
+  function residualsHolding(scan: Residuals, text: string, present: number, visit: (handle: number) => void): void {
+    signature[0] = 0;
+    signature[1] = 0;
+    addSignature(text, signature);
     const lo = ~signature[0];
     const hi = ~signature[1];
     const needLo = scan.needLo;
@@ -180,7 +187,7 @@ export function createEvaluator(state: EngineState, epochLimit: number): Evaluat
       // every group of the driver needs, skip the test.
       if (((needLo[i] & lo) | (needHi[i] & hi)) !== 0) continue;
       const block = at[scan.handle[i]];
-      if ((i32[block + Layout.P_MASK] & ~presence) === 0 && holds(block + Layout.P_HEAD)) walk(block);
+      if ((i32[block + Layout.P_MASK] & ~present) === 0 && holds(block + Layout.P_HEAD)) visit(scan.handle[i]);
     }
   }
 
@@ -193,23 +200,10 @@ export function createEvaluator(state: EngineState, epochLimit: number): Evaluat
     };
     affixWalk(slot.prefixes, text, keep);
     affixWalk(slot.suffixes, text, keep);
-    const scan = slot.scan;
-    setSignature(text);
-    const lo = ~signature[0];
-    const hi = ~signature[1];
-    for (let i = 0; i < scan.size; i++) {
-      if (((scan.needLo[i] & lo) | (scan.needHi[i] & hi)) !== 0) continue;
-      // Every driver the value passes, whatever this request's other fields: kept for the next request too.
-      if (holds(at[scan.handle[i]] + Layout.P_HEAD)) held.push(scan.handle[i]);
-    }
-    keepTextHeld(slot, id, held);
+    // Every driver the value passes, whatever this request's other fields: kept for the next request too.
+    residualsHolding(slot.scan, text, ~0, keep);
+    keepAt(slot.textHeld, id, held);
     return held;
-  }
-
-  function setSignature(text: string): void {
-    signature[0] = 0;
-    signature[1] = 0;
-    addSignature(text, signature);
   }
 
   /** Stamps a slot present with its typed views; false when the value counts as absent. */
@@ -302,15 +296,14 @@ export function createEvaluator(state: EngineState, epochLimit: number): Evaluat
       derived.values = [];
     }
     const matched = match(fields);
-    const values = derived.values as (T | undefined)[];
+    const values = derived.values as Kept<T>;
     const out = new Array<T>(matched.length);
     for (let i = 0; i < matched.length; i++) {
       const n = matched[i];
       let value = values[n];
       if (value === undefined) {
-        // Grown with undefined, never past its end: a sparse write would turn the array into a dictionary.
-        while (values.length <= n) values.push(undefined);
-        value = values[n] = derive(ruleIds[n]);
+        value = derive(ruleIds[n]);
+        keepAt(values, n, value);
       }
       out[i] = value;
     }

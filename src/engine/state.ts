@@ -7,6 +7,7 @@
  */
 import { createArena, type Arena, type ArenaImage } from './arena';
 import { createDrivers, type Drivers } from './drivers';
+import type { Kept } from './kept';
 import { createOperands, type Operands, type OperandsImage } from './operands';
 import { createPostings, type Postings, type PostingsImage } from './postings';
 import type { Predicate } from './predicates';
@@ -67,7 +68,7 @@ export interface EngineState {
  */
 export interface Derived {
   by: ((id: string) => unknown) | undefined;
-  values: unknown[];
+  values: Kept<unknown>;
 }
 
 export interface SharedPredicate {
