@@ -8,26 +8,46 @@
  *   node dist/bench/bare-server.js '<answer json>' --floor --spin-us 5
  *                                                           the floor plus a 5 µs busy loop per request: what a
  *                                                           server costing that much more gets (cpu-per-request --floor-spin)
+ *   node dist/bench/bare-server.js '<answer json>' --floor --headers '[["X-Request-Id","<uuid>"]]'
+ *                                                           the floor sending these headers too, a UUID value
+ *                                                           minted afresh per answer: what the subject's own
+ *                                                           headers cost (http-comparison.ts)
  *
  * The bare server is not an honest ceiling for a JSON API: it parses nothing
  * and serializes nothing. The floor does the work any JSON endpoint must do
  * (no rules, no auth, no log line, no metrics), so "x the floor" says what
  * our own code costs per request (issue 18).
  */
+import { randomUUID } from 'node:crypto';
 import http from 'node:http';
 
 const answer = process.argv[2] ?? '{}';
-const floor = process.argv[3] === '--floor';
-const spinNs = process.argv[4] === '--spin-us' ? BigInt(Math.round(Number(process.argv[5]) * 1000)) : 0n;
+const options = process.argv.slice(3);
+const optionValue = (name: string): string | undefined => {
+  const at = options.indexOf(name);
+  return at === -1 ? undefined : options[at + 1];
+};
+const floor = options.includes('--floor');
+const spinNs = BigInt(Math.round(Number(optionValue('--spin-us') ?? 0) * 1000));
 // Parsed once; stringified afresh per request, as a real endpoint would.
 const answerValue: unknown = JSON.parse(answer);
 const headers = { 'content-type': 'application/json; charset=utf-8' };
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+// The subject's other headers: a UUID (a request or decision id) is minted afresh per answer, as the subject does.
+const extra = (JSON.parse(optionValue('--headers') ?? '[]') as [string, string][]).map(([name, value]) => ({ name, value, mint: UUID.test(value) }));
+
+/** The answer's headers: the content type and length, and the extra ones. */
+function answerHeaders(length: number): Record<string, string | number> {
+  const out: Record<string, string | number> = { ...headers, 'content-length': length };
+  for (const { name, value, mint } of extra) out[name] = mint ? randomUUID() : value;
+  return out;
+}
 
 const server = http.createServer((req, res) => {
   if (!floor) {
     req.on('data', () => undefined);
     req.on('end', () => {
-      res.writeHead(200, { ...headers, 'content-length': Buffer.byteLength(answer) });
+      res.writeHead(200, answerHeaders(Buffer.byteLength(answer)));
       res.end(answer);
     });
     return;
@@ -45,7 +65,7 @@ const server = http.createServer((req, res) => {
       status = 400;
       body = '{"err":"bad JSON"}';
     }
-    res.writeHead(status, { ...headers, 'content-length': Buffer.byteLength(body) });
+    res.writeHead(status, answerHeaders(Buffer.byteLength(body)));
     res.end(body);
   });
 });

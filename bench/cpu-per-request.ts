@@ -7,7 +7,7 @@
  *   node dist/bench/cpu-per-request.js --workload evaluate|secrets|writes
  *     [--rounds 3] [--seconds 5] [--warmup 2] [--log-level warn|info]
  *     [--base <another build's dist/src/main.js>] [--variant label:KEY=VALUE,...]...
- *     [--prof <dir>] [--no-noop] [--floor-spin <µs>]...
+ *     [--prof <dir>] [--no-noop] [--floor-spin <µs>]... [--floor-headers]
  *
  * Each round measures every target once, in an order that alternates
  * between rounds (A/B): the service's route, the same service's no-op route
@@ -21,13 +21,15 @@
  * --floor-spin adds the floor with that many µs of busy loop per request: how the
  * server's kernel time and req/s respond to a server that costs that much more
  * (issue 18: a slower server leaves the client waiting, and each write wakes it).
+ * --floor-headers adds the floor sending the route's own headers too (X-Request-Id, RuleVault-Decision-Id...,
+ * a UUID minted afresh per answer): what those headers cost the server apart from the rest of the route.
  * --prof runs the service and the floor under `node --cpu-prof` and writes
  * their profiles there (service.cpuprofile, floor.cpuprofile) when they stop.
  */
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { cpuSplitMicros, load, loadedDataDir, startBare, startService, type Running } from './http-harness';
+import { cpuSplitMicros, load, loadedDataDir, ownHeaders, startBare, startService, type Running } from './http-harness';
 import { evaluateWorkload, secretsWorkload, workloadKey, writesWorkload, type HttpWorkload } from './http-workloads';
 import { median } from './stats';
 
@@ -43,10 +45,11 @@ interface Args {
   noop: boolean;
   variants: { label: string; env: Record<string, string> }[];
   floorSpins: number[];
+  floorHeaders: boolean;
 }
 
 function parseArgs(argv: readonly string[]): Args {
-  const args: Args = { workload: 'evaluate', rounds: 3, seconds: 5, warmup: 2, logLevel: 'warn', base: undefined, prof: undefined, connections: 64, noop: true, variants: [], floorSpins: [] };
+  const args: Args = { workload: 'evaluate', rounds: 3, seconds: 5, warmup: 2, logLevel: 'warn', base: undefined, prof: undefined, connections: 64, noop: true, variants: [], floorSpins: [], floorHeaders: false };
   for (let i = 0; i < argv.length; i++) {
     const value = argv[i + 1];
     switch (argv[i]) {
@@ -61,6 +64,7 @@ function parseArgs(argv: readonly string[]): Args {
       case '--variant': args.variants.push(parseVariant(value)); break;
       case '--floor-spin': args.floorSpins.push(Number(value)); break;
       case '--no-noop': args.noop = false; i--; break;
+      case '--floor-headers': args.floorHeaders = true; i--; break;
       default: throw new Error(`unknown argument ${argv[i]}`);
     }
     i++;
@@ -127,14 +131,20 @@ async function main(): Promise<void> {
     const sample = await fetch(service.url + workload.path, { method: 'POST', headers: { authorization: `Bearer ${workloadKey(workload)}` }, body: workload.bodies[0] });
     const answer = await sample.text();
     if (sample.status !== (workload.status ?? 200)) throw new Error(`${workload.path} answered ${sample.status}: ${answer}`);
-    const floor = await startBare(answer, 'floor', profFlags('floor'));
+    const floor = await startBare(answer, { mode: 'floor', nodeFlags: profFlags('floor') });
     running.push(floor);
     const targets: Target[] = [
       { name: workload.label, server: service, url: service.url + workload.path },
       { name: 'honest floor', server: floor, url: floor.url },
     ];
+    if (args.floorHeaders) {
+      const headers = ownHeaders(sample);
+      const withHeaders = await startBare(answer, { mode: 'floor', headers });
+      running.push(withHeaders);
+      targets.push({ name: `honest floor + ${headers.length} headers`, server: withHeaders, url: withHeaders.url });
+    }
     for (const us of args.floorSpins) {
-      const spun = await startBare(answer, 'floor', [], us);
+      const spun = await startBare(answer, { mode: 'floor', spinUs: us });
       running.push(spun);
       targets.push({ name: `honest floor + ${us} µs`, server: spun, url: spun.url });
     }

@@ -4,11 +4,14 @@
  * parses the body and stringifies an answer of the same size) and a bare
  * node:http server answering the same bytes, each driven by autocannon
  * (-c 64) at pipelining 1 and 10, in the same run. Ratios are of requests
- * per second.
+ * per second. One more baseline, the floor sending the subject's own headers
+ * too (evaluate: X-Request-Id and RuleVault-Decision-Id, minted per answer),
+ * says what those headers cost on their own: on two cores shared with the
+ * load generator, whose HTTP parser reads every header line, they are not free.
  */
 import type { LoadSpec } from './load';
 import type { CaseResult } from './scenario';
-import { BENCH_KEY, load, startBare, startService, timing } from './http-harness';
+import { BENCH_KEY, load, ownHeaders, startBare, startService, timing } from './http-harness';
 
 export interface ComparisonOptions {
   readonly label: string;
@@ -26,7 +29,9 @@ export async function compareHttp({ label, dataDir, path, bodies, quick }: Compa
     const answer = await sample.text();
     if (sample.status !== 200) throw new Error(`${path} answered ${sample.status}: ${answer}`);
     const bare = await startBare(answer);
-    const floor = await startBare(answer, 'floor');
+    const floor = await startBare(answer, { mode: 'floor' });
+    const headers = ownHeaders(sample);
+    const floorHeaders = await startBare(answer, { mode: 'floor', headers });
     try {
       const results: CaseResult[] = [];
       for (const pipelining of [1, 10]) {
@@ -42,11 +47,14 @@ export async function compareHttp({ label, dataDir, path, bodies, quick }: Compa
         const subject = load(spec(service.url + path));
         const noop = load(spec(service.url + '/bench/noop'));
         const floorLoad = load(spec(floor.url));
+        const floorHeadersLoad = load(spec(floorHeaders.url));
         const baseline = load(spec(bare.url));
         const figures = {
           pipelining,
           rps_vs_noop: subject.rps / noop.rps,
           rps_vs_floor: subject.rps / floorLoad.rps,
+          rps_vs_floor_with_headers: subject.rps / floorHeadersLoad.rps,
+          floor_with_headers_vs_floor: floorHeadersLoad.rps / floorLoad.rps,
           rps_vs_bare: subject.rps / baseline.rps,
           non2xx: subject.non2xx,
           errors: subject.errors,
@@ -54,11 +62,17 @@ export async function compareHttp({ label, dataDir, path, bodies, quick }: Compa
         };
         results.push({ case: `${label} vs no-op route, p=${pipelining}`, subject: timing(subject), baseline: { name: 'no-op route', ...timing(noop) }, figures });
         results.push({ case: `${label} vs honest floor, p=${pipelining}`, subject: timing(subject), baseline: { name: 'node:http parse+stringify floor', ...timing(floorLoad) }, figures });
+        results.push({
+          case: `${label} vs honest floor with its headers, p=${pipelining}`,
+          subject: timing(subject),
+          baseline: { name: `floor + ${headers.map(([name]) => name).join(', ')}`, ...timing(floorHeadersLoad) },
+          figures,
+        });
         results.push({ case: `${label} vs bare node:http, p=${pipelining}`, subject: timing(subject), baseline: { name: 'bare node:http', ...timing(baseline) }, figures });
       }
       return results;
     } finally {
-      await Promise.all([bare.stop(), floor.stop()]);
+      await Promise.all([bare.stop(), floor.stop(), floorHeaders.stop()]);
     }
   } finally {
     await service.stop();

@@ -188,16 +188,35 @@ export function cpuSeconds(pid: number | undefined): number | undefined {
   }
 }
 
-/**
- * A node:http baseline answering `answer`: bare (fixed bytes) or the honest floor (parse + stringify; bare-server.ts),
- * the floor with `spinUs` µs of busy loop per request when given.
- */
-export async function startBare(answer: string, mode: 'bare' | 'floor' = 'bare', nodeFlags: readonly string[] = [], spinUs?: number): Promise<Running> {
-  const modeArgs = mode === 'floor' ? ['--floor', ...(spinUs === undefined ? [] : ['--spin-us', String(spinUs)])] : [];
+export interface BareOptions {
+  /** bare (fixed bytes) or the honest floor (parse + stringify; bare-server.ts). */
+  readonly mode?: 'bare' | 'floor';
+  readonly nodeFlags?: readonly string[];
+  /** The floor with this many µs of busy loop per request. */
+  readonly spinUs?: number;
+  /** Headers each answer carries too, as [name, value]; a UUID value is minted afresh per answer. */
+  readonly headers?: readonly (readonly [string, string])[];
+}
+
+/** A node:http baseline answering `answer` (bare-server.ts). */
+export async function startBare(answer: string, { mode = 'bare', nodeFlags = [], spinUs, headers }: BareOptions = {}): Promise<Running> {
+  const modeArgs = [
+    ...(mode === 'floor' ? ['--floor'] : []),
+    ...(spinUs === undefined ? [] : ['--spin-us', String(spinUs)]),
+    ...(headers === undefined ? [] : ['--headers', JSON.stringify(headers)]),
+  ];
   const args = [...nodeFlags, path.join(DIST, 'bench', 'bare-server.js'), answer, ...modeArgs];
   const child = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'inherit'] });
   const port = await new Promise<number>((resolve) => child.stdout!.once('data', (chunk: Buffer) => resolve(Number(chunk.toString().trim()))));
   return { url: `http://127.0.0.1:${port}`, child, stop: stopper(child) };
+}
+
+/** The headers node:http writes on every answer (the floor's too), besides those a handler sets. */
+const NODE_HEADERS = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding']);
+
+/** The headers a subject's answer carries beyond the floor's own (X-Request-Id, RuleVault-Decision-Id...), as [name, value]. */
+export function ownHeaders(answer: Response): [string, string][] {
+  return [...answer.headers].filter(([name]) => !NODE_HEADERS.has(name));
 }
 
 /** Runs autocannon in its own process and returns its figures. */

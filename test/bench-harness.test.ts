@@ -1,7 +1,7 @@
 import t from 'tap';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
-import { cpuSeconds, peakRssMb, SERVICE_NODE_FLAGS, startBare } from '../bench/http-harness';
+import { cpuSeconds, ownHeaders, peakRssMb, SERVICE_NODE_FLAGS, startBare } from '../bench/http-harness';
 
 t.test('the bench starts the service with the node flags `npm start` uses', async (t) => {
   const pkg = JSON.parse(readFileSync(path.resolve(__dirname, '..', '..', 'package.json'), 'utf8')) as { scripts: { start: string } };
@@ -33,7 +33,7 @@ t.test('cpuSeconds reads a live process\'s CPU time and answers undefined for a 
 t.test('the honest floor parses the body and answers the same JSON; the bare server parses nothing', async (t) => {
   const answer = JSON.stringify({ matchingRuleIds: ['a', 'b'], entities: [{ rule_id: 'a' }] });
   for (const mode of ['floor', 'bare'] as const) {
-    const server = await startBare(answer, mode);
+    const server = await startBare(answer, { mode });
     try {
       const ok = await fetch(server.url, { method: 'POST', body: '{"fields":{"x":1}}' });
       t.equal(ok.status, 200, `${mode}: a JSON body is answered`);
@@ -49,13 +49,37 @@ t.test('the honest floor parses the body and answers the same JSON; the bare ser
 
 t.test('the floor with a busy loop per request (--spin-us) still answers as the floor', async (t) => {
   const answer = JSON.stringify({ matchingRuleIds: ['a'], entities: [] });
-  const server = await startBare(answer, 'floor', [], 2);
+  const server = await startBare(answer, { mode: 'floor', spinUs: 2 });
   try {
     const ok = await fetch(server.url, { method: 'POST', body: '{"fields":{"x":1}}' });
     t.equal(await ok.text(), answer);
     const bad = await fetch(server.url, { method: 'POST', body: '{' });
     t.equal(bad.status, 400);
     await bad.text();
+  } finally {
+    await server.stop();
+  }
+});
+
+t.test('the floor with the subject\'s headers sends them, a UUID minted afresh per answer and any other value as given', async (t) => {
+  const answer = JSON.stringify({ matchingRuleIds: ['a'], entities: [] });
+  const uuid = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+  const headers: [string, string][] = [['x-request-id', '0219090b-e1af-40b9-8115-2074752d1b8f'], ['cache-control', 'no-store']];
+  const server = await startBare(answer, { mode: 'floor', headers });
+  try {
+    const seen = new Set<string>();
+    for (let i = 0; i < 3; i++) {
+      const ok = await fetch(server.url, { method: 'POST', body: '{"fields":{"x":1}}' });
+      t.equal(await ok.text(), answer, 'the floor\'s answer, unchanged');
+      const id = ok.headers.get('x-request-id')!;
+      t.match(id, uuid, 'a UUID');
+      t.not(id, headers[0][1], 'not the sample\'s own');
+      seen.add(id);
+      t.equal(ok.headers.get('cache-control'), 'no-store', 'a value that is not a UUID is sent as given');
+      // What ownHeaders would take from this answer: the added headers, none of node:http's own.
+      t.same(ownHeaders(ok).map(([name]) => name).sort(), ['cache-control', 'x-request-id']);
+    }
+    t.equal(seen.size, 3, 'a fresh id per answer');
   } finally {
     await server.stop();
   }
