@@ -26,6 +26,12 @@ import { Kind, regexMatches, type CompiledRegex, type Predicate } from './predic
 export interface RegexEntry extends CompiledRegex {
   memoEpoch: number;
   memo: boolean;
+  /**
+   * Its answers for values rules name on its field, by text, once tested:
+   * an answer depends on the text alone, and such values come back request
+   * after request. Counted in RequestView.regexKept; dropped with the entry.
+   */
+  kept: Map<string, boolean> | undefined;
 }
 
 /**
@@ -44,6 +50,9 @@ export interface RequestView {
   slotText: string[];
   readonly strings: string[];
   readonly regexes: RegexEntry[];
+  /** Answers kept on the regex entries (RegexEntry.kept), and how many may be (engine.ts EngineOptions). */
+  regexKept: number;
+  regexKeptLimit: number;
 }
 
 /** How an operand is found in the engine's tables while a condition is written. */
@@ -138,7 +147,7 @@ export function testCondition(i32: Int32Array, f64: Float64Array, at: number, v:
       if (entry.memoEpoch !== v.epoch) {
         const text = v.slotText[slot];
         entry.memoEpoch = v.epoch;
-        entry.memo = regexMatches(entry, text);
+        entry.memo = v.slotValue[slot] === Layout.NO_VALUE ? regexMatches(entry, text) : keptAnswer(entry, text, v);
       }
       return entry.memo;
     }
@@ -164,6 +173,23 @@ export function testCondition(i32: Int32Array, f64: Float64Array, at: number, v:
     }
     default: return false;
   }
+}
+
+/**
+ * `entry`'s answer for `text`, a value rules name on the entry's field: kept
+ * on the entry while the engine holds fewer than its limit (regex tests were
+ * ~0.4 µs of a request's engine time with the caches cold; bench: the
+ * README's thrashed in-process A/B, issue 18).
+ */
+function keptAnswer(entry: RegexEntry, text: string, v: RequestView): boolean {
+  const kept = entry.kept?.get(text);
+  if (kept !== undefined) return kept;
+  const answer = regexMatches(entry, text);
+  if (v.regexKept < v.regexKeptLimit) {
+    (entry.kept ??= new Map()).set(text, answer);
+    v.regexKept += 1;
+  }
+  return answer;
 }
 
 /** In-lists up to this long are scanned; longer ones binary-searched. */

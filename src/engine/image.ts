@@ -394,7 +394,7 @@ export function engineFromImage(sections: ReadonlyMap<string, Uint8Array>, ids: 
   for (const [key, index] of meta.regexes.entries) {
     const p = predicates.get(key)?.predicate;
     if (p?.re == null) throw new Error(`the engine image's regex ${JSON.stringify(key)} has no predicate`);
-    regexItems[index] = { re: p.re, filter: p.filter, fast: p.fast, memoEpoch: 0, memo: false };
+    regexItems[index] = { re: p.re, filter: p.filter, fast: p.fast, memoEpoch: 0, memo: false, kept: undefined };
   }
   // Indexes of released regexes are read by nothing but the epoch wrap, which resets their memo: any entry will do.
   for (let i = 0; i < regexItems.length; i++) regexItems[i] ??= placeholderRegex();
@@ -416,5 +416,5 @@ export function engineFromImage(sections: ReadonlyMap<string, Uint8Array>, ids: 
 
 function placeholderRegex(): RegexEntry {
   const never = compileRegex('x^')!;
-  return { ...never, memoEpoch: 0, memo: false };
+  return { ...never, memoEpoch: 0, memo: false, kept: undefined };
 }

@@ -8,7 +8,7 @@
 import { blockWords, FIRST_BLOCK } from './arena';
 import { sizeAt } from './code';
 import { Layout } from './layout';
-import { Kind, type Predicate } from './predicates';
+import { Kind, regexMatches, type Predicate } from './predicates';
 import { stateOf, type EngineState } from './state';
 import type { Engine } from './types';
 
@@ -152,7 +152,10 @@ function filedHandles(state: EngineState): number[] {
  *   every word handed out;
  * - kept lists (field-index.ts textHeld): each is kept for a live value id
  *   and names only its value's equals/in list or the field's affix and
- *   residual lists, so no change left one stale.
+ *   residual lists, so no change left one stale;
+ * - kept regex answers (code.ts RegexEntry.kept): each is the pattern's
+ *   answer for its text, live entries' answers add up to the engine's
+ *   count, within its limit, and a released entry keeps none.
  */
 export function checkInvariants(engine: Engine): string[] {
   const state = stateOf(engine);
@@ -276,6 +279,20 @@ export function checkInvariants(engine: Engine): string[] {
       }
     }
   }
+
+  // Kept regex answers.
+  const { view } = state.operands;
+  const pool = state.operands.image().regexes;
+  let keptAnswers = 0;
+  for (const [key, index] of pool.entries) {
+    for (const [text, answer] of pool.items[index].kept ?? []) {
+      keptAnswers += 1;
+      if (regexMatches(pool.items[index], text) !== answer) problems.push(`regex ${key}: kept ${answer} for ${JSON.stringify(text)}, which it does not answer`);
+    }
+  }
+  for (const index of pool.free) if (pool.items[index].kept !== undefined) problems.push(`released regex #${index} still keeps answers`);
+  if (keptAnswers !== view.regexKept) problems.push(`kept regex answers: ${keptAnswers} on live entries != ${view.regexKept} counted`);
+  if (view.regexKept > view.regexKeptLimit) problems.push(`kept regex answers: ${view.regexKept} over the limit of ${view.regexKeptLimit}`);
 
   // Arena: live and free blocks tile every word handed out.
   for (const [offset, size] of arena.freeBlocks()) inArena(offset, size, 'free block');

@@ -43,11 +43,18 @@ export interface OperandsImage {
   readonly regexes: PoolImage<RegexEntry>;
 }
 
+/**
+ * Regex answers an engine keeps for values rules name (code.ts RegexEntry.kept),
+ * by default: ~50 bytes each, so ~13 MB at most.
+ */
+export const DEFAULT_REGEX_KEPT_LIMIT = 2 ** 18;
+
 /** Interned values with reference counts; an index is reused once its value is released. */
 interface Pool<T> {
   readonly items: T[];
   acquire(key: string, make: () => T): void;
-  release(key: string): void;
+  /** Drops a reference; returns the item when that was its last. */
+  release(key: string): T | undefined;
   indexOf(key: string): number;
   image(): PoolImage<T>;
 }
@@ -72,11 +79,12 @@ function createPool<T>(from?: PoolImage<T>): Pool<T> {
     },
     release(key) {
       const entry = entries.get(key);
-      if (entry === undefined) return;
+      if (entry === undefined) return undefined;
       entry.refs -= 1;
-      if (entry.refs > 0) return;
+      if (entry.refs > 0) return undefined;
       entries.delete(key);
       free.push(entry.index);
+      return items[entry.index];
     },
     indexOf(key) {
       return entries.get(key)?.index ?? -1;
@@ -110,6 +118,8 @@ export function createOperands(from?: OperandsImage): Operands {
     slotText: [],
     strings: strings.items,
     regexes: regexes.items,
+    regexKept: 0,
+    regexKeptLimit: DEFAULT_REGEX_KEPT_LIMIT,
   };
 
   function growSlots(): void {
@@ -143,10 +153,17 @@ export function createOperands(from?: OperandsImage): Operands {
     for (const v of namedValues(pred)) slot.named.set(v, (slot.named.get(v) ?? 0) + 1);
     for (const text of comparedTexts(pred)) acquireValueId(slot, text);
     if (pred.kind === Kind.REGEX) {
-      regexes.acquire(pred.key, () => ({ re: pred.re!, filter: pred.filter, fast: pred.fast, memoEpoch: 0, memo: false }));
+      regexes.acquire(pred.key, () => ({ re: pred.re!, filter: pred.filter, fast: pred.fast, memoEpoch: 0, memo: false, kept: undefined }));
     } else if (isPooledText(pred.kind)) {
       strings.acquire(pred.text, () => pred.text);
     }
+  }
+
+  /** A released regex entry's kept answers leave the engine's count with it. */
+  function forgetKept(entry: RegexEntry | undefined): void {
+    if (entry?.kept === undefined) return;
+    view.regexKept -= entry.kept.size;
+    entry.kept = undefined;
   }
 
   function release(pred: Predicate): void {
@@ -161,7 +178,7 @@ export function createOperands(from?: OperandsImage): Operands {
       else slot.named.set(v, left);
     }
     for (const text of comparedTexts(pred)) releaseValueId(slot, text);
-    if (pred.kind === Kind.REGEX) regexes.release(pred.key);
+    if (pred.kind === Kind.REGEX) forgetKept(regexes.release(pred.key));
     else if (isPooledText(pred.kind)) strings.release(pred.text);
     slot.refs -= 1;
     if (slot.refs === 0) {

@@ -1,0 +1,82 @@
+/**
+ * A regex's answer for a value rules name on its field is kept on the regex's
+ * entry (src/engine/code.ts RegexEntry.kept), up to the engine's limit, and
+ * dropped with the entry. An answer depends on the pattern and the text
+ * alone, so a kept one can only be wrong if it is filed under the wrong
+ * entry; checkInvariants re-tests every kept answer and the count.
+ */
+import t from 'tap';
+import { checkInvariants, createEngine, type Engine, type RuleDefinition } from '../../src/engine';
+import { stateOf } from '../../src/engine/state';
+
+type Condition = { field: string; operator: string; value: string };
+
+function rule(id: string, ...conditions: Condition[]): RuleDefinition {
+  return {
+    id, status: 'ACTIVE', group_operator: 'AND',
+    condition_groups: [{ condition_operator: 'AND', conditions: conditions.map((c) => ({ ...c, data_type: 'string' })) }],
+  } as RuleDefinition;
+}
+
+const named = (value: string): RuleDefinition => rule(`named-${value}`, { field: 'x', operator: 'equals', value });
+// The equals on y drives the group; the regex on x is verified against the request.
+const gated = (id: string, pattern: string): RuleDefinition =>
+  rule(id, { field: 'y', operator: 'equals', value: 'go' }, { field: 'x', operator: 'regex', value: pattern });
+const keptCount = (engine: Engine): number => stateOf(engine).operands.view.regexKept;
+
+t.test('a regex answer is kept for a value rules name, not for any other value', async (t) => {
+  const engine = createEngine();
+  engine.upsertMany([named('alpha'), named('beta'), gated('starts-al', '^al')]);
+  t.same(engine.evaluate({ x: 'alpha', y: 'go' }), ['named-alpha', 'starts-al']);
+  t.equal(keptCount(engine), 1, 'alpha\'s answer kept');
+  t.same(engine.evaluate({ x: 'alpha', y: 'go' }), ['named-alpha', 'starts-al'], 'the same from the kept answer');
+  t.same(engine.evaluate({ x: 'beta', y: 'go' }), ['named-beta'], 'a kept "no"');
+  t.equal(keptCount(engine), 2);
+  t.same(engine.evaluate({ x: 'also', y: 'go' }), ['starts-al'], 'a value no rule names is tested');
+  t.same(engine.evaluate({ x: 'anything', y: 'go' }), [], 'and tested again, never kept');
+  t.equal(keptCount(engine), 2, 'values no rule names are not kept');
+  t.same(checkInvariants(engine), []);
+});
+
+t.test('no more answers are kept than the engine\'s limit, and every answer stays right', async (t) => {
+  const engine = createEngine({ regexKeptLimit: 2 });
+  const values = ['ab', 'ac', 'bd', 'ae', 'bf'];
+  engine.upsertMany([...values.map(named), gated('starts-a', '^a')]);
+  for (let round = 0; round < 2; round++) {
+    for (const value of values) {
+      const expected = [`named-${value}`, ...(value.startsWith('a') ? ['starts-a'] : [])];
+      t.same(engine.evaluate({ x: value, y: 'go' }), expected, `${value}, round ${round + 1}`);
+    }
+  }
+  t.equal(keptCount(engine), 2, 'held at the limit');
+  t.same(checkInvariants(engine), []);
+});
+
+t.test('a released regex takes its kept answers with it; a new pattern answers for itself', async (t) => {
+  const engine = createEngine();
+  engine.upsertMany([named('alpha'), named('beta'), gated('starts-al', '^al'), gated('ends-ta', 'ta$')]);
+  t.same(engine.evaluate({ x: 'alpha', y: 'go' }), ['named-alpha', 'starts-al']);
+  t.same(engine.evaluate({ x: 'beta', y: 'go' }), ['ends-ta', 'named-beta']);
+  t.equal(keptCount(engine), 4, 'two values, two patterns');
+  engine.remove('starts-al');
+  t.equal(keptCount(engine), 2, 'the released pattern\'s two answers are gone from the count');
+  t.same(checkInvariants(engine), [], 'and from the released entry');
+  // The new pattern may take the freed entry's place: it must answer for itself.
+  engine.upsert(gated('starts-be', '^be'));
+  t.same(engine.evaluate({ x: 'alpha', y: 'go' }), ['named-alpha']);
+  t.same(engine.evaluate({ x: 'beta', y: 'go' }), ['ends-ta', 'named-beta', 'starts-be']);
+  t.same(checkInvariants(engine), []);
+});
+
+t.test('checkInvariants finds a kept answer the pattern does not give, and a miscount', async (t) => {
+  const engine = createEngine();
+  engine.upsertMany([named('alpha'), gated('starts-al', '^al')]);
+  engine.evaluate({ x: 'alpha', y: 'go' });
+  const view = stateOf(engine).operands.view;
+  const entry = view.regexes.find((e) => e.kept !== undefined)!;
+  entry.kept!.set('alpha', false);
+  t.match(checkInvariants(engine), [/kept false for "alpha"/]);
+  entry.kept!.set('alpha', true);
+  view.regexKept += 1;
+  t.match(checkInvariants(engine), [/1 on live entries != 2 counted/]);
+});
