@@ -211,7 +211,7 @@ export async function startBare(answer: string, { mode = 'bare', nodeFlags = [],
   return { url: `http://127.0.0.1:${port}`, child, stop: stopper(child) };
 }
 
-/** The headers node:http writes on every answer (the floor's too), besides those a handler sets. */
+/** The headers every floor answer carries: the two it sets (type, length) and those node:http adds. */
 const NODE_HEADERS = new Set(['content-type', 'content-length', 'date', 'connection', 'keep-alive', 'transfer-encoding']);
 
 /** The headers a subject's answer carries beyond the floor's own (X-Request-Id, RuleVault-Decision-Id...), as [name, value]. */
