@@ -34,6 +34,11 @@ export interface RegexEntry extends CompiledRegex {
   kept: Map<string, boolean> | undefined;
 }
 
+/** A new entry for `regex`: no answer remembered or kept yet. */
+export function regexEntry(regex: CompiledRegex): RegexEntry {
+  return { re: regex.re, filter: regex.filter, fast: regex.fast, memoEpoch: 0, memo: false, kept: undefined };
+}
+
 /**
  * The current request, by field slot: what a condition reads. A slot is
  * present in this evaluation iff `slotEpoch[slot] === epoch`.

@@ -20,7 +20,7 @@ import { createAffixIndex, type AffixIndex } from './affix-index';
 import { engineOver, type EngineOptions } from './engine';
 import { createFieldSlot, type FieldSlot } from './field-index';
 import { Layout } from './layout';
-import type { RegexEntry } from './code';
+import { regexEntry, type RegexEntry } from './code';
 import { compileRegex, Kind, restoreRegex, type Predicate } from './predicates';
 import { NO_FILTER } from './regex-prefilter';
 import { createResiduals, type Residuals } from './residuals';
@@ -394,7 +394,7 @@ export function engineFromImage(sections: ReadonlyMap<string, Uint8Array>, ids: 
   for (const [key, index] of meta.regexes.entries) {
     const p = predicates.get(key)?.predicate;
     if (p?.re == null) throw new Error(`the engine image's regex ${JSON.stringify(key)} has no predicate`);
-    regexItems[index] = { re: p.re, filter: p.filter, fast: p.fast, memoEpoch: 0, memo: false, kept: undefined };
+    regexItems[index] = regexEntry({ re: p.re, filter: p.filter, fast: p.fast });
   }
   // Indexes of released regexes are read by nothing but the epoch wrap, which resets their memo: any entry will do.
   for (let i = 0; i < regexItems.length; i++) regexItems[i] ??= placeholderRegex();
@@ -415,6 +415,5 @@ export function engineFromImage(sections: ReadonlyMap<string, Uint8Array>, ids: 
 }
 
 function placeholderRegex(): RegexEntry {
-  const never = compileRegex('x^')!;
-  return { ...never, memoEpoch: 0, memo: false, kept: undefined };
+  return regexEntry(compileRegex('x^')!);
 }

@@ -6,7 +6,7 @@
  * exactly what its upsert took. The request view (code.ts) is the current
  * request's values in those slots.
  */
-import type { OperandIndex, RegexEntry, RequestView } from './code';
+import { regexEntry, type OperandIndex, type RegexEntry, type RequestView } from './code';
 import { acquireValueId, comparedTexts, createFieldSlot, namedValues, releaseValueId, type FieldSlot } from './field-index';
 import { viewOf } from './operators';
 import { Kind, type Predicate } from './predicates';
@@ -153,7 +153,7 @@ export function createOperands(from?: OperandsImage): Operands {
     for (const v of namedValues(pred)) slot.named.set(v, (slot.named.get(v) ?? 0) + 1);
     for (const text of comparedTexts(pred)) acquireValueId(slot, text);
     if (pred.kind === Kind.REGEX) {
-      regexes.acquire(pred.key, () => ({ re: pred.re!, filter: pred.filter, fast: pred.fast, memoEpoch: 0, memo: false, kept: undefined }));
+      regexes.acquire(pred.key, () => regexEntry({ re: pred.re!, filter: pred.filter, fast: pred.fast }));
     } else if (isPooledText(pred.kind)) {
       strings.acquire(pred.text, () => pred.text);
     }
