@@ -18,6 +18,8 @@ t.test('defaults', async (t) => {
   t.equal(config.auditHeldRecords, 8_000_000);
   t.equal(loadConfig({ RULEVAULT_AUDIT_HELD_RECORDS: '250000' }).auditHeldRecords, 250_000);
   t.throws(() => loadConfig({ RULEVAULT_AUDIT_HELD_RECORDS: '-1' }), /RULEVAULT_AUDIT_HELD_RECORDS/);
+  t.equal(config.answerBatch, 64);
+  t.equal(loadConfig({ RULEVAULT_ANSWER_BATCH: '0' }).answerBatch, 0, '0: each answer written at once');
   t.ok(Object.isFrozen(config));
 });
 
@@ -39,6 +41,8 @@ t.test('bad settings stop start-up naming the variable', async (t) => {
     [{ RULEVAULT_METRICS_TOKEN: 'short' }, 'RULEVAULT_METRICS_TOKEN', /at least 32 characters/],
     [{ RULEVAULT_REQUEST_TIMEOUT_MS: '5' }, 'RULEVAULT_REQUEST_TIMEOUT_MS', /between 100 and/],
     [{ RULEVAULT_AUDIT_CHECKPOINTS: '1' }, 'RULEVAULT_AUDIT_CHECKPOINTS', /between 2 and/],
+    [{ RULEVAULT_ANSWER_BATCH: '70000' }, 'RULEVAULT_ANSWER_BATCH', /between 0 and 65536/],
+    [{ RULEVAULT_ANSWER_BATCH: 'many' }, 'RULEVAULT_ANSWER_BATCH', /whole number/],
     // Issue 14.9: mistakes that used to start a service that silently never matched, or locked everyone out.
     [{ RULEVAULT_ALLOWED_CORS_ORIGINS: 'https://*.example.com' }, 'RULEVAULT_ALLOWED_CORS_ORIGINS', /"https:\/\/\*\.example\.com": wildcards are not supported/],
     [{ RULEVAULT_ALLOWED_ORIGINS: 'https://ok.example.com,http://*:3000' }, 'RULEVAULT_ALLOWED_ORIGINS', /wildcards are not supported/],

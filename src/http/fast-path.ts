@@ -19,6 +19,7 @@ import { pathOf, publicEndpointAt, servePublic } from './public-endpoints';
 import { readBodyBytes } from './request-body';
 import { recordRequest } from './request-log';
 import { isStreamUrl, serveStream } from './stream-endpoint';
+import { createTurnWriter } from './turn-writes';
 
 /** Answers the request and returns true, or returns false to leave it to express. */
 export type FastPath = (req: IncomingMessage, res: ServerResponse) => boolean;
@@ -28,6 +29,8 @@ export function createFastPath(deps: HttpDeps): FastPath {
   // The policy express gives every /api route that is not a public endpoint (app.ts), the stream and the admin writes included.
   const streamPolicy = createOriginPolicy(deps.config.corsOrigins, ADMIN_SURFACE);
   const limit = deps.config.limits.maxBodyBytes;
+  // The public endpoints' answers, written together at the end of their turn (bench: http-evaluate).
+  const send = createTurnWriter(deps.config.answerBatch, deps.logger);
   // The catalog's writes (admin-writes.ts), behind the admin surface's origin policy as on express (bench: http-writes).
   const adminWrite = (req: IncomingMessage, res: ServerResponse, url: string): boolean => {
     const write = adminWriteAt(req.method, url);
@@ -55,7 +58,7 @@ export function createFastPath(deps: HttpDeps): FastPath {
     // (no setHeader before it; bench: cpu-per-request --workload evaluate). With one, the policy may refuse: set it now.
     recordRequest(deps, req, res, locals, req.headers.origin !== undefined);
     policy(req, res, () => {
-      servePublic(deps, endpoint, req, res, locals, url, (done) => readBodyBytes(req, limit, done));
+      servePublic(deps, endpoint, req, res, locals, url, (done) => readBodyBytes(req, limit, done), send);
     });
     return true;
   };

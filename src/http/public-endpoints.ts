@@ -20,6 +20,7 @@ import { getSecrets, parseSecretsQuery } from '../service/get-secrets';
 import { authorizeHeader, type HttpDeps, type RequestLocals } from './deps';
 import { NOT_READY_MESSAGE, errorBody, errorText, toErrorAnswer } from './errors';
 import { declaresTooLarge, decodeJsonBody, payloadTooLarge, type BodyRead } from './request-body';
+import { writeAnswer, type AnswerWriter } from './turn-writes';
 
 /**
  * An answer already in its JSON text (get-secrets and evaluate assemble their own: bench: cpu-per-request
@@ -173,24 +174,25 @@ export type BodyReader = (done: (body: BodyRead) => void) => void;
 
 /**
  * Answers a public request on node:http objects: from its headers when they
- * decide it, otherwise after reading its body with `readBody`. The caller has
- * already given it a request id and applied the origin policy.
+ * decide it, otherwise after reading its body with `readBody`, and hands the
+ * answer to `send` (the lean path's writes it at the end of the turn: turn-writes.ts).
+ * The caller has already given it a request id and applied the origin policy.
  */
 export function servePublic(
   deps: HttpDeps, endpoint: PublicEndpoint, req: IncomingMessage, res: ServerResponse, locals: RequestLocals, url: string, readBody: BodyReader,
+  send: AnswerWriter = writeAnswer,
 ): void {
   const early = answerBeforeBody(deps, endpoint, req.method, url, req.headers);
   if (early !== undefined) {
-    write(res, early, locals);
+    write(res, early, locals, send);
     return;
   }
-  readBody((body) => write(res, answerPublic(deps, endpoint, req.headers, body, locals), locals));
+  readBody((body) => write(res, answerPublic(deps, endpoint, req.headers, body, locals), locals, send));
 }
 
-function write(res: ServerResponse, answer: PublicAnswer, locals: RequestLocals): void {
+function write(res: ServerResponse, answer: PublicAnswer, locals: RequestLocals, send: AnswerWriter): void {
   // The lean path leaves X-Request-Id to the answer when it can (fast-path.ts): a writeHead after no
   // setHeader takes node:http's direct path instead of merging header by header (bench: cpu-per-request --workload evaluate).
   if (locals.requestId !== undefined && !res.hasHeader('x-request-id')) answer.headers['X-Request-Id'] = locals.requestId;
-  res.writeHead(answer.status, answer.headers);
-  res.end(answer.body);
+  send(res, answer);
 }

@@ -1,0 +1,77 @@
+/**
+ * The lean path's answers, written together at the end of the event-loop
+ * turn that computed them, as Redis writes its replies just before it
+ * sleeps. One turn reads every request that arrived since the last (dozens
+ * under load); answering each as it is computed interleaves the writes with
+ * the work, so a client that keeps connections busy is woken for every
+ * answer. Written in one run at the turn's end, the answers reach it as a
+ * burst it reads in one wake: on this 2-core machine, where the load
+ * generator shares the cores, 4-5% more evaluate req/s, ~0.85 µs less server
+ * CPU and ~2 µs less client CPU per answer (bench: http-evaluate,
+ * cpu-per-request --workload evaluate --variant now:RULEVAULT_ANSWER_BATCH=1).
+ *
+ * The cost is latency: an answer waits for the others of its turn, at most
+ * `limit - 1` of them (the batch is written as soon as it holds `limit`). A
+ * turn with one request, an idle service's, adds one `setImmediate` hop.
+ */
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { Logger } from '../log';
+import { errorText } from './errors';
+
+/** A finished answer: nothing about it is decided after it is handed over. */
+export interface WrittenAnswer {
+  readonly status: number;
+  readonly headers: OutgoingHttpHeaders;
+  readonly body: string;
+}
+
+/** What writing an answer uses of a response. */
+export type AnswerTarget = Pick<ServerResponse, 'writeHead' | 'end' | 'destroy'>;
+
+/** Writes an answer on its response, now or with the rest of its turn. */
+export type AnswerWriter = (res: AnswerTarget, answer: WrittenAnswer) => void;
+
+/** Writes the answer at once. */
+export function writeAnswer(res: AnswerTarget, answer: WrittenAnswer): void {
+  res.writeHead(answer.status, answer.headers);
+  res.end(answer.body);
+}
+
+/**
+ * An AnswerWriter that holds answers until the end of the current turn, or
+ * until `limit` are held; `limit` 1 (or less) writes each at once.
+ */
+export function createTurnWriter(limit: number, logger: Logger): AnswerWriter {
+  if (limit <= 1) return writeAnswer;
+  // Pairs (response, answer): one array per turn, no object per answer.
+  let held: (AnswerTarget | WrittenAnswer)[] = [];
+  let scheduled = false;
+
+  const flush = (): void => {
+    const batch = held;
+    held = [];
+    for (let i = 0; i < batch.length; i += 2) {
+      const res = batch[i] as AnswerTarget;
+      try {
+        writeAnswer(res, batch[i + 1] as WrittenAnswer);
+      } catch (error) {
+        // Never the batch's other answers: this one's connection is cut, as guarded() does (fast-path.ts).
+        logger.error('answer could not be written', { error: errorText(error) });
+        res.destroy();
+      }
+    }
+  };
+  const turnEnd = (): void => {
+    scheduled = false;
+    flush();
+  };
+
+  return (res, answer) => {
+    held.push(res, answer);
+    if (held.length >= 2 * limit) flush();
+    else if (!scheduled) {
+      scheduled = true;
+      setImmediate(turnEnd);
+    }
+  };
+}
