@@ -1,5 +1,7 @@
 import t from 'tap';
-import { readFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
 import path from 'node:path';
 import { cpuSeconds, ownHeaders, peakRssMb, SERVICE_NODE_FLAGS, startBare } from '../bench/http-harness';
 
@@ -83,4 +85,36 @@ t.test('the floor with the subject\'s headers sends them, a UUID minted afresh p
   } finally {
     await server.stop();
   }
+});
+
+t.test('engine-ab: two builds alternated in one process, their answers checked alike first', async (t) => {
+  const dist = path.resolve(__dirname, '..');
+  const tool = path.join(dist, 'bench', 'engine-ab.js');
+  const run = (...args: string[]) => spawnSync(process.execPath, [tool, ...args], { encoding: 'utf8' });
+  const small = ['--rules', '300', '--rounds', '4', '--batch', '40', '--warmup-rounds', '1', '--thrash-kb', '64'];
+
+  const same = run('--base', dist, ...small);
+  t.equal(same.status, 0, same.stderr);
+  const medians = [...same.stdout.matchAll(/median (-?[0-9.]+) µs per evaluation/g)].map((m) => Number(m[1]));
+  t.equal(medians.length, 2, 'a median per build');
+  t.ok(medians.every((us) => us > 0), `positive times: ${medians.join(', ')}`);
+  t.match(same.stdout, /300 rules, 40 evaluations a round, 3 rounds after 1 warm-up, 64 KiB written/);
+  t.match(same.stdout, /this build - base, per round: median -?[0-9.]+ µs, from -?[0-9.]+ to -?[0-9.]+/);
+
+  // A build whose engine answers nothing: refused before any timing, naming the first request that differs.
+  const other = mkdtempSync(path.join(os.tmpdir(), 'rulevault-engine-ab-'));
+  t.teardown(() => rmSync(other, { recursive: true, force: true }));
+  mkdirSync(path.join(other, 'src', 'engine'), { recursive: true });
+  writeFileSync(path.join(other, 'src', 'engine', 'index.js'),
+    'exports.createEngine = () => ({ upsertMany() {}, evaluate: () => [], evaluateDerived: () => [] });\n');
+  const differs = run('--base', other, ...small);
+  t.equal(differs.status, 1);
+  t.match(differs.stderr, /^the builds answer request \d+ differently: \{/);
+  t.equal(differs.stdout, '', 'nothing timed');
+
+  const missing = run('--base', path.join(other, 'nowhere'), ...small);
+  t.equal(missing.status, 2);
+  t.match(missing.stderr, /--base .*nowhere: no build there/);
+  t.match(run('--base', dist, '--rounds', '2', '--warmup-rounds', '2').stderr, /--rounds \(2\) must exceed --warmup-rounds \(2\)/);
+  t.match(run('--base', dist, '--batch', 'many').stderr, /--batch must be a whole number of at least 1, got many/);
 });
