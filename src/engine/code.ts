@@ -58,6 +58,11 @@ export interface RequestView {
   /** Answers kept on the regex entries (RegexEntry.kept), and how many may be (engine.ts EngineOptions). */
   regexKept: number;
   regexKeptLimit: number;
+  /**
+   * False while a value's residual drivers are found (match.ts heldTextDrivers): the value's
+   * kept list (textHeld) keeps which hold, so their answers kept here would only take room.
+   */
+  keepRegexAnswers: boolean;
 }
 
 /** How an operand is found in the engine's tables while a condition is written. */
@@ -190,7 +195,7 @@ function keptAnswer(entry: RegexEntry, text: string, v: RequestView): boolean {
   const kept = entry.kept?.get(text);
   if (kept !== undefined) return kept;
   const answer = regexMatches(entry, text);
-  if (v.regexKept < v.regexKeptLimit) {
+  if (v.keepRegexAnswers && v.regexKept < v.regexKeptLimit) {
     (entry.kept ??= new Map()).set(text, answer);
     v.regexKept += 1;
   }

@@ -293,6 +293,7 @@ export function checkInvariants(engine: Engine): string[] {
   for (const index of pool.free) if (pool.items[index].kept !== undefined) problems.push(`released regex #${index} still keeps answers`);
   if (keptAnswers !== view.regexKept) problems.push(`kept regex answers: ${keptAnswers} on live entries != ${view.regexKept} counted`);
   if (view.regexKept > view.regexKeptLimit) problems.push(`kept regex answers: ${view.regexKept} over the limit of ${view.regexKeptLimit}`);
+  if (!view.keepRegexAnswers) problems.push('regex answers are not being kept: a search for a value\'s held drivers did not turn keeping back on');
 
   // Arena: live and free blocks tile every word handed out.
   for (const [offset, size] of arena.freeBlocks()) inArena(offset, size, 'free block');

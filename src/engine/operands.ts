@@ -120,6 +120,7 @@ export function createOperands(from?: OperandsImage): Operands {
     regexes: regexes.items,
     regexKept: 0,
     regexKeptLimit: DEFAULT_REGEX_KEPT_LIMIT,
+    keepRegexAnswers: true,
   };
 
   function growSlots(): void {

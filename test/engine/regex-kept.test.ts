@@ -68,6 +68,23 @@ t.test('a released regex takes its kept answers with it; a new pattern answers f
   t.same(checkInvariants(engine), []);
 });
 
+t.test('a pattern that drives a group keeps no answer: the value\'s kept driver list holds it', async (t) => {
+  const engine = createEngine();
+  // The regex alone drives its rule (a residual driver); the value has an id, as another rule names it.
+  engine.upsertMany([named('alpha'), named('beta'), rule('only-al', { field: 'x', operator: 'regex', value: '^al' })]);
+  for (let round = 0; round < 2; round++) {
+    t.same(engine.evaluate({ x: 'alpha' }), ['named-alpha', 'only-al'], `alpha, round ${round + 1}`);
+    t.same(engine.evaluate({ x: 'beta' }), ['named-beta'], `beta, round ${round + 1}`);
+  }
+  t.equal(keptCount(engine), 0, 'nothing kept on the entry');
+  t.ok(stateOf(engine).operands.slots.get('x')!.textHeld.length > 0, 'the values\' driver lists are kept instead');
+  // The same pattern verified by another group: its answers are kept there.
+  engine.upsert(gated('gated-al', '^al'));
+  t.same(engine.evaluate({ x: 'alpha', y: 'go' }), ['gated-al', 'named-alpha', 'only-al']);
+  t.equal(keptCount(engine), 1, 'kept when a group verifies it');
+  t.same(checkInvariants(engine), []);
+});
+
 t.test('checkInvariants finds a kept answer the pattern does not give, and a miscount', async (t) => {
   const engine = createEngine();
   engine.upsertMany([named('alpha'), gated('starts-al', '^al')]);
@@ -79,4 +96,7 @@ t.test('checkInvariants finds a kept answer the pattern does not give, and a mis
   entry.kept!.set('alpha', true);
   view.regexKept += 1;
   t.match(checkInvariants(engine), [/1 on live entries != 2 counted/]);
+  view.regexKept -= 1;
+  view.keepRegexAnswers = false;
+  t.match(checkInvariants(engine), [/regex answers are not being kept/]);
 });
