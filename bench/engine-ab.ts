@@ -22,6 +22,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import { takeOption } from './args';
+import { evictCaches } from './caches';
 import { median } from './stats';
 import { generateRequests, generateRules, toDefinitions } from './workload';
 import type { Fields } from '../src/engine';
@@ -38,32 +39,21 @@ function usage(message: string): never {
   process.exit(2);
 }
 
-function positive(args: string[], name: string, fallback: number, min: number): number {
+function wholeOption(args: string[], name: string, fallback: number, min: number): number {
   const text = takeOption(args, name);
   const value = Number(text ?? fallback);
   if (!Number.isInteger(value) || value < min) usage(`${name} must be a whole number of at least ${min}, got ${text}`);
   return value;
 }
 
-/**
- * Writes one word per 64-byte line of `memory`: what evicts the engine's lines is the touch,
- * not the arithmetic. A local sum (a captured one became a heap number per add: allocation, and
- * collections inside the timed part, doubled the figures).
- */
-function touch(memory: Int32Array): number {
-  let sum = 0;
-  for (let w = 0; w < memory.length; w += 16) sum = (sum + memory[w]++) | 0;
-  return sum;
-}
-
 function main(): void {
   const args = process.argv.slice(2);
   const base = takeOption(args, '--base');
-  const rules = positive(args, '--rules', 10_000, 1);
-  const thrashKb = positive(args, '--thrash-kb', 1024, 0);
-  const rounds = positive(args, '--rounds', 40, 1);
-  const batch = positive(args, '--batch', 2000, 1);
-  const warmupRounds = positive(args, '--warmup-rounds', 4, 0);
+  const rules = wholeOption(args, '--rules', 10_000, 1);
+  const thrashKb = wholeOption(args, '--thrash-kb', 1024, 0);
+  const rounds = wholeOption(args, '--rounds', 40, 1);
+  const batch = wholeOption(args, '--batch', 2000, 1);
+  const warmupRounds = wholeOption(args, '--warmup-rounds', 4, 0);
   if (base === undefined) usage('--base is required');
   if (args.length > 0) usage(`unknown argument ${args[0]}`);
   const baseEngine = path.resolve(base, 'src', 'engine', 'index.js');
@@ -90,14 +80,16 @@ function main(): void {
     }
   }
 
-  const other = new Int32Array((thrashKb * 1024) / 4);
+  const other = new Uint8Array(thrashKb * 1024);
   const derive = (id: string) => ({ id });
+  // Keeps the answers' lengths, so no evaluation is left unread; a small integer (a captured sum
+  // that grew became a heap number per add: collections inside the timed part doubled the figures).
   let sink = 0;
   const timeBatch = (engine: AnyEngine, offset: number): number => {
     let total = 0n;
     for (let i = 0; i < batch; i++) {
       const fields = JSON.parse(bodies[(offset + i) % bodies.length]!) as Fields;
-      sink = (sink + touch(other)) | 0;
+      evictCaches(other);
       const start = process.hrtime.bigint();
       sink = (sink + (engine.evaluateDerived !== undefined ? engine.evaluateDerived(fields, derive).length : engine.evaluate(fields).length)) | 0;
       total += process.hrtime.bigint() - start;
