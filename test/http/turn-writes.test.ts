@@ -6,7 +6,7 @@
  */
 import { connect, type Socket } from 'node:net';
 import t from 'tap';
-import { createLogger } from '../../src/log';
+import { createLogger, silentLogger } from '../../src/log';
 import { createTurnWriter, writeAnswer, type AnswerTarget, type WrittenAnswer } from '../../src/http/turn-writes';
 import { call } from '../support/http';
 import { removeDir, startTestNode, tempDir, testEnv } from '../support/node';
@@ -33,11 +33,10 @@ function recorder(name: string, log: string[], throwOnHead = false): AnswerTarge
 
 const answer = (body: string, status = 200): WrittenAnswer => ({ status, headers: { 'content-type': 'application/json' }, body });
 const turnEnd = () => new Promise<void>((resolve) => setImmediate(resolve));
-const quiet = createLogger(() => undefined, 'silent');
 
 t.test('answers wait for the end of their turn, then are written in the order they were given', async (t) => {
   const log: string[] = [];
-  const send = createTurnWriter(64, quiet);
+  const send = createTurnWriter(64, silentLogger);
   send(recorder('a', log), answer('1'));
   send(recorder('b', log), answer('2', 400));
   send(recorder('c', log), answer('3'));
@@ -48,7 +47,7 @@ t.test('answers wait for the end of their turn, then are written in the order th
 
 t.test('a full batch is written at once; the rest waits for the turn', async (t) => {
   const log: string[] = [];
-  const send = createTurnWriter(2, quiet);
+  const send = createTurnWriter(2, silentLogger);
   send(recorder('a', log), answer('1'));
   t.same(log, []);
   send(recorder('b', log), answer('2'));
@@ -61,7 +60,7 @@ t.test('a full batch is written at once; the rest waits for the turn', async (t)
 
 t.test('each turn is written at its own end', async (t) => {
   const log: string[] = [];
-  const send = createTurnWriter(64, quiet);
+  const send = createTurnWriter(64, silentLogger);
   send(recorder('a', log), answer('1'));
   await turnEnd();
   t.same(log, ['a head 200', 'a end 1']);
@@ -74,7 +73,7 @@ t.test('each turn is written at its own end', async (t) => {
 t.test('a limit of 1 or less writes each answer at once', async (t) => {
   for (const limit of [1, 0]) {
     const log: string[] = [];
-    const send = createTurnWriter(limit, quiet);
+    const send = createTurnWriter(limit, silentLogger);
     t.equal(send, writeAnswer, `limit ${limit}: the plain writer`);
     send(recorder('a', log), answer('1'));
     t.same(log, ['a head 200', 'a end 1'], `limit ${limit}: written before send returns`);
