@@ -20,8 +20,9 @@
 import { createHash } from 'node:crypto';
 import type { AuditSinkSettings } from '../config';
 import type { EvaluateRequest, EvaluateResponse } from '../service/evaluate';
+import { timeOrderedId } from '../uuid';
 import { findLine, ndjsonWriter } from './ndjson-writer';
-import { createSink, timeOrderedId, type Sink } from './sink';
+import { createSink, type Sink } from './sink';
 import type { AuditSinkMetrics } from './sink-metrics';
 
 /** What stands in a record for a masked value. */
@@ -54,8 +55,12 @@ export interface DecisionRecord {
 export type DecisionSettings = AuditSinkSettings['decisions'];
 
 export interface DecisionLog {
-  /** The answer's decision id; its record is queued when logging is on and the answer is sampled. */
-  decide(keyId: string, request: EvaluateRequest, answer: EvaluateResponse, position: bigint | undefined): string;
+  /**
+   * The answer's decision id: `id` when given (a UUID version 7 minted for
+   * the request: request-id.ts), else a fresh one; its record is queued when
+   * logging is on and the answer is sampled.
+   */
+  decide(keyId: string, request: EvaluateRequest, answer: EvaluateResponse, position: bigint | undefined, id?: string): string;
   /** Records waiting to be written. */
   readonly queued: number;
   /** Writes what is queued now, so a lookup that follows sees it. */
@@ -103,9 +108,9 @@ export function createDecisionLog({ dir, settings, metrics, now = Date.now }: De
   const step = Math.max(1, Math.round(settings.sampleRate * SAMPLE_SCALE));
   let credit = 0;
   return {
-    decide(keyId, request, answer, position) {
+    decide(keyId, request, answer, position, given) {
       const atMs = now();
-      const id = timeOrderedId(atMs);
+      const id = given ?? timeOrderedId(atMs);
       if (sink === undefined) return id;
       credit += step;
       if (credit >= SAMPLE_SCALE) {

@@ -18,8 +18,9 @@ import path from 'node:path';
 import { AppError, badRequest } from '../errors';
 import type { SecretRecord } from '../../projections';
 import { decodeCursor, encodeCursor, parseLimit } from '../service/listing';
+import { timeOrderedId } from '../uuid';
 import { isoTime } from './event-filter';
-import { createSink, openSinkForReading, sqliteWriter, timeOrderedId, type Sink, type SinkTable } from './sink';
+import { createSink, openSinkForReading, sqliteWriter, type Sink, type SinkTable } from './sink';
 import type { AuditSinkMetrics } from './sink-metrics';
 
 export interface SecretReadRecord {

@@ -26,7 +26,6 @@
  * and reopened otherwise, without recreating the folder.
  */
 import Database from 'better-sqlite3';
-import { randomUUID } from 'node:crypto';
 import { mkdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 
@@ -246,31 +245,6 @@ export function createSink<R>(writer: SinkWriter<R>, options: SinkOptions): Sink
   }
 }
 
-/**
- * A record id (decision ids, read ids): a UUID version 7, so ids sort by time
- * and a sink's index grows at its end. RFC 9562's method 1 (section 6.2): 48
- * bits of milliseconds, 62 random bits drawn once per millisecond, then a
- * 12-bit counter, so the ids of one millisecond rise too. The time part and
- * the random bits are made once per millisecond, and an id is one
- * concatenation (a fresh UUID and its slices cost ~0.3 us per evaluate: bench:
- * cpu-per-request --workload evaluate). A 4,097th id in one millisecond draws
- * new random bits: unique still, but not in order after the others.
- */
-export function timeOrderedId(nowMs: number): string {
-  if (nowMs !== baseMs || counter === COUNTER_HEX.length) {
-    const hex = nowMs.toString(16).padStart(12, '0');
-    // randomUUID's random digits after its version digit, but the last three: `xxx-yxxx-xxxxxxxxx` (y holds the variant).
-    base = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-7${randomUUID().slice(15, 33)}`;
-    baseMs = nowMs;
-    counter = 0;
-  }
-  return base + COUNTER_HEX[counter++];
-}
-
-const COUNTER_HEX = Array.from({ length: 4096 }, (_, i) => i.toString(16).padStart(3, '0'));
-let baseMs = NaN;
-let base = '';
-let counter = 0;
 
 /** Opens a sink file to read beside a running service (the CLI); undefined when it does not exist. */
 export function openSinkForReading(dir: string, file: string): Database.Database | undefined {

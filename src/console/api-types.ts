@@ -3839,7 +3839,7 @@ export interface operations {
             /** @description the matches */
             200: {
                 headers: {
-                    /** @description the answer's decision_id (a UUID version 7); with decision logging on and the answer sampled, GET /api/audit/decisions/{id} shows its record */
+                    /** @description the answer's decision_id (a UUID version 7); with decision logging on and the answer sampled, GET /api/audit/decisions/{id} shows its record. Without an X-Request-Id from the caller it is the request id too, and the answer carries no X-Request-Id */
                     "RuleVault-Decision-Id"?: string;
                     [name: string]: unknown;
                 };

@@ -54,6 +54,8 @@ export interface HttpDeps {
 export interface RequestLocals {
   keyId?: string;
   requestId?: string;
+  /** True when RuleVault minted `requestId` (the caller sent none): an evaluate answer takes it as its decision id. */
+  requestIdMinted?: boolean;
   /** An evaluate answer's decision id, sent as RuleVault-Decision-Id. */
   decisionId?: string;
 }

@@ -898,7 +898,7 @@ const paths: { [path: string]: PathItem } = {
           description: 'the matches',
           headers: {
             'RuleVault-Decision-Id': {
-              description: 'the answer\'s decision_id (a UUID version 7); with decision logging on and the answer sampled, GET /api/audit/decisions/{id} shows its record',
+              description: 'the answer\'s decision_id (a UUID version 7); with decision logging on and the answer sampled, GET /api/audit/decisions/{id} shows its record. Without an X-Request-Id from the caller it is the request id too, and the answer carries no X-Request-Id',
               schema: { type: 'string', pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$' },
             },
           },

@@ -47,7 +47,9 @@ export const EVALUATE: PublicEndpoint = {
     const request = parseEvaluateRequest(body, deps.config.limits);
     const { response, json, jsonBytes } = evaluateWithJson(deps.readModel.state, deps.readModel.engine, request, deps.config.limits);
     deps.metrics.observeMatches(response.matchingRuleIds.length);
-    locals.decisionId = deps.decisions.decide(locals.keyId!, request, response, deps.readModel.position);
+    // A minted request id is the decision id too: the answer names one id, in RuleVault-Decision-Id (write, below).
+    const minted = locals.requestIdMinted === true ? locals.requestId : undefined;
+    locals.decisionId = deps.decisions.decide(locals.keyId!, request, response, deps.readModel.position, minted);
     return new JsonText(json, jsonBytes);
   },
 };
@@ -191,8 +193,14 @@ export function servePublic(
 }
 
 function write(res: ServerResponse, answer: PublicAnswer, locals: RequestLocals, send: AnswerWriter): void {
-  // The lean path leaves X-Request-Id to the answer when it can (fast-path.ts): a writeHead after no
-  // setHeader takes node:http's direct path instead of merging header by header (bench: cpu-per-request --workload evaluate).
-  if (locals.requestId !== undefined && !res.hasHeader('x-request-id')) answer.headers['X-Request-Id'] = locals.requestId;
+  if (locals.decisionId !== undefined && locals.decisionId === locals.requestId) {
+    // The request id was minted and is the decision id: sent once, as RuleVault-Decision-Id. Every header line costs
+    // the server and, more, the caller's parser (bench: http-evaluate, the floor with the subject's headers).
+    res.removeHeader('x-request-id');
+  } else if (locals.requestId !== undefined && !res.hasHeader('x-request-id')) {
+    // The lean path leaves X-Request-Id to the answer when it can (fast-path.ts): a writeHead after no
+    // setHeader takes node:http's direct path instead of merging header by header (bench: cpu-per-request --workload evaluate).
+    answer.headers['X-Request-Id'] = locals.requestId;
+  }
   send(res, answer);
 }

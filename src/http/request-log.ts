@@ -7,7 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { HttpDeps, RequestLocals } from './deps';
 import { publicEndpointAt } from './public-endpoints';
-import { requestIdFor } from './request-id';
+import { callerRequestId, mintRequestId } from './request-id';
 import { isStreamUrl, STREAM_PATH } from './stream-endpoint';
 
 /** What express adds to a request that the label reads. */
@@ -15,7 +15,7 @@ type RoutedRequest = IncomingMessage & { readonly route?: { readonly path?: unkn
 
 /**
  * Gives the request its id (the caller's X-Request-Id when sane, else a
- * fresh one, echoed on the answer) and records it when the answer is sent.
+ * minted one, sent on the answer) and records it when the answer is sent.
  * `setIdHeader` false: the caller writes X-Request-Id with its answer's own
  * headers, on every answer it can give (public-endpoints.ts, servePublic).
  */
@@ -23,8 +23,10 @@ export function recordRequest(
   deps: Pick<HttpDeps, 'logger' | 'metrics'>, req: RoutedRequest, res: ServerResponse, locals: RequestLocals, setIdHeader = true,
 ): void {
   const started = performance.now();
-  const requestId = requestIdFor(req.headers['x-request-id']);
+  const given = callerRequestId(req.headers['x-request-id']);
+  const requestId = given ?? mintRequestId();
   locals.requestId = requestId;
+  locals.requestIdMinted = given === undefined;
   if (setIdHeader) res.setHeader('X-Request-Id', requestId);
   // `on`: 'finish' fires at most once; once's wrapper costs more (bench: cpu-per-request --workload evaluate; request-body.ts).
   res.on('finish', () => {

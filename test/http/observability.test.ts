@@ -5,11 +5,16 @@ import { call } from '../support/http';
 import { withNode } from '../support/with-node';
 import { forCells } from '../support/matrix';
 
+const UUID_V7 = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
 forCells(t, 'observability', (t, cell) => {
   const METRICS_TOKEN = 'metrics-token-' + 'x'.repeat(40);
   const lines: string[] = [];
 
-  const live = withNode(t, { cell, env: { RULEVAULT_METRICS_TOKEN: METRICS_TOKEN }, logger: createLogger((line) => lines.push(line)) });
+  const ORIGIN = 'https://app.example.com';
+  const live = withNode(t, {
+    cell, env: { RULEVAULT_METRICS_TOKEN: METRICS_TOKEN, RULEVAULT_ALLOWED_CORS_ORIGINS: ORIGIN }, logger: createLogger((line) => lines.push(line)),
+  });
 
   t.test('one log line per request with route, status, duration, request id and key id, never secrets', async (t) => {
     const admin = live.admin;
@@ -34,6 +39,38 @@ forCells(t, 'observability', (t, cell) => {
     t.notOk(text.includes(live.node.adminKey), 'no admin key in the logs');
     t.notOk(text.includes('value-that-must-not-be-logged'), 'no secret value in the logs');
     t.notOk(/authorization/i.test(text), 'no Authorization header in the logs');
+  });
+
+  t.test('an evaluate answer names one id: a minted request id is its decision id, a caller\'s is echoed beside it', async (t) => {
+    const key = (await live.admin.post('/api/api-keys', { name: 'ids', scopes: ['evaluate'] })).json.key;
+    const evaluate = (options: { body?: unknown; headers?: Record<string, string> }) =>
+      call(live.url, 'POST', '/api/rule-engine/evaluate', { key, body: { entity_type: 'context', fields: { a: 1 } }, ...options });
+    lines.length = 0;
+    const minted = await evaluate({});
+    t.equal(minted.status, 200);
+    const decision = minted.headers.get('rulevault-decision-id');
+    t.match(decision, UUID_V7, 'a decision id, version 7');
+    t.equal(minted.headers.get('x-request-id'), null, 'and no second id');
+    // With an Origin the policy runs first and the request id header is set early: still one id.
+    const fromBrowser = await evaluate({ headers: { origin: ORIGIN } });
+    t.match(fromBrowser.headers.get('rulevault-decision-id'), UUID_V7);
+    t.equal(fromBrowser.headers.get('x-request-id'), null, 'one id for a browser too');
+    t.match(fromBrowser.headers.get('access-control-expose-headers'), /RuleVault-Decision-Id/, 'which it may read');
+    const given = await evaluate({ headers: { 'x-request-id': 'trace-ids' } });
+    t.equal(given.headers.get('x-request-id'), 'trace-ids', 'a caller\'s id is echoed');
+    t.match(given.headers.get('rulevault-decision-id'), UUID_V7, 'beside a decision id of its own');
+    const refused = await evaluate({ body: { entity_type: 'context' } });
+    t.equal(refused.status, 400);
+    t.match(refused.headers.get('x-request-id'), UUID_V7, 'an answer without a decision carries a minted request id');
+    t.equal(refused.headers.get('rulevault-decision-id'), null);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const records = lines.map((line) => JSON.parse(line));
+    const line = (id: string | null) => records.filter((r) => r.request_id === id).map((r) => [r.route, r.status]);
+    const route = '/api/rule-engine/evaluate';
+    t.same(line(decision), [[route, 200]], 'the log line\'s request id is the decision id');
+    t.same(line(fromBrowser.headers.get('rulevault-decision-id')), [[route, 200]]);
+    t.same(line('trace-ids'), [[route, 200]]);
+    t.same(line(refused.headers.get('x-request-id')), [[route, 400]]);
   });
 
   t.test('/metrics needs an admin key or the metrics token', async (t) => {
