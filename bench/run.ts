@@ -58,9 +58,11 @@ export interface ScenarioReport {
   readonly cases: readonly AggregatedCase[];
 }
 
-interface AggregatedCase extends CaseResult {
+export interface AggregatedCase extends CaseResult {
   /** baseline p50 / subject p50. */
   readonly ratio?: number;
+  /** Each run's value, in run order, of every numeric figure whose runs differ: the spread behind its median. */
+  readonly figure_runs?: { readonly [name: string]: readonly number[] };
 }
 
 const SOURCE_DIR = path.resolve(__dirname, '..', '..', 'bench');
@@ -144,8 +146,8 @@ function medianTiming<T extends Timing>(timings: readonly T[]): T {
   };
 }
 
-/** One row per case name, each number the median across runs. */
-function aggregate(runs: readonly CaseResult[][]): AggregatedCase[] {
+/** One row per case name, each number the median across runs (a figure's run values kept beside it when they differ). */
+export function aggregate(runs: readonly CaseResult[][]): AggregatedCase[] {
   return runs[0].map((first) => {
     const same = runs.map((cases) => cases.find((c) => c.case === first.case)).filter((c): c is CaseResult => c !== undefined);
     const subjects = same.map((c) => c.subject).filter((t): t is Timing => t !== undefined);
@@ -153,11 +155,18 @@ function aggregate(runs: readonly CaseResult[][]): AggregatedCase[] {
     const subject = subjects.length > 0 ? medianTiming(subjects) : undefined;
     const baseline = baselines.length > 0 ? medianTiming(baselines) : undefined;
     const figures: Record<string, number | string> = {};
+    const figureRuns: Record<string, number[]> = {};
     for (const [key, value] of Object.entries(first.figures ?? {})) {
-      figures[key] = typeof value === 'number' ? median(same.map((c) => Number(c.figures?.[key]))) : value;
+      if (typeof value !== 'number') {
+        figures[key] = value;
+        continue;
+      }
+      const values = same.map((c) => Number(c.figures?.[key]));
+      figures[key] = median(values);
+      if (values.some((v) => v !== values[0])) figureRuns[key] = values;
     }
     const ratio = subject && baseline ? baseline.p50_us / subject.p50_us : undefined;
-    return { case: first.case, subject, baseline, figures, ratio };
+    return { case: first.case, subject, baseline, figures, ratio, ...(Object.keys(figureRuns).length > 0 ? { figure_runs: figureRuns } : {}) };
   });
 }
 
@@ -167,13 +176,20 @@ function fmt(n: number | undefined, digits = 2): string {
   return n >= 100 ? n.toFixed(0) : n.toFixed(digits);
 }
 
-function tableRows(report: ScenarioReport): string[][] {
+/** A figure as `name=median`, with each run's value after it when they differ: `rps_vs_floor=0.84 [0.81 0.84 0.90]`. */
+function figureText(c: AggregatedCase, name: string, value: number | string): string {
+  if (typeof value !== 'number') return `${name}=${value}`;
+  const runs = c.figure_runs?.[name];
+  return `${name}=${fmt(value)}${runs === undefined ? '' : ` [${runs.map((v) => fmt(v)).join(' ')}]`}`;
+}
+
+export function tableRows(report: ScenarioReport): string[][] {
   return report.cases.map((c) => [
     report.name, c.case, fmt(c.subject?.p50_us), fmt(c.subject?.p99_us), fmt(c.subject?.ops_per_s),
     c.baseline ? `${c.baseline.name}: p50 ${fmt(c.baseline.p50_us)} us, p99 ${fmt(c.baseline.p99_us)} us (${c.baseline.samples} samples)` : '',
     // Two decimals below 10x: a ratio under 1 (a cold-cache row, a slower subject) would print as "0x".
     c.ratio !== undefined ? `${fmt(c.ratio, c.ratio < 10 ? 2 : 0)}x` : '',
-    Object.entries(c.figures ?? {}).map(([k, v]) => `${k}=${typeof v === 'number' ? fmt(v) : v}`).join(', '),
+    Object.entries(c.figures ?? {}).map(([k, v]) => figureText(c, k, v)).join(', '),
   ]);
 }
 
@@ -195,7 +211,7 @@ function markdown(reports: readonly ScenarioReport[]): string {
     '# Benchmark results',
     '',
     'Written by `bench/run.ts` (method: docs/bench-method.md; protocol: header of bench/run.ts).',
-    'Times in microseconds; every number is the median across the runs named; ratio = baseline p50 / subject p50.',
+    'Times in microseconds; every number is the median across the runs named, a figure followed by each run\'s value in brackets where the runs differ; ratio = baseline p50 / subject p50.',
     '',
   ];
   for (const r of reports) {
@@ -242,4 +258,4 @@ function main(): void {
   console.log(`\nwrote ${path.relative(process.cwd(), jsonPath)} and bench/RESULTS.md`);
 }
 
-main();
+if (require.main === module) main();

@@ -4,6 +4,7 @@ import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'nod
 import os from 'node:os';
 import path from 'node:path';
 import { cpuSeconds, ownHeaders, peakRssMb, SERVICE_NODE_FLAGS, startBare } from '../bench/http-harness';
+import { aggregate, tableRows } from '../bench/run';
 
 t.test('the bench starts the service with the node flags `npm start` uses', async (t) => {
   const pkg = JSON.parse(readFileSync(path.resolve(__dirname, '..', '..', 'package.json'), 'utf8')) as { scripts: { start: string } };
@@ -117,4 +118,22 @@ t.test('engine-ab: two builds alternated in one process, their answers checked a
   t.match(missing.stderr, /--base .*nowhere: no build there/);
   t.match(run('--base', dist, '--rounds', '2', '--warmup-rounds', '2').stderr, /--rounds \(2\) must exceed --warmup-rounds \(2\)/);
   t.match(run('--base', dist, '--batch', 'many').stderr, /--batch must be a whole number of at least 1, got many/);
+});
+
+t.test('the runner medians each figure across runs and keeps the run values where they differ', async (t) => {
+
+  const run = (rps: number, ratio: number) => [{
+    case: 'evaluate vs floor',
+    subject: { samples: 10, p50_us: 1000, p99_us: 2000, ops_per_s: rps },
+    figures: { rps_vs_floor: ratio, answer_bytes: 620, note: 'same' },
+  }];
+  const [row] = aggregate([run(100, 0.9), run(120, 0.7), run(110, 0.8)]);
+  t.equal(row.subject?.ops_per_s, 110, 'timings: the median run');
+  t.same(row.figures, { rps_vs_floor: 0.8, answer_bytes: 620, note: 'same' }, 'figures: the median, strings as given');
+  t.same(row.figure_runs, { rps_vs_floor: [0.9, 0.7, 0.8] }, 'the run values of the figure that differs, in run order');
+  const machine = { cpu: 'x', cores: 2, node: 'v20', os: 'Linux', memory_gb: 24, load_1m: 0 };
+  const report = { name: 'http-evaluate', description: '', date: '', command: '', runs: 3, quick: false, machine, cases: [row] };
+  t.match(tableRows(report)[0].at(-1), /^rps_vs_floor=0\.80 \[0\.90 0\.70 0\.80\], answer_bytes=620, note=same$/, 'the table shows the spread');
+  const [single] = aggregate([run(100, 0.9)]);
+  t.equal(single.figure_runs, undefined, 'one run: nothing beside the figure');
 });
