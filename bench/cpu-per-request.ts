@@ -29,7 +29,7 @@
 import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { cpuSplitMicros, load, loadedDataDir, ownHeaders, startBare, startService, type Running } from './http-harness';
+import { loadedDataDir, loadWithCpu, ownHeaders, startBare, startService, type LoadWithCpu, type Running } from './http-harness';
 import { evaluateWorkload, secretsWorkload, workloadKey, writesWorkload, type HttpWorkload } from './http-workloads';
 import { median } from './stats';
 
@@ -90,31 +90,20 @@ interface Target {
   readonly url: string;
 }
 
-interface Sample {
-  readonly cpuUsPerRequest: number;
-  /** The kernel's part of cpuUsPerRequest (system time: socket reads and writes, wake-ups). */
-  readonly systemUsPerRequest: number;
-  readonly rps: number;
-}
+type Sample = Pick<LoadWithCpu, 'cpuUsPerRequest' | 'systemUsPerRequest' | 'rps'>;
 
 function measure(args: Args, target: Target, workload: HttpWorkload): Sample {
-  const spec = (seconds: number) => ({
+  const result = loadWithCpu({
     url: target.url,
     headers: { authorization: `Bearer ${workloadKey(workload)}`, 'content-type': 'application/json' },
     bodies: workload.bodies,
     connections: args.connections,
     pipelining: 1,
-    warmupSeconds: 0,
-    seconds,
-  });
-  if (args.warmup > 0) load(spec(args.warmup));
-  const before = cpuSplitMicros(target.server.child.pid);
-  const result = load(spec(args.seconds));
-  const after = cpuSplitMicros(target.server.child.pid);
+    warmupSeconds: args.warmup,
+    seconds: args.seconds,
+  }, target.server.child.pid);
   if (result.non2xx > 0 || result.errors > 0) throw new Error(`${target.name}: ${result.non2xx} non-2xx answers, ${result.errors} errors`);
-  const user = after.user - before.user;
-  const system = after.system - before.system;
-  return { cpuUsPerRequest: (user + system) / result.requests, systemUsPerRequest: system / result.requests, rps: result.rps };
+  return result;
 }
 
 async function main(): Promise<void> {

@@ -4,14 +4,16 @@
  * parses the body and stringifies an answer of the same size) and a bare
  * node:http server answering the same bytes, each driven by autocannon
  * (-c 64) at pipelining 1 and 10, in the same run. Ratios are of requests
- * per second. One more baseline, the floor sending the subject's own headers
+ * per second, and of the servers' CPU per answer in the same windows (each
+ * load's warm-up runs first as a load of its own, so the CPU read covers the
+ * measured window only). One more baseline, the floor sending the subject's own headers
  * too (evaluate: X-Request-Id and RuleVault-Decision-Id, minted per answer),
  * says what those headers cost on their own: on two cores shared with the
  * load generator, whose HTTP parser reads every header line, they are not free.
  */
 import type { LoadSpec } from './load';
 import type { CaseResult } from './scenario';
-import { BENCH_KEY, load, ownHeaders, startBare, startService, timing } from './http-harness';
+import { BENCH_KEY, loadWithCpu, ownHeaders, startBare, startService, timing } from './http-harness';
 
 export interface ComparisonOptions {
   readonly label: string;
@@ -44,11 +46,11 @@ export async function compareHttp({ label, dataDir, path, bodies, quick }: Compa
           warmupSeconds: quick ? 1 : 3,
           seconds: quick ? 3 : 10,
         });
-        const subject = load(spec(service.url + path));
-        const noop = load(spec(service.url + '/bench/noop'));
-        const floorLoad = load(spec(floor.url));
-        const floorHeadersLoad = load(spec(floorHeaders.url));
-        const baseline = load(spec(bare.url));
+        const subject = loadWithCpu(spec(service.url + path), service.child.pid);
+        const noop = loadWithCpu(spec(service.url + '/bench/noop'), service.child.pid);
+        const floorLoad = loadWithCpu(spec(floor.url), floor.child.pid);
+        const floorHeadersLoad = loadWithCpu(spec(floorHeaders.url), floorHeaders.child.pid);
+        const baseline = loadWithCpu(spec(bare.url), bare.child.pid);
         const figures = {
           pipelining,
           rps_vs_noop: subject.rps / noop.rps,
@@ -56,6 +58,12 @@ export async function compareHttp({ label, dataDir, path, bodies, quick }: Compa
           rps_vs_floor_with_headers: subject.rps / floorHeadersLoad.rps,
           floor_with_headers_vs_floor: floorHeadersLoad.rps / floorLoad.rps,
           rps_vs_bare: subject.rps / baseline.rps,
+          // The server's CPU per answer in the same windows: what the gap to the floor is made of, less moved by the
+          // client and the machine than req/s (the floor's ratio to ours, as rps_vs_floor is ours to the floor's).
+          cpu_us: subject.cpuUsPerRequest,
+          floor_cpu_us: floorLoad.cpuUsPerRequest,
+          floor_with_headers_cpu_us: floorHeadersLoad.cpuUsPerRequest,
+          cpu_vs_floor: floorLoad.cpuUsPerRequest / subject.cpuUsPerRequest,
           non2xx: subject.non2xx,
           errors: subject.errors,
           answer_bytes: answer.length,

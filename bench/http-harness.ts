@@ -227,6 +227,30 @@ export function load(spec: LoadSpec): LoadResult {
   return JSON.parse(out.stdout.trim().split('\n').pop()!) as LoadResult;
 }
 
+/** A load's figures and what the server spent on it, per answered request, in CPU µs. */
+export interface LoadWithCpu extends LoadResult {
+  readonly cpuUsPerRequest: number;
+  /** The kernel's part of cpuUsPerRequest (system time: socket reads and writes, wake-ups). */
+  readonly systemUsPerRequest: number;
+}
+
+/**
+ * A load as `load` runs it (its warm-up, then the measured window), with
+ * the server's CPU (user + system, every thread, from /proc) read around the
+ * measured window only: the warm-up runs as a load of its own first. A
+ * server's CPU per request says what a request costs it whatever the client
+ * and the rest of the machine leave it of the cores (bench/cpu-per-request.ts).
+ */
+export function loadWithCpu(spec: LoadSpec, serverPid: number | undefined): LoadWithCpu {
+  if (spec.warmupSeconds > 0) load({ ...spec, seconds: spec.warmupSeconds, warmupSeconds: 0 });
+  const before = cpuSplitMicros(serverPid);
+  const result = load({ ...spec, warmupSeconds: 0 });
+  const after = cpuSplitMicros(serverPid);
+  const user = after.user - before.user;
+  const system = after.system - before.system;
+  return { ...result, cpuUsPerRequest: (user + system) / result.requests, systemUsPerRequest: system / result.requests };
+}
+
 /** CPU time a live process has used so far (user + system, every thread), in µs; Linux only (/proc). */
 export function cpuMicros(pid: number | undefined): number {
   const { user, system } = cpuSplitMicros(pid);

@@ -3,7 +3,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import { cpuSeconds, ownHeaders, peakRssMb, SERVICE_NODE_FLAGS, startBare } from '../bench/http-harness';
+import { cpuMicros, cpuSeconds, loadWithCpu, ownHeaders, peakRssMb, SERVICE_NODE_FLAGS, startBare } from '../bench/http-harness';
 import { aggregate, tableRows } from '../bench/run';
 
 t.test('the bench starts the service with the node flags `npm start` uses', async (t) => {
@@ -83,6 +83,26 @@ t.test('the floor with the subject\'s headers sends them, a UUID minted afresh p
       t.same(ownHeaders(ok).map(([name]) => name).sort(), ['cache-control', 'x-request-id']);
     }
     t.equal(seen.size, 3, 'a fresh id per answer');
+  } finally {
+    await server.stop();
+  }
+});
+
+t.test('loadWithCpu reads the server\'s CPU around the measured window only, per answered request', async (t) => {
+  const server = await startBare(JSON.stringify({ ok: true }), { mode: 'floor' });
+  try {
+    const spec = { url: server.url, headers: {}, bodies: ['{"a":1}'], connections: 4, pipelining: 1, seconds: 1 };
+    const before = cpuMicros(server.child.pid);
+    const measured = loadWithCpu({ ...spec, warmupSeconds: 2 }, server.child.pid);
+    const whole = cpuMicros(server.child.pid) - before;
+    t.ok(measured.requests > 100, `${measured.requests} requests answered`);
+    t.equal(measured.non2xx, 0);
+    // A request costs a node:http server some µs of CPU: neither nothing nor a whole second shared by a few hundred.
+    t.ok(measured.cpuUsPerRequest > 1 && measured.cpuUsPerRequest < 2000, `${measured.cpuUsPerRequest.toFixed(1)} µs per request`);
+    t.ok(measured.systemUsPerRequest >= 0 && measured.systemUsPerRequest <= measured.cpuUsPerRequest, 'its system part is a part of it');
+    // The 2 s warm-up took about twice the measured second's CPU: read around both, the figure would be ~3x the window's own.
+    const share = measured.cpuUsPerRequest * measured.requests / whole;
+    t.ok(share < 0.6, `the measured window is ${(100 * share).toFixed(0)}% of the server's CPU over warm-up and window`);
   } finally {
     await server.stop();
   }

@@ -12,7 +12,8 @@ export const scenario: Scenario = {
   description:
     'evaluate over HTTP, 10k mixed rules, autocannon -c 64 from a separate process (same 2 cores as the server), ' +
     '3 s warm-up + 10 s (quick: 1 + 3); subject vs the same express app\'s no-op route, the honest floor, the floor sending the ' +
-    'subject\'s own headers too (X-Request-Id, RuleVault-Decision-Id) and a bare node:http server answering the same JSON. ' +
+    'subject\'s own headers too (RuleVault-Decision-Id) and a bare node:http server answering the same JSON; each server\'s CPU per answer ' +
+      'in the same windows (cpu_us, floor_cpu_us; cpu_vs_floor = floor µs / subject µs). ' +
     'ratio = baseline p50 / subject p50; rps_vs_* = subject req/s / baseline req/s.',
   async run({ quick }) {
     const workload = evaluateWorkload();
