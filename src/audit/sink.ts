@@ -245,7 +245,6 @@ export function createSink<R>(writer: SinkWriter<R>, options: SinkOptions): Sink
   }
 }
 
-
 /** Opens a sink file to read beside a running service (the CLI); undefined when it does not exist. */
 export function openSinkForReading(dir: string, file: string): Database.Database | undefined {
   const full = path.join(dir, file);
