@@ -7,7 +7,7 @@
  * per second, and of the servers' CPU per answer in the same windows (each
  * load's warm-up runs first as a load of its own, so the CPU read covers the
  * measured window only). One more baseline, the floor sending the subject's own headers
- * too (evaluate: X-Request-Id and RuleVault-Decision-Id, minted per answer),
+ * too (evaluate: RuleVault-Decision-Id, a UUID minted per answer),
  * says what those headers cost on their own: on two cores shared with the
  * load generator, whose HTTP parser reads every header line, they are not free.
  */

@@ -141,7 +141,6 @@ t.test('engine-ab: two builds alternated in one process, their answers checked a
 });
 
 t.test('the runner medians each figure across runs and keeps the run values where they differ', async (t) => {
-
   const run = (rps: number, ratio: number) => [{
     case: 'evaluate vs floor',
     subject: { samples: 10, p50_us: 1000, p99_us: 2000, ops_per_s: rps },

@@ -16,6 +16,19 @@ forCells(t, 'observability', (t, cell) => {
     cell, env: { RULEVAULT_METRICS_TOKEN: METRICS_TOKEN, RULEVAULT_ALLOWED_CORS_ORIGINS: ORIGIN }, logger: createLogger((line) => lines.push(line)),
   });
 
+  /**
+   * The parsed log lines once `count` of them match: a request's line is written when its answer
+   * finishes, which the caller may see a moment after it has the answer. No deadline of its own:
+   * tap's per-test timeout ends a wait for a line that never comes.
+   */
+  async function loggedOnce(match: (record: Record<string, unknown>) => boolean, count: number): Promise<Record<string, unknown>[]> {
+    for (;;) {
+      const records = lines.map((line) => JSON.parse(line) as Record<string, unknown>);
+      if (records.filter(match).length >= count) return records;
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
   t.test('one log line per request with route, status, duration, request id and key id, never secrets', async (t) => {
     const admin = live.admin;
     const key = await admin.post('/api/api-keys', { name: 'both', scopes: ['evaluate', 'secrets:read'] });
@@ -25,8 +38,7 @@ forCells(t, 'observability', (t, cell) => {
     await asKey.post('/api/rule-engine/evaluate', { entity_type: 'context', fields: { a: 1 } }, { headers: { 'x-request-id': 'trace-abc' } });
     await asKey.post('/api/vault/get-secrets', { key: 'LOGGED_NOT' });
     await asKey.get(`/api/rule-engine/rules/${'0'.repeat(8)}`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const records = lines.map((line) => JSON.parse(line));
+    const records = await loggedOnce((r) => r.request_id === 'trace-abc' || r.route === '/api/rule-engine/rules/:id', 2);
     const evaluate = records.find((r) => r.request_id === 'trace-abc');
     t.match(evaluate, {
       level: 'info', msg: 'request', method: 'POST', route: '/api/rule-engine/evaluate', status: 200,
@@ -63,8 +75,7 @@ forCells(t, 'observability', (t, cell) => {
     t.equal(refused.status, 400);
     t.match(refused.headers.get('x-request-id'), UUID_V7, 'an answer without a decision carries a minted request id');
     t.equal(refused.headers.get('rulevault-decision-id'), null);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const records = lines.map((line) => JSON.parse(line));
+    const records = await loggedOnce((r) => r.route === '/api/rule-engine/evaluate', 4);
     const line = (id: string | null) => records.filter((r) => r.request_id === id).map((r) => [r.route, r.status]);
     const route = '/api/rule-engine/evaluate';
     t.same(line(decision), [[route, 200]], 'the log line\'s request id is the decision id');
