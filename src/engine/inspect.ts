@@ -152,7 +152,8 @@ function filedHandles(state: EngineState): number[] {
  *   every word handed out;
  * - kept lists (field-index.ts textHeld): each is kept for a live value id
  *   and names only its value's equals/in list or the field's affix and
- *   residual lists, so no change left one stale;
+ *   residual lists, so no change left one stale; their block offsets
+ *   (heldBlocks), where claimed current, are where the lists are;
  * - kept regex answers (code.ts RegexEntry.kept): each is the pattern's
  *   answer for its text, live entries' answers add up to the engine's
  *   count, within its limit, and a released entry keeps none.
@@ -276,6 +277,20 @@ export function checkInvariants(engine: Engine): string[] {
       if (!live.has(id)) problems.push(`field ${slot.name}: a list is kept for value id ${id}, which names no value`);
       for (const h of held) {
         if (h !== slot.textPostings[id] && !textLists.has(h)) problems.push(`field ${slot.name}: value id ${id} keeps list #${h}, not one of its field's text lists`);
+      }
+    }
+    // Their block offsets, where kept and claimed current (no block has moved since they were read).
+    for (const [id, blocks] of slot.heldBlocks.entries()) {
+      if (blocks === undefined) continue;
+      const held = slot.textHeld[id];
+      if (held === undefined) {
+        problems.push(`field ${slot.name}: value id ${id} keeps block offsets but no list`);
+        continue;
+      }
+      if (slot.heldMoves !== postings.moves) continue;
+      const current = held.map((h) => postings.at[h]);
+      if (current.join() !== blocks.join()) {
+        problems.push(`field ${slot.name}: value id ${id} keeps blocks ${blocks.join()}, its lists are at ${current.join()}, and no block has moved since`);
       }
     }
   }

@@ -112,3 +112,45 @@ t.test('the invariant checker finds a stale kept list', async (t) => {
   slot.textHeld[id] = [...slot.textHeld[id]!, 9999];
   t.match(checkInvariants(engine), [/value id \d+ keeps list #9999, not one of its field's text lists/]);
 });
+
+t.test('the invariant checker finds wrong kept block offsets', async (t) => {
+  const engine = createEngine();
+  engine.upsert(rule('named-alpha', 'equals', 'alpha'));
+  engine.upsert(rule('has-lph', 'contains', 'lph'));
+  engine.evaluate({ x: 'alpha' });
+  const slot = stateOf(engine).operands.slots.get('x')!;
+  const id = slot.valueIds.get('alpha')!;
+  const blocks = slot.heldBlocks[id]!;
+  t.equal(blocks.length, 2, 'alpha\'s two lists kept as blocks too');
+  t.same(checkInvariants(engine), []);
+  slot.heldBlocks[id] = [blocks[1], blocks[0]];
+  t.match(checkInvariants(engine), [/value id \d+ keeps blocks \d+,\d+, its lists are at \d+,\d+, and no block has moved since/]);
+  slot.textHeld[id] = undefined;
+  t.match(checkInvariants(engine), [/value id \d+ keeps block offsets but no list/]);
+});
+
+t.test('kept block offsets are read again once any block has moved', async (t) => {
+  const engine = createEngine();
+  engine.upsert(rule('named-alpha', 'equals', 'alpha'));
+  engine.upsert(rule('has-lph', 'contains', 'lph'));
+  t.same(engine.evaluate({ x: 'alpha' }), ['has-lph', 'named-alpha']);
+  const state = stateOf(engine);
+  const slot = state.operands.slots.get('x')!;
+  const id = slot.valueIds.get('alpha')!;
+  const held = slot.textHeld[id];
+  const moves = state.postings.moves;
+  const onY = (i: number): RuleDefinition => ({
+    ...rule(`y-${i}`, 'equals', 'v'),
+    condition_groups: [{ condition_operator: 'AND', conditions: [{ field: 'y', operator: 'equals', value: 'v', data_type: 'string' }] }],
+  } as RuleDefinition);
+  // Another field's list grows until its block moves: none of alpha's lists changed, so they are not forgotten.
+  for (let i = 0; state.postings.moves === moves; i++) engine.upsert(onY(i));
+  t.equal(slot.textHeld[id], held, 'alpha\'s lists are still kept');
+  // Offsets read before the move are not trusted: wrong ones (y's list, whose groups need y) are read again, not walked.
+  const y = state.operands.slots.get('y')!;
+  const yBlock = state.postings.at[y.textPostings[y.valueIds.get('v')!]];
+  slot.heldBlocks[id] = [yBlock, yBlock];
+  t.same(engine.evaluate({ x: 'alpha' }), ['has-lph', 'named-alpha'], 'answered from the lists\' current blocks');
+  t.equal(slot.heldMoves, state.postings.moves, 'read again at the current count');
+  t.same(checkInvariants(engine), []);
+});

@@ -1,0 +1,32 @@
+/**
+ * Value ids (src/engine/field-index.ts): a value rules name is kept under
+ * V8's internalized copy of its text, made through a property name. Texts a
+ * property name treats specially (array indexes, `__proto__`, the names of
+ * Object.prototype's members, the empty string) must still be themselves.
+ */
+import t from 'tap';
+import { checkInvariants, createEngine, type RuleDefinition } from '../../src/engine';
+import { stateOf } from '../../src/engine/state';
+
+const SPECIAL = ['', '0', '123', '-0', '01', '4294967295', '4294967296', '1e3', '__proto__', 'constructor', 'toString', 'hasOwnProperty', 'é', '\u{1F600}'];
+
+function equalsRule(id: string, value: string): RuleDefinition {
+  return {
+    id, status: 'ACTIVE', group_operator: 'AND',
+    condition_groups: [{ condition_operator: 'AND', conditions: [{ field: 'x', operator: 'equals', value, data_type: 'string' }] }],
+  } as RuleDefinition;
+}
+
+t.test('a value whose text a property name treats specially gets an id under that very text, and matches', async (t) => {
+  const engine = createEngine();
+  SPECIAL.forEach((value, i) => engine.upsert(equalsRule(`r${String(i).padStart(2, '0')}`, value)));
+  const slot = stateOf(engine).operands.slots.get('x')!;
+  t.same([...slot.valueIds.keys()].sort(), [...SPECIAL].sort(), 'the ids\' texts are the values, each once');
+  SPECIAL.forEach((value, i) => {
+    t.same(engine.evaluate({ x: value }), [`r${String(i).padStart(2, '0')}`], `${JSON.stringify(value)} matches its own rule only`);
+    // As the service gets it: parsed from the request's JSON.
+    t.same(engine.evaluate(JSON.parse(JSON.stringify({ x: value })) as { x: string }), [`r${String(i).padStart(2, '0')}`]);
+  });
+  t.same(engine.evaluate({ x: 'proto' }), [], 'a text no rule names matches none');
+  t.same(checkInvariants(engine), []);
+});
