@@ -151,9 +151,9 @@ export function acquireValueId(slot: FieldSlot, text: string): number {
  * `Object.keys` hands it back). JSON.parse internalizes short strings, so a
  * request's short value found here is the same string and the lookup
  * compares pointers; one no rule names is another internalized string, a
- * miss without reading either. Keys read from other sources (a split `in`
- * list, an image, a generated workload) are not: bench: engine-ab, 10k:
- * -0.3 to -0.6 µs of ~11 per evaluation.
+ * miss without reading either. Texts from a split `in` list, an engine
+ * image or a generated workload are not internalized until made so here
+ * (bench: engine-ab, 10k: -0.3 to -0.6 µs of ~11 per evaluation).
  */
 function internalized(text: string): string {
   return Object.keys({ [text]: 0 })[0];
