@@ -62,8 +62,8 @@ export interface FieldSlot {
   /**
    * textHeld's lists as block offsets, kept while the postings' `moves`
    * count is `heldMoves` (postings.ts): walked without the handle table, one
-   * cache miss less per list (bench: engine-ab, 10k: -0.7 µs of ~11 per
-   * evaluation). Forgotten with textHeld, and all at once when a block moves.
+   * cache miss less per list (bench: engine-ab, 10k: -0.4 to -0.9 µs of ~10
+   * per evaluation). Forgotten with textHeld, and all at once when a block moves.
    */
   heldBlocks: Kept<readonly number[]>;
   heldMoves: number;

@@ -17,7 +17,7 @@
  * - a group one hit decides is named by its rule number (ruleTarget), so a
  *   hit reads no record (mixed 10k: half of all hits);
  * - a value's kept lists are walked by block offset, not through the handle
- *   table, until a block moves (engine-ab, 10k: -0.4 to -0.8 µs of ~11);
+ *   table, until a block moves (engine-ab, 10k: -0.4 to -0.9 µs of ~10);
  * - thresholds are sorted, so only the true prefix is walked (broad 10k);
  * - residual conditions are skipped on a 64-bit literal signature before
  *   any string test (regex-only 1k);

@@ -12,7 +12,7 @@
  *
  * A list moves when it outgrows its block, so its owner (a hash map entry, a
  * threshold, an affix) holds a handle, and `at[handle]` is the block. A
- * reader that keeps block offsets (field-index.ts HeldDrivers) checks
+ * reader that keeps block offsets (FieldSlot.heldBlocks in field-index.ts) checks
  * `moves` before it trusts them.
  */
 import { blockWords, type Arena } from './arena';

@@ -9,10 +9,10 @@ import t from 'tap';
 import { checkInvariants, createEngine, type Operator, type RuleDefinition } from '../../src/engine';
 import { stateOf } from '../../src/engine/state';
 
-function rule(id: string, operator: Operator, value: string): RuleDefinition {
+function rule(id: string, operator: Operator, value: string, field = 'x'): RuleDefinition {
   return {
     id, status: 'ACTIVE', group_operator: 'AND',
-    condition_groups: [{ condition_operator: 'AND', conditions: [{ field: 'x', operator, value, data_type: 'string' }] }],
+    condition_groups: [{ condition_operator: 'AND', conditions: [{ field, operator, value, data_type: 'string' }] }],
   } as RuleDefinition;
 }
 
@@ -139,12 +139,8 @@ t.test('kept block offsets are read again once any block has moved', async (t) =
   const id = slot.valueIds.get('alpha')!;
   const held = slot.textHeld[id];
   const moves = state.postings.moves;
-  const onY = (i: number): RuleDefinition => ({
-    ...rule(`y-${i}`, 'equals', 'v'),
-    condition_groups: [{ condition_operator: 'AND', conditions: [{ field: 'y', operator: 'equals', value: 'v', data_type: 'string' }] }],
-  } as RuleDefinition);
   // Another field's list grows until its block moves: none of alpha's lists changed, so they are not forgotten.
-  for (let i = 0; state.postings.moves === moves; i++) engine.upsert(onY(i));
+  for (let i = 0; state.postings.moves === moves; i++) engine.upsert(rule(`y-${i}`, 'equals', 'v', 'y'));
   t.equal(slot.textHeld[id], held, 'alpha\'s lists are still kept');
   // Offsets read before the move are not trusted: wrong ones (y's list, whose groups need y) are read again, not walked.
   const y = state.operands.slots.get('y')!;

@@ -10,6 +10,9 @@ import { stateOf } from '../../src/engine/state';
 
 const SPECIAL = ['', '0', '123', '-0', '01', '4294967295', '4294967296', '1e3', '__proto__', 'constructor', 'toString', 'hasOwnProperty', 'é', '\u{1F600}'];
 
+/** The id of the rule naming SPECIAL[i]. */
+const idOf = (i: number): string => `r${String(i).padStart(2, '0')}`;
+
 function equalsRule(id: string, value: string): RuleDefinition {
   return {
     id, status: 'ACTIVE', group_operator: 'AND',
@@ -19,13 +22,13 @@ function equalsRule(id: string, value: string): RuleDefinition {
 
 t.test('a value whose text a property name treats specially gets an id under that very text, and matches', async (t) => {
   const engine = createEngine();
-  SPECIAL.forEach((value, i) => engine.upsert(equalsRule(`r${String(i).padStart(2, '0')}`, value)));
+  SPECIAL.forEach((value, i) => engine.upsert(equalsRule(idOf(i), value)));
   const slot = stateOf(engine).operands.slots.get('x')!;
   t.same([...slot.valueIds.keys()].sort(), [...SPECIAL].sort(), 'the ids\' texts are the values, each once');
   SPECIAL.forEach((value, i) => {
-    t.same(engine.evaluate({ x: value }), [`r${String(i).padStart(2, '0')}`], `${JSON.stringify(value)} matches its own rule only`);
+    t.same(engine.evaluate({ x: value }), [idOf(i)], `${JSON.stringify(value)} matches its own rule only`);
     // As the service gets it: parsed from the request's JSON.
-    t.same(engine.evaluate(JSON.parse(JSON.stringify({ x: value })) as { x: string }), [`r${String(i).padStart(2, '0')}`]);
+    t.same(engine.evaluate(JSON.parse(JSON.stringify({ x: value })) as { x: string }), [idOf(i)]);
   });
   t.same(engine.evaluate({ x: 'proto' }), [], 'a text no rule names matches none');
   t.same(checkInvariants(engine), []);
