@@ -14,7 +14,8 @@
  * (express), the honest floor (bench/bare-server.ts --floor) and, with
  * --base, the same route on another build (for example the main branch's
  * dist) and, per --variant, the same route on this build started with more
- * environment (e.g. `--variant info:LOG_LEVEL=info`). A measurement is a warm-up load, then a measured load of
+ * environment (e.g. `--variant info:LOG_LEVEL=info`) or node flags
+ * (`--variant semi16:NODE_FLAGS=--max-semi-space-size=16`). A measurement is a warm-up load, then a measured load of
  * autocannon (-c 64, p=1, its own process), with the server's CPU (user +
  * system, all threads, from /proc) read around the measured load only.
  * Prints per target the median over rounds of CPU µs per request (and its system part) and req/s.
@@ -43,7 +44,7 @@ interface Args {
   prof: string | undefined;
   connections: number;
   noop: boolean;
-  variants: { label: string; env: Record<string, string> }[];
+  variants: Variant[];
   floorSpins: number[];
   floorHeaders: boolean;
 }
@@ -72,16 +73,30 @@ function parseArgs(argv: readonly string[]): Args {
   return args;
 }
 
-/** `label:KEY=VALUE,KEY=VALUE`: another service of this build with that environment (e.g. `info:LOG_LEVEL=info`). */
-function parseVariant(text: string): { label: string; env: Record<string, string> } {
+/** Another service of this build: its environment, and node flags after `npm start`'s. */
+interface Variant {
+  readonly label: string;
+  readonly env: Record<string, string>;
+  readonly nodeFlags: string[];
+}
+
+/**
+ * `label:KEY=VALUE,KEY=VALUE`: another service of this build with that environment (e.g. `info:LOG_LEVEL=info`);
+ * NODE_FLAGS is not passed on but gives its node flags, space-separated (e.g. `semi16:NODE_FLAGS=--max-semi-space-size=16`).
+ */
+function parseVariant(text: string): Variant {
   const colon = text.indexOf(':');
   if (colon < 1) throw new Error(`--variant takes label:KEY=VALUE[,KEY=VALUE], got ${text}`);
   const env: Record<string, string> = {};
+  let nodeFlags: string[] = [];
   for (const pair of text.slice(colon + 1).split(',').filter(Boolean)) {
     const eq = pair.indexOf('=');
-    env[pair.slice(0, eq)] = pair.slice(eq + 1);
+    if (eq < 1) throw new Error(`--variant ${text}: ${pair} is not KEY=VALUE`);
+    const [key, value] = [pair.slice(0, eq), pair.slice(eq + 1)];
+    if (key === 'NODE_FLAGS') nodeFlags = value.split(' ').filter(Boolean);
+    else env[key] = value;
   }
-  return { label: text.slice(0, colon), env };
+  return { label: text.slice(0, colon), env, nodeFlags };
 }
 
 interface Target {
@@ -140,11 +155,11 @@ async function main(): Promise<void> {
     // Left out of a profile (--no-noop), where its express stacks would blur the route's.
     if (args.noop) targets.splice(1, 0, { name: 'no-op route', server: service, url: service.url + '/bench/noop' });
     // Each other service gets its own copy of the data folder: a service holds its folder's lock.
-    const copies = [...(args.base === undefined ? [] : [{ label: 'base build', env: {}, main: args.base }]), ...args.variants];
+    const copies = [...(args.base === undefined ? [] : [{ label: 'base build', env: {}, nodeFlags: [], main: args.base }]), ...args.variants];
     for (const [i, other] of copies.entries()) {
       const dir = path.join(baseDir, String(i));
       cpSync(data.dir, dir, { recursive: true });
-      const started = await startService(dir, { env: { ...env, ...other.env }, main: 'main' in other ? other.main : undefined });
+      const started = await startService(dir, { env: { ...env, ...other.env }, main: 'main' in other ? other.main : undefined, nodeFlags: other.nodeFlags });
       running.push(started);
       targets.push({ name: `${workload.label} (${other.label})`, server: started, url: started.url + workload.path });
     }
