@@ -8,12 +8,11 @@
 import t from 'tap';
 import { checkInvariants, createEngine, type Operator, type RuleDefinition } from '../../src/engine';
 import { stateOf } from '../../src/engine/state';
+import { rule as caseRule } from './cases';
 
+/** A rule of one string condition on `field`. */
 function rule(id: string, operator: Operator, value: string, field = 'x'): RuleDefinition {
-  return {
-    id, status: 'ACTIVE', group_operator: 'AND',
-    condition_groups: [{ condition_operator: 'AND', conditions: [{ field, operator, value, data_type: 'string' }] }],
-  } as RuleDefinition;
+  return caseRule(id, 'AND', [['AND', [field, operator, value]]]);
 }
 
 t.test('a residual driver added, changed or removed answers at once for a value already seen', async (t) => {

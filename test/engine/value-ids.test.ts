@@ -5,24 +5,18 @@
  * Object.prototype's members, the empty string) must still be themselves.
  */
 import t from 'tap';
-import { checkInvariants, createEngine, type RuleDefinition } from '../../src/engine';
+import { checkInvariants, createEngine } from '../../src/engine';
 import { stateOf } from '../../src/engine/state';
+import { rule } from './cases';
 
 const SPECIAL = ['', '0', '123', '-0', '01', '4294967295', '4294967296', '1e3', '__proto__', 'constructor', 'toString', 'hasOwnProperty', 'é', '\u{1F600}'];
 
 /** The id of the rule naming SPECIAL[i]. */
 const idOf = (i: number): string => `r${String(i).padStart(2, '0')}`;
 
-function equalsRule(id: string, value: string): RuleDefinition {
-  return {
-    id, status: 'ACTIVE', group_operator: 'AND',
-    condition_groups: [{ condition_operator: 'AND', conditions: [{ field: 'x', operator: 'equals', value, data_type: 'string' }] }],
-  } as RuleDefinition;
-}
-
 t.test('a value whose text a property name treats specially gets an id under that very text, and matches', async (t) => {
   const engine = createEngine();
-  SPECIAL.forEach((value, i) => engine.upsert(equalsRule(idOf(i), value)));
+  SPECIAL.forEach((value, i) => engine.upsert(rule(idOf(i), 'AND', [['AND', ['x', 'equals', value]]])));
   const slot = stateOf(engine).operands.slots.get('x')!;
   t.same([...slot.valueIds.keys()].sort(), [...SPECIAL].sort(), 'the ids\' texts are the values, each once');
   SPECIAL.forEach((value, i) => {
