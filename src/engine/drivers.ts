@@ -12,6 +12,7 @@ import { affixInsert, affixRemove } from './affix-index';
 import type { Arena } from './arena';
 import { conditionWords, writeCondition } from './code';
 import { comparedNumbers, comparedTexts, forgetAllTextHeld, forgetTextHeld, requiredLiterals, type FieldSlot } from './field-index';
+import { forgetAllEntries, forgetEntries } from './held-entries';
 import { requiredSignature } from './literal-signature';
 import type { Operands } from './operands';
 import { Layout } from './layout';
@@ -134,9 +135,24 @@ export function createDrivers(arena: Arena, postings: Postings, operands: Operan
     keyed.delete(pred.key);
   }
 
+  /** An entry of `pred`'s lists came or went: forget the values' copies of them (held-entries.ts). */
+  function forgetCopies(pred: Predicate): void {
+    const slot = operands.slots.get(pred.field)!;
+    switch (pred.kind) {
+      case Kind.TEXT_EQ: case Kind.TEXT_IN:
+        for (const text of comparedTexts(pred)) forgetEntries(slot.heldEntries, slot.valueIds.get(text)!);
+        return;
+      case Kind.STARTS_WITH: case Kind.ENDS_WITH:
+        return forgetAllEntries(slot.heldEntries);
+      default:
+        if (isResidual(pred.kind)) forgetAllEntries(slot.heldEntries);
+    }
+  }
+
   return {
     attach(pred, target, mask) {
       for (const h of handles(pred, true)) postings.add(h, target, mask);
+      forgetCopies(pred);
     },
     detach(pred, target) {
       for (const h of handles(pred, false)) {
@@ -145,6 +161,7 @@ export function createDrivers(arena: Arena, postings: Postings, operands: Operan
         unfile(pred, h);
         postings.destroy(h);
       }
+      forgetCopies(pred);
     },
     lists: (pred) => handles(pred, false),
     keyed,

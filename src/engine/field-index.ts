@@ -9,6 +9,7 @@
  * (code.ts RequestView), indexed by `index`.
  */
 import { createAffixIndex, type AffixIndex } from './affix-index';
+import { createHeldEntries, forgetAllEntries, forgetEntries, type HeldEntries } from './held-entries';
 import { forgetAt, type Kept } from './kept';
 import { Kind, type Predicate } from './predicates';
 import { createResiduals, type Residuals } from './residuals';
@@ -59,14 +60,8 @@ export interface FieldSlot {
    * value's equals/in list filed or unfiled, or its id freed, forgets its own.
    */
   textHeld: Kept<readonly number[]>;
-  /**
-   * textHeld's lists as block offsets, kept while the postings' `moves`
-   * count is `heldMoves` (postings.ts): walked without the handle table, one
-   * cache miss less per list (bench: engine-ab, 10k: -0.4 to -0.9 µs of ~10
-   * per evaluation). Forgotten with textHeld, and all at once when a block moves.
-   */
-  heldBlocks: Kept<readonly number[]>;
-  heldMoves: number;
+  /** textHeld's lists with their entries copied side by side (held-entries.ts). */
+  readonly heldEntries: HeldEntries;
 }
 
 /** A slot for field `name` at per-slot index `index`. */
@@ -76,20 +71,20 @@ export function createFieldSlot(name: string, index: number): FieldSlot {
     valueIds: new Map(), valueRefs: [0], freeValueIds: [], textPostings: [0], numPostings: new Map(), boolPostings: [0, 0],
     above: createThresholds(1), below: createThresholds(-1), between: createThresholds(1),
     prefixes: createAffixIndex(false), suffixes: createAffixIndex(true), scan: createResiduals(), textHeld: [],
-    heldBlocks: [], heldMoves: 0,
+    heldEntries: createHeldEntries(),
   };
 }
 
 /** Forgets what was kept for value id `id` (its equals/in list was filed or unfiled, or the id freed). */
 export function forgetTextHeld(slot: FieldSlot, id: number): void {
   forgetAt(slot.textHeld, id);
-  forgetAt(slot.heldBlocks, id);
+  forgetEntries(slot.heldEntries, id);
 }
 
 /** Forgets what was kept for every value of the field (an affix or residual driver was filed or unfiled). */
 export function forgetAllTextHeld(slot: FieldSlot): void {
   slot.textHeld = [];
-  slot.heldBlocks = [];
+  forgetAllEntries(slot.heldEntries);
 }
 
 

@@ -7,6 +7,7 @@
  */
 import { blockWords, FIRST_BLOCK } from './arena';
 import { sizeAt } from './code';
+import { recordAt, recordOf } from './held-entries';
 import { Layout } from './layout';
 import { Kind, regexMatches, type Predicate } from './predicates';
 import { stateOf, type EngineState } from './state';
@@ -152,8 +153,8 @@ function filedHandles(state: EngineState): number[] {
  *   every word handed out;
  * - kept lists (field-index.ts textHeld): each is kept for a live value id
  *   and names only its value's equals/in list or the field's affix and
- *   residual lists, so no change left one stale; their block offsets
- *   (heldBlocks), where claimed current, are where the lists are;
+ *   residual lists, so no change left one stale; the entries copied from
+ *   them (held-entries.ts) are what the lists hold now;
  * - kept regex answers (code.ts RegexEntry.kept): each is the pattern's
  *   answer for its text, live entries' answers add up to the engine's
  *   count, within its limit, and a released entry keeps none.
@@ -279,19 +280,18 @@ export function checkInvariants(engine: Engine): string[] {
         if (h !== slot.textPostings[id] && !textLists.has(h)) problems.push(`field ${slot.name}: value id ${id} keeps list #${h}, not one of its field's text lists`);
       }
     }
-    // Their block offsets, where kept and claimed current (no block has moved since they were read).
-    for (const [id, blocks] of slot.heldBlocks.entries()) {
-      if (blocks === undefined) continue;
+    // Their entries' copies (held-entries.ts): each what its lists hold now.
+    const { byValue } = slot.heldEntries;
+    for (let id = 0; id < byValue.length; id++) {
+      if (byValue[id] === 0) continue;
       const held = slot.textHeld[id];
       if (held === undefined) {
-        problems.push(`field ${slot.name}: value id ${id} keeps block offsets but no list`);
+        problems.push(`field ${slot.name}: value id ${id} keeps copied entries but no list`);
         continue;
       }
-      if (slot.heldMoves !== postings.moves) continue;
-      const current = held.map((h) => postings.at[h]);
-      if (current.join() !== blocks.join()) {
-        problems.push(`field ${slot.name}: value id ${id} keeps blocks ${blocks.join()}, its lists are at ${current.join()}, and no block has moved since`);
-      }
+      const kept = recordAt(slot.heldEntries, byValue[id]).join();
+      const now = recordOf(held, i32, postings.at).join();
+      if (kept !== now) problems.push(`field ${slot.name}: value id ${id} keeps the record [${kept}], its lists make [${now}]`);
     }
   }
 

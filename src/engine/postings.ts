@@ -11,9 +11,7 @@
  * in the block, so testing it and walking its groups read one block.
  *
  * A list moves when it outgrows its block, so its owner (a hash map entry, a
- * threshold, an affix) holds a handle, and `at[handle]` is the block. A
- * reader that keeps block offsets (FieldSlot.heldBlocks in field-index.ts) checks
- * `moves` before it trusts them.
+ * threshold, an affix) holds a handle, and `at[handle]` is the block.
  */
 import { blockWords, type Arena } from './arena';
 import { Layout } from './layout';
@@ -21,8 +19,6 @@ import { Layout } from './layout';
 export interface Postings {
   /** Block offset by handle; replaced when it grows, so read it again after `create`. */
   readonly at: Int32Array;
-  /** Counts the times a block moved or was freed: a block offset read from `at` stays right while this is unchanged. */
-  readonly moves: number;
   /** A new, empty list whose block leaves room for `condWords` words of condition code; returns its handle. */
   create(condWords: number): number;
   /** Appends (group, mask). */
@@ -49,7 +45,6 @@ export function createPostings(arena: Arena, from?: PostingsImage): Postings {
   // Handle 0 is "none"; freed handles are reused.
   let nextHandle = from?.at.length ?? Layout.NONE + 1;
   const freeHandles: number[] = from === undefined ? [] : [...from.freeHandles];
-  let moves = 0;
 
   const words = (condWords: number, capacity: number): number => Layout.P_HEAD + condWords + Layout.ENTRY_WORDS * capacity;
   /** Entries that fit in the block holding `capacity` entries (blocks come in power-of-two sizes). */
@@ -85,7 +80,6 @@ export function createPostings(arena: Arena, from?: PostingsImage): Postings {
       i32[moved + Layout.P_CAP] = capacity;
       arena.free(block, words(condWords, len));
       at[handle] = block = moved;
-      moves += 1;
     }
     const entry = block + Layout.P_HEAD + condWords + Layout.ENTRY_WORDS * len;
     i32[entry + Layout.E_TARGET] = group;
@@ -123,15 +117,11 @@ export function createPostings(arena: Arena, from?: PostingsImage): Postings {
     arena.free(block, words(i32[block + Layout.P_COND], i32[block + Layout.P_CAP]));
     at[handle] = Layout.NONE;
     freeHandles.push(handle);
-    moves += 1;
   }
 
   return {
     get at() {
       return at;
-    },
-    get moves() {
-      return moves;
     },
     create,
     add,

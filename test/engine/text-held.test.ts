@@ -1,12 +1,14 @@
 /**
  * Affix and residual drivers (starts_with, ends_with, contains, regex,
  * negations) found to hold for a value rules name are kept by value id
- * (src/engine/field-index.ts, textHeld): each change that could make a kept
- * list wrong must forget it. The differential test meets these through random
+ * (src/engine/field-index.ts, textHeld), and their entries copied per value
+ * (src/engine/held-entries.ts): each change that could make a kept list or
+ * a copy wrong must forget it. The differential test meets these through random
  * changes; here each one on its own.
  */
 import t from 'tap';
 import { checkInvariants, createEngine, type Operator, type RuleDefinition } from '../../src/engine';
+import { COPY_LIST_MAX, recordAt } from '../../src/engine/held-entries';
 import { stateOf } from '../../src/engine/state';
 import { rule as caseRule } from './cases';
 
@@ -112,23 +114,62 @@ t.test('the invariant checker finds a stale kept list', async (t) => {
   t.match(checkInvariants(engine), [/value id \d+ keeps list #9999, not one of its field's text lists/]);
 });
 
-t.test('the invariant checker finds wrong kept block offsets', async (t) => {
+t.test('entries added to or removed from a list a value holds answer at once', async (t) => {
+  const engine = createEngine();
+  // Two rules per driver: each change below adds to or takes from a list that stays filed.
+  engine.upsert(rule('alpha-1', 'equals', 'alpha'));
+  engine.upsert(rule('alpha-2', 'equals', 'alpha'));
+  engine.upsert(rule('lph-1', 'contains', 'lph'));
+  engine.upsert(rule('al-1', 'starts_with', 'al'));
+  const ask = () => engine.evaluate({ x: 'alpha' });
+  t.same(ask(), ['al-1', 'alpha-1', 'alpha-2', 'lph-1'], 'copied once asked');
+  engine.upsert(rule('alpha-3', 'equals', 'alpha'));
+  t.same(ask(), ['al-1', 'alpha-1', 'alpha-2', 'alpha-3', 'lph-1'], 'an entry added to the value\'s equals list');
+  engine.upsert(rule('lph-2', 'contains', 'lph'));
+  t.same(ask(), ['al-1', 'alpha-1', 'alpha-2', 'alpha-3', 'lph-1', 'lph-2'], 'an entry added to a residual list');
+  engine.upsert(rule('al-2', 'starts_with', 'al'));
+  t.same(ask(), ['al-1', 'al-2', 'alpha-1', 'alpha-2', 'alpha-3', 'lph-1', 'lph-2'], 'an entry added to an affix list');
+  engine.remove('alpha-1');
+  engine.remove('lph-1');
+  engine.remove('al-1');
+  t.same(ask(), ['al-2', 'alpha-2', 'alpha-3', 'lph-2'], 'an entry taken from each');
+  t.same(checkInvariants(engine), []);
+});
+
+t.test('a list longer than the copy limit is walked in place', async (t) => {
+  const engine = createEngine();
+  const long = Array.from({ length: COPY_LIST_MAX + 1 }, (_, i) => `alpha-${String(i).padStart(3, '0')}`);
+  for (const id of long) engine.upsert(rule(id, 'equals', 'alpha'));
+  engine.upsert(rule('lph', 'contains', 'lph'));
+  t.same(engine.evaluate({ x: 'alpha' }), [...long, 'lph']);
+  const state = stateOf(engine);
+  const slot = state.operands.slots.get('x')!;
+  const id = slot.valueIds.get('alpha')!;
+  const equalsList = slot.textPostings[id];
+  // [N, the contains list's one entry (2 words), K = 1, the equals list's handle]
+  const record = recordAt(slot.heldEntries, slot.heldEntries.byValue[id]);
+  t.same([record[0], record.length, record[3], record[4]], [2, 5, 1, equalsList], 'the short list copied, the long one by handle');
+  t.same(checkInvariants(engine), []);
+});
+
+t.test('the invariant checker finds stale copied entries', async (t) => {
   const engine = createEngine();
   engine.upsert(rule('named-alpha', 'equals', 'alpha'));
   engine.upsert(rule('has-lph', 'contains', 'lph'));
   engine.evaluate({ x: 'alpha' });
   const slot = stateOf(engine).operands.slots.get('x')!;
   const id = slot.valueIds.get('alpha')!;
-  const blocks = slot.heldBlocks[id]!;
-  t.equal(blocks.length, 2, 'alpha\'s two lists kept as blocks too');
+  const offset = slot.heldEntries.byValue[id];
+  t.same(recordAt(slot.heldEntries, offset)[0], 4, 'alpha keeps both lists\' entries, copied');
   t.same(checkInvariants(engine), []);
-  slot.heldBlocks[id] = [blocks[1], blocks[0]];
-  t.match(checkInvariants(engine), [/value id \d+ keeps blocks \d+,\d+, its lists are at \d+,\d+, and no block has moved since/]);
+  // A mask copied wrong, as a missed forgetting would leave an entry behind.
+  slot.heldEntries.words[offset + 2] ^= 1;
+  t.match(checkInvariants(engine), [/value id \d+ keeps the record \[[-\d,]+\], its lists make \[[-\d,]+\]/]);
   slot.textHeld[id] = undefined;
-  t.match(checkInvariants(engine), [/value id \d+ keeps block offsets but no list/]);
+  t.match(checkInvariants(engine), [/value id \d+ keeps copied entries but no list/]);
 });
 
-t.test('kept block offsets are read again once any block has moved', async (t) => {
+t.test('copied entries stay right when blocks move', async (t) => {
   const engine = createEngine();
   engine.upsert(rule('named-alpha', 'equals', 'alpha'));
   engine.upsert(rule('has-lph', 'contains', 'lph'));
@@ -136,16 +177,14 @@ t.test('kept block offsets are read again once any block has moved', async (t) =
   const state = stateOf(engine);
   const slot = state.operands.slots.get('x')!;
   const id = slot.valueIds.get('alpha')!;
-  const held = slot.textHeld[id];
-  const moves = state.postings.moves;
-  // Another field's list grows until its block moves: none of alpha's lists changed, so they are not forgotten.
-  for (let i = 0; state.postings.moves === moves; i++) engine.upsert(rule(`y-${i}`, 'equals', 'v', 'y'));
-  t.equal(slot.textHeld[id], held, 'alpha\'s lists are still kept');
-  // Offsets read before the move are not trusted: wrong ones (y's list, whose groups need y) are read again, not walked.
+  const offset = slot.heldEntries.byValue[id];
+  // Another field's list grows until its block moves: none of alpha's lists changed, so its copy is kept.
+  engine.upsert(rule('y-0', 'equals', 'v', 'y'));
   const y = state.operands.slots.get('y')!;
-  const yBlock = state.postings.at[y.textPostings[y.valueIds.get('v')!]];
-  slot.heldBlocks[id] = [yBlock, yBlock];
-  t.same(engine.evaluate({ x: 'alpha' }), ['has-lph', 'named-alpha'], 'answered from the lists\' current blocks');
-  t.equal(slot.heldMoves, state.postings.moves, 'read again at the current count');
+  const yList = y.textPostings[y.valueIds.get('v')!];
+  const yBlock = state.postings.at[yList];
+  for (let i = 1; state.postings.at[yList] === yBlock; i++) engine.upsert(rule(`y-${i}`, 'equals', 'v', 'y'));
+  t.equal(slot.heldEntries.byValue[id], offset, 'alpha\'s copy is still kept');
+  t.same(engine.evaluate({ x: 'alpha' }), ['has-lph', 'named-alpha']);
   t.same(checkInvariants(engine), []);
 });
