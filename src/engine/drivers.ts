@@ -138,6 +138,8 @@ export function createDrivers(arena: Arena, postings: Postings, operands: Operan
   /** An entry of `pred`'s lists came or went: forget the values' copies of them (held-entries.ts). */
   function forgetCopies(pred: Predicate): void {
     const slot = operands.slots.get(pred.field)!;
+    // Nothing copied yet (a build, a start): nothing to look up.
+    if (slot.heldEntries.used === 1) return;
     switch (pred.kind) {
       case Kind.TEXT_EQ: case Kind.TEXT_IN:
         for (const text of comparedTexts(pred)) forgetEntries(slot.heldEntries, slot.valueIds.get(text)!);

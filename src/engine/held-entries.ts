@@ -5,8 +5,8 @@
  * At 10k rules a value rules name holds ~2.3 lists of a few entries each,
  * scattered over the arena: each was a cache miss or two between requests
  * (bench: `engine-ab --base <the build before>`, 10k rules, 1 MiB written
- * between evaluations: -0.9 to -1.5 µs of 7.5 to 9.7 per evaluation over
- * four runs; A/A noise 0.1).
+ * between evaluations: -0.85, -0.85 and -1.3 µs of 7.0 to 8.5 per
+ * evaluation in three runs; A/A noise 0.1).
  *
  * Record of a value, at its offset in `words`:
  *   [N, (target, mask) * N/2, K, handle * K]

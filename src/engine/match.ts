@@ -18,7 +18,7 @@
  *   hit reads no record (mixed 10k: half of all hits);
  * - a value's kept lists are walked as one record of their copied entries,
  *   not block by block through the handle table (held-entries.ts;
- *   engine-ab, 10k: -0.9 to -1.5 µs of 7.5 to 9.7);
+ *   engine-ab, 10k: -0.85 to -1.3 µs of 7.0 to 8.5);
  * - thresholds are sorted, so only the true prefix is walked (broad 10k);
  * - residual conditions are skipped on a 64-bit literal signature before
  *   any string test (regex-only 1k);
