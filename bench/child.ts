@@ -1,7 +1,7 @@
 /**
  * Runs one scenario file in this (fresh) process and prints its cases as one
  * JSON line after RESULT_MARKER on stdout (other output passes through):
- * `node --expose-gc dist/bench/child.js <scenario.js> [out.json] [--quick] [--1m]`;
+ * `node --expose-gc dist/bench/child.js <scenario.js> [out.json] [--quick] [--1m] [--run=N]`;
  * with out.json, the same JSON is also written there (for running one
  * scenario by hand).
  */
@@ -14,7 +14,8 @@ async function main(): Promise<void> {
   const [file, ...rest] = process.argv.slice(2);
   const out = rest.find((arg) => !arg.startsWith('--'));
   const { scenario } = require(file) as { scenario: Scenario };
-  const cases = await scenario.run({ quick: rest.includes('--quick'), million: rest.includes('--1m') });
+  const run = Number(rest.find((arg) => arg.startsWith('--run='))?.slice('--run='.length) ?? 0);
+  const cases = await scenario.run({ quick: rest.includes('--quick'), million: rest.includes('--1m'), run });
   const json = JSON.stringify({ name: scenario.name, description: scenario.description, cases });
   if (out !== undefined) writeFileSync(out, json);
   process.stdout.write(`\n${RESULT_MARKER}${json}\n`);

@@ -3,7 +3,8 @@
  * route of the same express app, the honest floor (a node:http server that
  * parses the body and stringifies an answer of the same size) and a bare
  * node:http server answering the same bytes, each driven by autocannon
- * (-c 64) at pipelining 1 and 10, in the same run. Ratios are of requests
+ * (-c 64) at pipelining 1 and 10, in the same run, the subject and the floor
+ * back to back in an order alternating by run. Ratios are of requests
  * per second, and of the servers' CPU per answer in the same windows (each
  * load's warm-up runs first as a load of its own, so the CPU read covers the
  * measured window only). One more baseline, the floor sending the subject's own headers
@@ -13,7 +14,7 @@
  */
 import type { LoadSpec } from './load';
 import type { CaseResult } from './scenario';
-import { BENCH_KEY, loadWithCpu, ownHeaders, startBare, startService, timing } from './http-harness';
+import { BENCH_KEY, loadWithCpu, type LoadWithCpu, ownHeaders, startBare, startService, timing } from './http-harness';
 
 export interface ComparisonOptions {
   readonly label: string;
@@ -21,9 +22,11 @@ export interface ComparisonOptions {
   readonly path: string;
   readonly bodies: readonly string[];
   readonly quick: boolean;
+  /** The runner's run number: odd runs measure the floor before the subject, even ones after. */
+  readonly run: number;
 }
 
-export async function compareHttp({ label, dataDir, path, bodies, quick }: ComparisonOptions): Promise<CaseResult[]> {
+export async function compareHttp({ label, dataDir, path, bodies, quick, run }: ComparisonOptions): Promise<CaseResult[]> {
   const service = await startService(dataDir);
   try {
     // The bare server answers exactly what the service answers to the first body.
@@ -46,9 +49,21 @@ export async function compareHttp({ label, dataDir, path, bodies, quick }: Compa
           warmupSeconds: quick ? 1 : 3,
           seconds: quick ? 3 : 10,
         });
-        const subject = loadWithCpu(spec(service.url + path), service.child.pid);
+        // The subject and the floor, whose ratio is the target, are measured back to back, in an order that alternates
+        // run by run: the machine's speed drifts within seconds on a shared host, and 13 s more between the two loads
+        // (the no-op route's, as before 2026-11-27) moved single runs' ratios from 0.66x to 1.29x within an hour.
+        const loadSubject = (): LoadWithCpu => loadWithCpu(spec(service.url + path), service.child.pid);
+        const loadFloor = (): LoadWithCpu => loadWithCpu(spec(floor.url), floor.child.pid);
+        let subject: LoadWithCpu;
+        let floorLoad: LoadWithCpu;
+        if (run % 2 === 0) {
+          subject = loadSubject();
+          floorLoad = loadFloor();
+        } else {
+          floorLoad = loadFloor();
+          subject = loadSubject();
+        }
         const noop = loadWithCpu(spec(service.url + '/bench/noop'), service.child.pid);
-        const floorLoad = loadWithCpu(spec(floor.url), floor.child.pid);
         const floorHeadersLoad = loadWithCpu(spec(floorHeaders.url), floorHeaders.child.pid);
         const baseline = loadWithCpu(spec(bare.url), bare.child.pid);
         const figures = {

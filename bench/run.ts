@@ -120,8 +120,8 @@ interface ChildOutput {
   readonly cases: CaseResult[];
 }
 
-function runOnce(file: string, args: Args): ChildOutput {
-  const flags = [...(args.quick ? ['--quick'] : []), ...(args.million ? ['--1m'] : [])];
+function runOnce(file: string, args: Args, run: number): ChildOutput {
+  const flags = [...(args.quick ? ['--quick'] : []), ...(args.million ? ['--1m'] : []), `--run=${run}`];
   // The result comes back on stdout, not in a temp file another process could clean up.
   const child = spawnSync(process.execPath, ['--expose-gc', path.join(__dirname, 'child.js'), file, ...flags], {
     stdio: ['ignore', 'pipe', 'inherit'], encoding: 'utf8', maxBuffer: 64 * 2 ** 20,
@@ -241,7 +241,7 @@ function main(): void {
     const outputs: ChildOutput[] = [];
     for (let i = 0; i < args.runs; i++) {
       console.log(`running ${name} (${i + 1}/${args.runs})...`);
-      outputs.push(runOnce(path.join(SCENARIO_DIR, `${name}.js`), args));
+      outputs.push(runOnce(path.join(SCENARIO_DIR, `${name}.js`), args, i));
     }
     fresh.push({
       name, description: outputs[0].description, date: new Date().toISOString(), command: cmd,

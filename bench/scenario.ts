@@ -12,6 +12,8 @@ export interface ScenarioOptions {
    * minutes and ~3 GB each), left out of the default run to keep it bounded.
    */
   readonly million?: boolean;
+  /** This run's number among the runner's runs of the scenario, from 0 (an HTTP comparison alternates its order by it). */
+  readonly run?: number;
 }
 
 /** Latency and throughput of one measured subject; times in microseconds. */

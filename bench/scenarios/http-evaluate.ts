@@ -15,11 +15,11 @@ export const scenario: Scenario = {
     'subject\'s own headers too (RuleVault-Decision-Id) and a bare node:http server answering the same JSON; each server\'s CPU per answer ' +
       'in the same windows (cpu_us, floor_cpu_us; cpu_vs_floor = floor µs / subject µs). ' +
     'ratio = baseline p50 / subject p50; rps_vs_* = subject req/s / baseline req/s.',
-  async run({ quick }) {
+  async run({ quick, run = 0 }) {
     const workload = evaluateWorkload();
     const data = loadedDataDir(workload.events);
     try {
-      return await compareHttp({ label: workload.label, dataDir: data.dir, path: workload.path, bodies: workload.bodies, quick });
+      return await compareHttp({ label: workload.label, dataDir: data.dir, path: workload.path, bodies: workload.bodies, quick, run });
     } finally {
       data.remove();
     }
