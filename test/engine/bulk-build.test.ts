@@ -12,6 +12,7 @@ import t from 'tap';
 import { checkInvariants, createEngine, dumpRule } from '../../src/engine';
 import type { Condition, Engine, RuleDefinition } from '../../src/engine';
 import { perSeed, replayHint, testSeeds } from '../support/seeds';
+import { rule as caseRule } from './cases';
 import { randomFields, randomRule, seededRandom, type Random } from './random-rules';
 
 const DRIVERS = ['single', 'all-equalities'] as const;
@@ -81,17 +82,16 @@ for (const [k, drivers] of DRIVERS.entries()) {
 }
 
 t.test('a batch tells apart conditions written with the same field and value', async (t) => {
-  const condition = (data_type: Condition['data_type'], operator: Condition['operator']): Condition => ({ field: 'n', value: '5', data_type, operator });
-  const rule = (id: string, c: Condition): RuleDefinition => ({
-    id, status: 'ACTIVE', group_operator: 'AND', condition_groups: [{ condition_operator: 'AND', conditions: [c] }],
-  });
+  // Rule `id`: n compared with '5' by `operator` as `dataType`.
+  const nRule = (id: string, dataType: Condition['data_type'], operator: Condition['operator']): RuleDefinition =>
+    caseRule(id, 'AND', [['AND', ['n', operator, '5', dataType]]]);
   const engine = createEngine();
   engine.upsertMany([
-    rule('text', condition('string', 'equals')),
-    rule('number', condition('number', 'equals')),
-    rule('above', condition('number', 'gt')),
-    rule('text again', condition('string', 'equals')),
-    rule('invalid', condition('boolean', 'equals')),
+    nRule('text', 'string', 'equals'),
+    nRule('number', 'number', 'equals'),
+    nRule('above', 'number', 'gt'),
+    nRule('text again', 'string', 'equals'),
+    nRule('invalid', 'boolean', 'equals'),
   ]);
   t.same(engine.evaluate({ n: '5' }), ['number', 'text', 'text again']);
   t.same(engine.evaluate({ n: 5 }), ['number', 'text', 'text again']);

@@ -8,13 +8,11 @@
  */
 import t from 'tap';
 import { createEngine, engineFromImage, engineImage, type Engine, type RuleDefinition } from '../../src/engine';
+import { rule as caseRule } from './cases';
 
-function rule(id: string, value: string, status: 'ACTIVE' | 'INACTIVE' = 'ACTIVE'): RuleDefinition {
-  return {
-    id, status, group_operator: 'AND',
-    condition_groups: [{ condition_operator: 'AND', conditions: [{ field: 'x', operator: 'equals', value, data_type: 'string' }] }],
-  } as RuleDefinition;
-}
+/** Rule `id`: x equals `value`. */
+const rule = (id: string, value: string, status: 'ACTIVE' | 'INACTIVE' = 'ACTIVE'): RuleDefinition =>
+  caseRule(id, 'AND', [['AND', ['x', 'equals', value]]], status);
 
 /** A derive that counts its calls per id and tags each value with the call's number. */
 function counting() {

@@ -8,20 +8,11 @@
 import t from 'tap';
 import { checkInvariants, createEngine, type Engine, type RuleDefinition } from '../../src/engine';
 import { stateOf } from '../../src/engine/state';
+import { rule } from './cases';
 
-type Condition = { field: string; operator: string; value: string };
-
-function rule(id: string, ...conditions: Condition[]): RuleDefinition {
-  return {
-    id, status: 'ACTIVE', group_operator: 'AND',
-    condition_groups: [{ condition_operator: 'AND', conditions: conditions.map((c) => ({ ...c, data_type: 'string' })) }],
-  } as RuleDefinition;
-}
-
-const named = (value: string): RuleDefinition => rule(`named-${value}`, { field: 'x', operator: 'equals', value });
+const named = (value: string): RuleDefinition => rule(`named-${value}`, 'AND', [['AND', ['x', 'equals', value]]]);
 // The equals on y drives the group; the regex on x is verified against the request.
-const gated = (id: string, pattern: string): RuleDefinition =>
-  rule(id, { field: 'y', operator: 'equals', value: 'go' }, { field: 'x', operator: 'regex', value: pattern });
+const gated = (id: string, pattern: string): RuleDefinition => rule(id, 'AND', [['AND', ['y', 'equals', 'go'], ['x', 'regex', pattern]]]);
 const keptCount = (engine: Engine): number => stateOf(engine).operands.view.regexKept;
 
 t.test('a regex answer is kept for a value rules name, not for any other value', async (t) => {
@@ -71,7 +62,7 @@ t.test('a released regex takes its kept answers with it; a new pattern answers f
 t.test('a pattern that drives a group keeps no answer: the value\'s kept driver list holds it', async (t) => {
   const engine = createEngine();
   // The regex alone drives its rule (a residual driver); the value has an id, as another rule names it.
-  engine.upsertMany([named('alpha'), named('beta'), rule('only-al', { field: 'x', operator: 'regex', value: '^al' })]);
+  engine.upsertMany([named('alpha'), named('beta'), rule('only-al', 'AND', [['AND', ['x', 'regex', '^al']]])]);
   for (let round = 0; round < 2; round++) {
     t.same(engine.evaluate({ x: 'alpha' }), ['named-alpha', 'only-al'], `alpha, round ${round + 1}`);
     t.same(engine.evaluate({ x: 'beta' }), ['named-beta'], `beta, round ${round + 1}`);
