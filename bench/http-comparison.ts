@@ -3,8 +3,8 @@
  * route of the same express app, the honest floor (a node:http server that
  * parses the body and stringifies an answer of the same size) and a bare
  * node:http server answering the same bytes, each driven by autocannon
- * (-c 64) at pipelining 1 and 10, in the same run, the subject and the floor
- * back to back in an order alternating by run. Ratios are of requests
+ * (-c 64) at pipelining 1 and 10, in the same run, the subject and its
+ * target's baseline back to back in an order alternating by run. Ratios are of requests
  * per second, and of the servers' CPU per answer in the same windows (each
  * load's warm-up runs first as a load of its own, so the CPU read covers the
  * measured window only). One more baseline, the floor sending the subject's own headers
@@ -22,11 +22,13 @@ export interface ComparisonOptions {
   readonly path: string;
   readonly bodies: readonly string[];
   readonly quick: boolean;
-  /** The runner's run number: odd runs measure the floor before the subject, even ones after. */
+  /** The baseline the target is stated against (evaluate: the floor; get-secrets: the no-op route): measured back to back with the subject. */
+  readonly target: 'floor' | 'noop';
+  /** The runner's run number: odd runs measure the target's baseline before the subject, even ones after. */
   readonly run: number;
 }
 
-export async function compareHttp({ label, dataDir, path, bodies, quick, run }: ComparisonOptions): Promise<CaseResult[]> {
+export async function compareHttp({ label, dataDir, path, bodies, quick, target, run }: ComparisonOptions): Promise<CaseResult[]> {
   const service = await startService(dataDir);
   try {
     // The bare server answers exactly what the service answers to the first body.
@@ -49,21 +51,24 @@ export async function compareHttp({ label, dataDir, path, bodies, quick, run }: 
           warmupSeconds: quick ? 1 : 3,
           seconds: quick ? 3 : 10,
         });
-        // The subject and the floor, whose ratio is the target, are measured back to back, in an order that alternates
-        // run by run: the machine's speed drifts within seconds on a shared host, and 13 s more between the two loads
-        // (the no-op route's, as before 2026-11-27) moved single runs' ratios from 0.66x to 1.29x within an hour.
+        // The subject and the baseline of its target are measured back to back, in an order that alternates run by
+        // run: the machine's speed drifts within seconds on a shared host, and 13 s more between the two loads (the
+        // no-op route's between evaluate and the floor, as before 2026-11-27) moved single runs' ratios from 0.66x to 1.29x within an hour.
         const loadSubject = (): LoadWithCpu => loadWithCpu(spec(service.url + path), service.child.pid);
+        const loadNoop = (): LoadWithCpu => loadWithCpu(spec(service.url + '/bench/noop'), service.child.pid);
         const loadFloor = (): LoadWithCpu => loadWithCpu(spec(floor.url), floor.child.pid);
+        const loadPaired = target === 'floor' ? loadFloor : loadNoop;
         let subject: LoadWithCpu;
-        let floorLoad: LoadWithCpu;
+        let paired: LoadWithCpu;
         if (run % 2 === 0) {
           subject = loadSubject();
-          floorLoad = loadFloor();
+          paired = loadPaired();
         } else {
-          floorLoad = loadFloor();
+          paired = loadPaired();
           subject = loadSubject();
         }
-        const noop = loadWithCpu(spec(service.url + '/bench/noop'), service.child.pid);
+        const noop = target === 'noop' ? paired : loadNoop();
+        const floorLoad = target === 'floor' ? paired : loadFloor();
         const floorHeadersLoad = loadWithCpu(spec(floorHeaders.url), floorHeaders.child.pid);
         const baseline = loadWithCpu(spec(bare.url), bare.child.pid);
         const figures = {

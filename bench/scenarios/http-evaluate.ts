@@ -19,7 +19,7 @@ export const scenario: Scenario = {
     const workload = evaluateWorkload();
     const data = loadedDataDir(workload.events);
     try {
-      return await compareHttp({ label: workload.label, dataDir: data.dir, path: workload.path, bodies: workload.bodies, quick, run });
+      return await compareHttp({ label: workload.label, dataDir: data.dir, path: workload.path, bodies: workload.bodies, quick, target: 'floor', run });
     } finally {
       data.remove();
     }
