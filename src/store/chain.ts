@@ -191,15 +191,24 @@ export function headOf(link: ChainLink): ChainHead {
   return { seq: link.seq, hash: link.hash };
 }
 
-/** One event of an append as an adapter writes it: texts exactly as stored. */
-export interface ChainedEvent {
+/** An event as the texts an adapter stores: how a batch crosses to the embedded store's worker (sqlite-batch.ts). */
+export interface EventTexts {
   readonly id: string;
   readonly type: string;
-  readonly data: NewEvent['data'];
+  /** JSON.stringify(data). */
   readonly dataText: string;
-  /** The metadata without `chain` (what a caller gave, any `chain` dropped). */
-  readonly own: EventMetadata;
-  /** The stored metadata text: `own` with the link as its last member (without one on an unchained log). */
+  /** JSON.stringify(metadata without `chain`): any `chain` a caller passed is dropped, never trusted. */
+  readonly metaText: string;
+}
+
+/** An event's texts; `newId` names it when the caller did not. */
+export function eventTexts(event: NewEvent, newId: () => string): EventTexts {
+  return { id: event.id ?? newId(), type: event.type, dataText: JSON.stringify(event.data), metaText: ownMetadataText(event.metadata) };
+}
+
+/** One event of an append as an adapter writes it: texts exactly as stored. */
+export interface LinkedTexts extends EventTexts {
+  /** The stored metadata text: `metaText` with the link as its last member (without one on an unchained log). */
   readonly metadataText: string;
   readonly link: ChainLink | undefined;
 }
@@ -211,6 +220,26 @@ export interface ChainedEvent {
  * log stays one that the upgrade can link whole. `erasing`: the append
  * erases the stream's earlier events (appendErasing).
  */
+export function linkTexts(
+  head: ChainHead | undefined,
+  stream: string,
+  firstRevision: bigint,
+  events: readonly EventTexts[],
+  erasing: boolean,
+): { readonly events: LinkedTexts[]; readonly head: ChainHead | undefined } {
+  let current = head;
+  const linked = events.map((event, index): LinkedTexts => {
+    if (current === undefined) return { ...event, metadataText: event.metaText, link: undefined };
+    const revision = firstRevision + BigInt(index);
+    const erases = erasing && index === 0 ? revision : undefined;
+    const link = nextLink(current, { stream, revision, id: event.id, type: event.type, dataText: event.dataText, metaText: event.metaText, erases });
+    current = headOf(link);
+    return { ...event, metadataText: withLinkText(event.metaText, link), link };
+  });
+  return { events: linked, head: current };
+}
+
+/** `linkTexts` of parsed events, each also with its data and its metadata without `chain` (EventStoreDB writes those as JSON). */
 export function linkAppend(
   head: ChainHead | undefined,
   stream: string,
@@ -218,19 +247,9 @@ export function linkAppend(
   events: readonly NewEvent[],
   erasing: boolean,
   newId: () => string,
-): { readonly events: ChainedEvent[]; readonly head: ChainHead | undefined } {
-  let current = head;
-  const linked = events.map((event, index): ChainedEvent => {
-    const id = event.id ?? newId();
-    const own = splitMetadata(event.metadata).own;
-    const dataText = JSON.stringify(event.data);
-    const metaText = JSON.stringify(own);
-    if (current === undefined) return { id, type: event.type, data: event.data, dataText, own, metadataText: metaText, link: undefined };
-    const revision = firstRevision + BigInt(index);
-    const erases = erasing && index === 0 ? revision : undefined;
-    const link = nextLink(current, { stream, revision, id, type: event.type, dataText, metaText, erases });
-    current = headOf(link);
-    return { id, type: event.type, data: event.data, dataText, own, metadataText: withLinkText(metaText, link), link };
-  });
-  return { events: linked, head: current };
+): { readonly events: (LinkedTexts & { readonly data: NewEvent['data']; readonly own: EventMetadata })[]; readonly head: ChainHead | undefined } {
+  const owns = events.map((event) => splitMetadata(event.metadata).own);
+  const texts = events.map((event, i) => ({ id: event.id ?? newId(), type: event.type, dataText: JSON.stringify(event.data), metaText: JSON.stringify(owns[i]) }));
+  const linked = linkTexts(head, stream, firstRevision, texts, erasing);
+  return { events: linked.events.map((event, i) => ({ ...event, data: events[i]!.data, own: owns[i]! })), head: linked.head };
 }

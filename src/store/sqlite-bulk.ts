@@ -7,7 +7,7 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { EMPTY_CHAIN, linkAppend, type ChainHead } from './chain';
+import { EMPTY_CHAIN, eventTexts, linkTexts, type ChainHead } from './chain';
 import type { EventMetadata, Json } from './port';
 import { prepareDatabase } from './sqlite-schema';
 
@@ -45,7 +45,7 @@ export function bulkLoadSqlite(path: string, events: Iterable<BulkEvent>, batchS
         const revision = (revisions.get(event.stream) ?? -1) + 1;
         revisions.set(event.stream, revision);
         touched.add(event.stream);
-        const linked = linkAppend(head, event.stream, BigInt(revision), [event], false, randomUUID);
+        const linked = linkTexts(head, event.stream, BigInt(revision), [eventTexts(event, randomUUID)], false);
         head = linked.head;
         const row = linked.events[0]!;
         insert.run(event.stream, revision, row.id, row.type, row.dataText, row.metadataText);

@@ -7,25 +7,23 @@
  * the WAL, shared by every commit made before it started, makes them durable
  * (group-sync.ts); a write resolves after that sync unless the caller asked to
  * defer durability and await `durable()` itself. With group commit off,
- * every commit fsyncs (synchronous=FULL).
+ * every commit fsyncs (synchronous=FULL). A large atomic batch (an import)
+ * is written on a worker thread's connection instead (sqlite-batch.ts), so
+ * the event loop goes on meanwhile; writes that come then wait for it.
  */
-import { randomUUID } from 'node:crypto';
 import { closeSync, fdatasync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
 import { crashPoint, failPoint } from '../crash-points';
-import { EMPTY_CHAIN, headOf, linkAppend, splitMetadataText, type ChainHead } from './chain';
 import {
   ConcurrencyError,
   ERASED_DATA,
   StoreUnavailableError,
-  StreamDeletedError,
   type AppendOptions,
   type AppendResult,
   type EventMetadata,
   type EventStore,
   type ExpectedRevision,
-  type NewEvent,
   type ReadAllOptions,
   type RecordedEvent,
   type StreamAppend,
@@ -33,6 +31,9 @@ import {
   type SubscriptionHandlers,
 } from './port';
 import { createGroupSync, type GroupSync } from './group-sync';
+import type { EventTexts } from './chain';
+import { expectationHolds, prepareAppends, textAppends, textsOf } from './sqlite-append';
+import { appendOnWorker } from './sqlite-batch';
 import { EVENT_COLUMNS, prepareDatabase, type EventRow } from './sqlite-schema';
 import { readAhead } from './sqlite-read-ahead';
 import { followLog, type LogFollower } from './sqlite-subscription';
@@ -60,6 +61,13 @@ export interface SqliteStoreOptions {
    * refuses every later write either way.
    */
   readonly onSyncFailure?: (error: StoreUnavailableError) => void;
+  /**
+   * An `appendAtomically` of at least this many events (an import) is written
+   * on a worker thread's connection, so the event loop goes on meanwhile
+   * (sqlite-batch.ts; default 2,000: below that the worker's start-up costs
+   * more than the transaction holds the loop; tests make it small).
+   */
+  readonly batchWorkerFrom?: number;
 }
 
 const defaultPageSize = 1000;
@@ -67,25 +75,6 @@ const defaultPageSize = 1000;
 const subscriptionPageSize = 5000;
 const maxPageSize = 10_000;
 
-
-interface StreamRow {
-  readonly revision: bigint | null;
-  readonly deleted: bigint;
-}
-
-/** True when a stream at `current` (undefined: absent) satisfies `expected`. */
-export function expectationHolds(expected: ExpectedRevision, current: bigint | undefined): boolean {
-  switch (expected) {
-    case 'any':
-      return true;
-    case 'no_stream':
-      return current === undefined;
-    case 'stream_exists':
-      return current !== undefined;
-    default:
-      return current === expected;
-  }
-}
 
 /** Clamps a requested page size to 1..10000, 1000 when absent. */
 export function pageSize(limit: number | undefined): number {
@@ -134,18 +123,28 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   /** Commits that had to become durable (with group commit off each fsynced on its own). */
   let commits = 0;
 
+  const synchronous = groupCommit ? 'NORMAL' : 'FULL';
+  const batchWorkerFrom = options.batchWorkerFrom ?? 2000;
+  /** The rows the commit under way inserts, as a read would return them; undefined when it may rewrite older rows (erasures). */
+  let written: EventRow[] | undefined;
+  const { currentRevision, appendTx, appendManyTx } = prepareAppends(db, (row) => written?.push(row));
+
+  /** The batch being written on a worker's connection (sqlite-batch.ts), if any. */
+  let batch: Promise<unknown> | undefined;
+  /**
+   * Resolves once no batch is being written on a worker: a write on this
+   * connection meanwhile would wait for SQLite's write lock (busy_timeout)
+   * with the event loop held. Writes that waited run in the order they came.
+   */
+  const afterBatch = async (): Promise<void> => {
+    while (batch !== undefined) await batch.catch(() => undefined);
+  };
+
   const statements = {
-    stream: db.prepare<[string], StreamRow>('SELECT revision, deleted FROM streams WHERE stream = ?'),
-    insert: db.prepare<[string, bigint, string, string, string, string], unknown>(
-      'INSERT INTO events (stream, revision, id, type, data, metadata) VALUES (?, ?, ?, ?, ?, ?)',
-    ),
-    setRevision: db.prepare<[string, bigint], unknown>(
-      'INSERT INTO streams (stream, revision) VALUES (?, ?) ON CONFLICT (stream) DO UPDATE SET revision = excluded.revision',
-    ),
+    eraseStream: db.prepare<[string], unknown>('DELETE FROM events WHERE stream = ?'),
     markDeleted: db.prepare<[string], unknown>(
       'INSERT INTO streams (stream, revision, deleted) VALUES (?, NULL, 1) ON CONFLICT (stream) DO UPDATE SET revision = NULL, deleted = 1',
     ),
-    eraseStream: db.prepare<[string], unknown>('DELETE FROM events WHERE stream = ?'),
     // Rows already erased are skipped: an idempotent finish writes nothing.
     eraseBefore: db.prepare<[string, string, bigint, string], unknown>(
       'UPDATE events SET data = ? WHERE stream = ? AND revision < ? AND data <> ?',
@@ -163,63 +162,8 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       )
       .raw(),
     head: db.prepare<[], bigint | null>('SELECT max(position) FROM events').pluck(),
-    lastMetadata: db.prepare<[], string>('SELECT metadata FROM events ORDER BY position DESC LIMIT 1').pluck(),
     dataVersion: db.prepare<[], bigint>('PRAGMA data_version').pluck(),
   };
-
-  /** The stream's current revision; throws when it was deleted. */
-  const currentRevision = (stream: string): bigint | undefined => {
-    const row = statements.stream.get(stream);
-    if (row === undefined) return undefined;
-    if (row.deleted !== 0n) throw new StreamDeletedError(stream);
-    return row.revision ?? undefined;
-  };
-
-  /** The chain's head, read inside the write transaction (another process may have appended); undefined: an unchained log. */
-  const chainHead = (): ChainHead | undefined => {
-    const last = statements.lastMetadata.get();
-    if (last === undefined) return EMPTY_CHAIN;
-    const { link } = splitMetadataText(last);
-    return link === undefined ? undefined : headOf(link);
-  };
-
-  // Checked and written in one IMMEDIATE transaction: the write lock is taken
-  // before the revision is read, so two processes cannot both pass the check.
-  // UNIQUE (stream, revision) backs this up should that ever be broken.
-  // The chain's head is read under the same lock, so links never fork.
-  /** One stream's append, inside a write transaction, after chain head `head`; returns the head after it. */
-  const appendInTx = (
-    stream: string, events: readonly NewEvent[], expected: ExpectedRevision, erasing: boolean, head: ChainHead | undefined,
-  ): { readonly result: AppendResult; readonly head: ChainHead | undefined } => {
-    const current = currentRevision(stream);
-    if (!expectationHolds(expected, current)) throw new ConcurrencyError(stream, expected, current);
-    let revision = current ?? -1n;
-    let position = 0n;
-    const linked = linkAppend(head, stream, revision + 1n, events, erasing, randomUUID);
-    for (const event of linked.events) {
-      revision += 1n;
-      const result = statements.insert.run(stream, revision, event.id, event.type, event.dataText, event.metadataText);
-      position = BigInt(result.lastInsertRowid);
-      written?.push([position, stream, revision, event.id, event.type, event.dataText, event.metadataText]);
-    }
-    statements.setRevision.run(stream, revision);
-    return { result: { nextRevision: revision, position }, head: linked.head };
-  };
-  const appendTx = db.transaction((stream: string, events: readonly NewEvent[], expected: ExpectedRevision, erasing = false): AppendResult =>
-    appendInTx(stream, events, expected, erasing, chainHead()).result);
-
-  // Import (issue 18 item 4): several streams' appends as one transaction, so one commit, one fsync. The
-  // chain's head is read once and carried from stream to stream, and no stream has a savepoint of its own
-  // (a failure rolls the whole batch back anyway): per stream, both were a share of the transaction that holds
-  // the node (bench: import probe, README Import).
-  const appendManyTx = db.transaction((appends: readonly StreamAppend[]): AppendResult[] => {
-    let head = chainHead();
-    return appends.map(({ stream, events, expected }) => {
-      const appended = appendInTx(stream, events, expected, false, head);
-      head = appended.head;
-      return appended.result;
-    });
-  });
 
   const erasedText = JSON.stringify(ERASED_DATA);
   const eraseBefore = (stream: string, revision: bigint): number =>
@@ -227,7 +171,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
 
   // The erasure record and the erasure in one transaction: no reader, crash
   // or restart ever sees the one without the other.
-  const appendErasingTx = db.transaction((stream: string, events: readonly NewEvent[], expected: ExpectedRevision): AppendResult => {
+  const appendErasingTx = db.transaction((stream: string, events: readonly EventTexts[], expected: ExpectedRevision): AppendResult => {
     const result = appendTx(stream, events, expected, true);
     eraseBefore(stream, result.nextRevision - BigInt(events.length) + 1n);
     crashPoint('erasure:in-transaction');
@@ -239,7 +183,9 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
    * the frames that first wrote them: copy everything into the main file and
    * truncate the WAL so that no copy of the old content survives.
    */
-  const checkpointAfterErasure = (stream: string): void => {
+  const checkpointAfterErasure = async (stream: string): Promise<void> => {
+    // A batch written on a worker meanwhile would hold the WAL: the checkpoint waits for it.
+    if (batch !== undefined) await afterBatch();
     const [checkpoint] = guard(() => db.pragma('wal_checkpoint(TRUNCATE)') as { busy: bigint }[]);
     if (checkpoint === undefined || checkpoint.busy !== 0n) {
       throw new StoreUnavailableError(`stream ${stream} is erased, but a reader kept the WAL from being checkpointed: the old content stays in the WAL until the next checkpoint`);
@@ -253,8 +199,6 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     statements.markDeleted.run(stream);
   });
 
-  /** The rows the commit under way inserts, as a read would return them; undefined when it may rewrite older rows (erasures). */
-  let written: EventRow[] | undefined;
   /**
    * The rows of this connection's last commit, handed to a follower whose
    * cursor is right before them instead of being read back from the file
@@ -312,6 +256,24 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     wakeAll();
     return result;
   };
+
+  /** `commit` for a batch written on a worker thread's connection: the loop turns meanwhile. */
+  const commitOnWorker = async (appends: readonly StreamAppend[]): Promise<AppendResult[]> => {
+    if (group?.failure !== undefined) throw group.failure;
+    if (closed) throw new StoreUnavailableError('the event store is closed');
+    lastCommit = undefined;
+    const writing = appendOnWorker(path, synchronous, appends);
+    batch = writing;
+    try {
+      const results = await writing;
+      commits++;
+      return results;
+    } finally {
+      batch = undefined;
+      // Its rows are read from the file (another connection wrote them), as another process's are.
+      wakeAll();
+    }
+  };
   /**
    * A follower's next page: from the last commit's rows when the next one is among them, else read from the file.
    * A page at most, as from the file: handing an import of 20k events over as one page held the node ~0.4 s while
@@ -341,12 +303,19 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
 
     async append(stream, events, expected, options) {
       if (events.length === 0) throw new RangeError(`append to ${stream}: no events given`);
-      return settle(commit(() => appendTx.immediate(stream, events, expected)), options);
+      if (batch !== undefined) await afterBatch();
+      return settle(commit(() => appendTx.immediate(stream, textsOf(events), expected)), options);
     },
 
     async appendAtomically(appends, options) {
-      for (const { stream, events } of appends) if (events.length === 0) throw new RangeError(`append to ${stream}: no events given`);
-      return settle(commit(() => appendManyTx.immediate(appends)), options);
+      let count = 0;
+      for (const { stream, events } of appends) {
+        if (events.length === 0) throw new RangeError(`append to ${stream}: no events given`);
+        count += events.length;
+      }
+      if (batch !== undefined) await afterBatch();
+      if (count >= batchWorkerFrom) return settle(await commitOnWorker(appends), options);
+      return settle(commit(() => appendManyTx.immediate(textAppends(appends))), options);
     },
 
     durable,
@@ -392,24 +361,27 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
 
     async appendErasing(stream, events, expected) {
       if (events.length === 0) throw new RangeError(`append to ${stream}: no events given`);
+      if (batch !== undefined) await afterBatch();
       // Erasures stay on the durable path: rare, and answered only once both the record and the erasure are on disk.
-      const result = commit(() => appendErasingTx.immediate(stream, events, expected), true);
+      const result = commit(() => appendErasingTx.immediate(stream, textsOf(events), expected), true);
       await durable();
       crashPoint('erasure:after-commit');
-      checkpointAfterErasure(stream);
+      await checkpointAfterErasure(stream);
       return result;
     },
 
     async eraseBefore(stream, revision) {
+      if (batch !== undefined) await afterBatch();
       const erased = commit(() => eraseBefore(stream, revision), true);
       await durable();
-      if (erased > 0) checkpointAfterErasure(stream);
+      if (erased > 0) await checkpointAfterErasure(stream);
     },
 
     async deleteStream(stream, expected = 'any') {
+      if (batch !== undefined) await afterBatch();
       commit(() => deleteTx.immediate(stream, expected), true);
       await durable();
-      checkpointAfterErasure(stream);
+      await checkpointAfterErasure(stream);
     },
 
     async headPosition() {
@@ -425,6 +397,8 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       closed = true;
       for (const follower of [...followers]) follower.stop();
       stopPolling();
+      // A batch being written finishes (committed or refused) before its connection's file is let go.
+      await afterBatch();
       await group?.close();
       if (fd !== undefined) closeSync(fd);
       db.close();

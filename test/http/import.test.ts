@@ -141,6 +141,26 @@ t.test('all or nothing in the store: an item the store refuses takes the items b
   t.same((await admin.get('/api/contexts')).json.contexts, []);
 });
 
+t.test('an import of 2,500 items (written on the store\'s worker thread): refused whole when the store refuses its last item, else evaluable when it answers', async (t) => {
+  // No signed checkpoint events of the chain between the counts below.
+  const { node, admin } = await withNode(t, { RULEVAULT_CHAIN_CHECKPOINT_EVERY: '0' });
+  const id = '0c0c0c0c-1d4a-4b6c-9e8f-0a1b2c3d4e5f';
+  t.equal((await admin.post('/api/import', undefined, importBody(ndjson([{ kind: 'rule', id, name: 'gone', ...condition('a', '1') }])))).status, 201);
+  t.equal((await admin.delete(`/api/rule-engine/rules/${id}`)).status, 204);
+  const before = await logLength(node);
+  const rules = Array.from({ length: 2499 }, (_, i) => ({ kind: 'rule', name: `r${i}`, ...condition('n', String(i)) }));
+  const refused = await admin.post('/api/import', undefined, importBody(ndjson([...rules, { kind: 'rule', id, name: 'again', ...condition('a', '2') }])));
+  t.ok(refused.status >= 400 && refused.status < 500, `refused (${refused.status} ${refused.text})`);
+  t.equal(await logLength(node), before, 'none of the 2,499 items before it was written');
+  const answer = await admin.post('/api/import', undefined, importBody(ndjson([...rules, { kind: 'rule', name: 'last', ...condition('n', 'last') }])));
+  t.equal(answer.status, 201, answer.text);
+  t.equal(answer.json.imported, 2500);
+  t.equal(await logLength(node), before + 2500);
+  const evaluateKey = (await admin.post('/api/api-keys', { name: 'e', scopes: ['evaluate'] })).json.key;
+  const evaluated = await client(node.url, evaluateKey).post('/api/rule-engine/evaluate', { entity_type: 'context', fields: { n: 'last' } });
+  t.same(evaluated.json.matchingRuleIds, [answer.json.items[2499].id], 'the last item is evaluable at once');
+});
+
 t.test('the limits: items and bytes (413), the admin scope', async (t) => {
   const { admin, node } = await withNode(t, { RULEVAULT_IMPORT_MAX_ITEMS: '3', RULEVAULT_IMPORT_MAX_BYTES: '2048', RULEVAULT_MAX_BODY_BYTES: '1024' });
   const item = (i: number) => ({ kind: 'context', name: `c${i}`, content: 'x' });

@@ -5,19 +5,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { RecordedEvent } from '../../src/store/port';
 import { openSqliteStore } from '../../src/store/sqlite';
-import { loopPayload } from './fixtures/store-child';
+import { BATCH_STREAMS, loopPayload } from './fixtures/store-child';
 
 const child = join(__dirname, 'fixtures', 'store-child.js');
 
 /**
- * Runs the append loop in a child process, kills it with SIGKILL once it has
- * acknowledged `acks` appends, and returns every acknowledged position with
- * the payload number it carried.
+ * Runs a loop of the child (`append-loop`: single appends; `batch-loop`:
+ * batches on the store's worker) in a child process, kills it with SIGKILL
+ * once it has acknowledged `acks` writes, and returns every acknowledged
+ * (last) position with the payload number it carried.
  */
-function appendUntilKilled(path: string, acks: number): Promise<Map<bigint, number>> {
+function appendUntilKilled(path: string, acks: number, mode = 'append-loop', ...args: string[]): Promise<Map<bigint, number>> {
   return new Promise((resolve, reject) => {
     const acknowledged = new Map<bigint, number>();
-    const proc = spawn(process.execPath, [child, 'append-loop', path], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const proc = spawn(process.execPath, [child, mode, path, ...args], { stdio: ['ignore', 'pipe', 'inherit'] });
     let pending = '';
     proc.stdout.setEncoding('utf8');
     proc.stdout.on('data', (chunk: string) => {
@@ -76,5 +77,24 @@ t.test('kill -9 during appends loses no acknowledged event', async (t) => {
     for (const e of events) revisions.set(e.stream, [...(revisions.get(e.stream) ?? []), e.revision]);
     const gapped = [...revisions].filter(([, list]) => list.some((revision, i) => revision !== BigInt(i)));
     t.same(gapped, [], `round ${round}: every stream's revisions run 0, 1, 2, ... without gaps`);
+  }
+});
+
+t.test('kill -9 while batches are written on the worker thread: every acknowledged batch is whole, no batch is in part', async (t) => {
+  const dir = await mkdtemp(join(tmpdir(), 'rulevault-crash-'));
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const path = join(dir, 'events.db');
+  const acknowledged = new Set<number>();
+  for (let round = 0; round < 2; round++) {
+    for (const n of (await appendUntilKilled(path, 4, 'batch-loop', String(1000 * round))).values()) acknowledged.add(n);
+    const events = await readEverything(path);
+    const perBatch = new Map<number, number>();
+    for (const e of events) {
+      const data = e.data as { n: number; k: number; text: string };
+      if (JSON.stringify({ ...loopPayload(data.n), k: data.k }) !== JSON.stringify(data) || e.stream !== `batch-${data.n}-${data.k}`) t.fail(`event ${e.position} is damaged`);
+      perBatch.set(data.n, (perBatch.get(data.n) ?? 0) + 1);
+    }
+    t.same([...acknowledged].filter((n) => perBatch.get(n) !== BATCH_STREAMS), [], `round ${round}: each of ${acknowledged.size} acknowledged batches is there whole`);
+    t.same([...perBatch].filter(([, count]) => count !== BATCH_STREAMS), [], `round ${round}: no batch is there in part`);
   }
 });

@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { verifyChain } from '../../src/audit/chain-verify';
 import type { EventStore, NewEvent, RecordedEvent } from '../../src/store/port';
 import { ConcurrencyError, StoreUnavailableError } from '../../src/store/port';
-import { expectationHolds, openSqliteStore, pageSize, type SqliteStoreOptions } from '../../src/store/sqlite';
+import { expectationHolds } from '../../src/store/sqlite-append';
+import { openSqliteStore, pageSize, type SqliteStoreOptions } from '../../src/store/sqlite';
 import { runStoreContract } from './contract';
 
 async function tempDir(): Promise<string> {
@@ -93,27 +94,40 @@ t.test('readAll caps a page at 10000 events', async (t) => {
   t.equal((await store.readAll()).length, 1000);
 });
 
-t.test('appendAtomically: several streams in one transaction, all or nothing', async (t) => {
-  const dir = await tempDir();
-  const store = openSqliteStore(join(dir, 'events.db'));
-  t.teardown(async () => {
-    await store.close();
-    await rm(dir, { recursive: true, force: true });
+/** The two ways a batch is written: on the store's connection, and on a worker's (an import of 2,000 events or more). */
+const BATCH_PATHS: readonly (readonly [string, SqliteStoreOptions])[] = [['on the store\'s connection', {}], ['on a worker thread', { batchWorkerFrom: 1 }]];
+
+for (const [label, options] of BATCH_PATHS) {
+  t.test(`appendAtomically ${label}: several streams in one transaction, all or nothing`, async (t) => {
+    const dir = await tempDir();
+    const store = openSqliteStore(join(dir, 'events.db'), options);
+    t.teardown(async () => {
+      await store.close();
+      await rm(dir, { recursive: true, force: true });
+    });
+    await store.append('taken-1', [event('Made')], 'no_stream');
+    await store.append('gone-1', [event('Made')], 'no_stream');
+    await store.deleteStream('gone-1');
+    const results = await store.appendAtomically!([
+      { stream: 'a-1', events: [event('A'), event('A2')], expected: 'no_stream' },
+      { stream: 'taken-1', events: [event('B')], expected: 0n },
+    ]);
+    t.same(results.map((r) => [r.nextRevision, r.position]), [[1n, 4n], [1n, 5n]], 'results in the order given');
+    await t.rejects(store.appendAtomically!([
+      { stream: 'c-1', events: [event('C')], expected: 'no_stream' },
+      { stream: 'taken-1', events: [event('D')], expected: 0n },
+      { stream: 'e-1', events: [event('E')], expected: 'no_stream' },
+    ]), { name: 'ConcurrencyError', message: 'stream taken-1: expected revision 0, actual 1', stream: 'taken-1', expected: 0n, actual: 1n },
+    'a failed expectation refuses the whole batch, named as the store names it');
+    await t.rejects(store.appendAtomically!([
+      { stream: 'c-1', events: [event('C')], expected: 'no_stream' },
+      { stream: 'gone-1', events: [event('D')], expected: 'any' },
+    ]), { name: 'StreamDeletedError', stream: 'gone-1' }, 'a deleted stream refuses the whole batch');
+    t.same((await store.readAll()).map((e) => e.type), ['Made', 'A', 'A2', 'B'], 'nothing of the refused batches was written');
+    t.same(await store.readStream('c-1'), [], 'not even the append before the failed one');
+    t.same(store.durabilityStats?.().commits, 4, 'each written batch counted once as a commit, the refused ones not');
   });
-  await store.append('taken-1', [event('Made')], 'no_stream');
-  const results = await store.appendAtomically!([
-    { stream: 'a-1', events: [event('A'), event('A2')], expected: 'no_stream' },
-    { stream: 'taken-1', events: [event('B')], expected: 0n },
-  ]);
-  t.same(results.map((r) => [r.nextRevision, r.position]), [[1n, 3n], [1n, 4n]], 'results in the order given');
-  await t.rejects(store.appendAtomically!([
-    { stream: 'c-1', events: [event('C')], expected: 'no_stream' },
-    { stream: 'taken-1', events: [event('D')], expected: 0n },
-    { stream: 'e-1', events: [event('E')], expected: 'no_stream' },
-  ]), ConcurrencyError, 'a failed expectation refuses the whole batch');
-  t.same((await store.readAll()).map((e) => e.type), ['Made', 'A', 'A2', 'B'], 'nothing of the refused batch was written');
-  t.same(await store.readStream('c-1'), [], 'not even the append before the failed one');
-});
+}
 
 t.test('creates the folder and file; an empty log has no head', async (t) => {
   const dir = await tempDir();
@@ -224,58 +238,112 @@ t.test('a live subscription gets exactly the events the file holds, handed from 
   t.same(delivered.map((e) => e.position), Array.from({ length: written }, (_, i) => BigInt(i + 1)), 'each once, in order');
 });
 
-t.test('a commit larger than a page is handed to a follower a page at a time, with the event loop turning between', async (t) => {
-  const dir = await tempDir();
-  t.teardown(() => rm(dir, { recursive: true, force: true }));
-  const store = openSqliteStore(join(dir, 'events.db'));
-  t.teardown(() => store.close());
-  await store.append('rule-first', [event('RuleCreated', { first: true })], 'no_stream');
-  const { delivered, deliveredCount } = followFromStart(t, store);
-  await deliveredCount(1);
-  // Events delivered between two turns of the event loop: at most a page (5,000) once the commit is split.
-  let sinceTurn = 0;
-  let most = 0;
-  let going = true;
-  const tick = (): void => {
-    sinceTurn = 0;
-    if (going) setImmediate(tick);
-  };
-  setImmediate(tick);
-  const counting = store.subscribe(delivered.at(-1)!.position, {
-    onEvent() {
-      most = Math.max(most, ++sinceTurn);
-    },
+// Handed from the commit's own rows (written on the store's connection), or read back from the file (written on the batch worker).
+for (const [label, options] of [['from the commit\'s rows', { batchWorkerFrom: Infinity }], ['read back from the file', {}]] as const) {
+t.test(`a live commit larger than a page (${label}) is delivered to a follower 1,000 events at a time, with the event loop turning between`, async (t) => {
+    const dir = await tempDir();
+    t.teardown(() => rm(dir, { recursive: true, force: true }));
+    const store = openSqliteStore(join(dir, 'events.db'), options);
+    t.teardown(() => store.close());
+    await store.append('rule-first', [event('RuleCreated', { first: true })], 'no_stream');
+    const { delivered, deliveredCount } = followFromStart(t, store);
+    await deliveredCount(1);
+    // Events delivered between two turns of the event loop: at most 1,000 once the follower is live.
+    let sinceTurn = 0;
+    let most = 0;
+    let going = true;
+    const tick = (): void => {
+      sinceTurn = 0;
+      if (going) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const counting = store.subscribe(delivered.at(-1)!.position, {
+      onEvent() {
+        most = Math.max(most, ++sinceTurn);
+      },
+    });
+    t.teardown(() => counting.close());
+    // One commit of 7,000 events (an import).
+    await store.appendAtomically!(Array.from({ length: 7000 }, (_, i) => ({ stream: `rule-${i}`, expected: 'no_stream' as const, events: [event('RuleCreated', { i })] })));
+    await deliveredCount(7001);
+    going = false;
+    t.ok(most <= 1000, `at most ${most} events delivered without a turn between`);
+    const file: RecordedEvent[] = [];
+    for (let page = await store.readAll({ limit: 1000 }); page.length > 0; page = await store.readAll({ after: page.at(-1)!.position, limit: 1000 })) file.push(...page);
+    t.same(delivered, file, 'the same events, values and order as a read of the file');
   });
-  t.teardown(() => counting.close());
-  // One commit of 7,000 events (an import): handed from the commit's rows, no longer as one page.
-  await store.appendAtomically!(Array.from({ length: 7000 }, (_, i) => ({ stream: `rule-${i}`, expected: 'no_stream' as const, events: [event('RuleCreated', { i })] })));
-  await deliveredCount(7001);
-  going = false;
-  t.ok(most <= 5000, `at most ${most} events delivered without a turn between`);
-  const file: RecordedEvent[] = [];
-  for (let page = await store.readAll({ limit: 1000 }); page.length > 0; page = await store.readAll({ after: page.at(-1)!.position, limit: 1000 })) file.push(...page);
-  t.same(delivered, file, 'the same events, values and order as a read of the file');
-});
 
-t.test('a batch appended atomically links on from the log\'s head, stream after stream, and the whole log verifies', async (t) => {
+}
+
+for (const [label, options] of BATCH_PATHS) {
+  t.test(`a batch appended atomically ${label} links on from the log's head, stream after stream, and the whole log verifies`, async (t) => {
+    const dir = await tempDir();
+    t.teardown(() => rm(dir, { recursive: true, force: true }));
+    const store = openSqliteStore(join(dir, 'events.db'), options);
+    t.teardown(() => store.close());
+    await store.append('rule-before', [event('RuleCreated', { n: 0 })], 'no_stream');
+    await store.appendAtomically!(['a', 'b', 'c'].map((s) => ({
+      stream: `rule-${s}`, expected: 'no_stream' as const, events: [event('RuleCreated', { s }), event('RuleUpdated', { s, again: true })],
+    })));
+    await store.append('rule-after', [event('RuleCreated', { n: 7 })], 'no_stream');
+    const log = await store.readAll({ limit: 100 });
+    const links = log.map((e) => (e.metadata as { chain?: { seq: number; prev: string; hash: string } }).chain!);
+    t.same(links.map((l) => l.seq), [1, 2, 3, 4, 5, 6, 7, 8], 'one sequence through the batch');
+    t.ok(links.every((l, i) => i === 0 || l.prev === links[i - 1]!.hash), 'each link names the one before it');
+    const records = (async function* () {
+      yield* log;
+    })();
+    const report = await verifyChain(records, { publicKeys: [], checkSignature: () => false });
+    t.same([report.verified, report.events, report.break], [true, 8, null], 'the verifier finds no break');
+  });
+}
+
+t.test('a batch on a worker thread: the event loop turns meanwhile, a read sees all of it or none, a write meanwhile lands after it', async (t) => {
   const dir = await tempDir();
   t.teardown(() => rm(dir, { recursive: true, force: true }));
-  const store = openSqliteStore(join(dir, 'events.db'));
+  const store = openSqliteStore(join(dir, 'events.db'), { batchWorkerFrom: 1000 });
   t.teardown(() => store.close());
   await store.append('rule-before', [event('RuleCreated', { n: 0 })], 'no_stream');
-  await store.appendAtomically!(['a', 'b', 'c'].map((s) => ({
-    stream: `rule-${s}`, expected: 'no_stream' as const, events: [event('RuleCreated', { s }), event('RuleUpdated', { s, again: true })],
-  })));
-  await store.append('rule-after', [event('RuleCreated', { n: 7 })], 'no_stream');
-  const log = await store.readAll({ limit: 100 });
-  const links = log.map((e) => (e.metadata as { chain?: { seq: number; prev: string; hash: string } }).chain!);
-  t.same(links.map((l) => l.seq), [1, 2, 3, 4, 5, 6, 7, 8], 'one sequence through the batch');
-  t.ok(links.every((l, i) => i === 0 || l.prev === links[i - 1]!.hash), 'each link names the one before it');
-  const records = (async function* () {
-    yield* log;
-  })();
-  const report = await verifyChain(records, { publicKeys: [], checkSignature: () => false });
-  t.same([report.verified, report.events, report.break], [true, 8, null], 'the verifier finds no break');
+  const size = 20_000;
+  let settled = false;
+  const writing = store.appendAtomically!(Array.from({ length: size }, (_, i) => ({
+    stream: `rule-${i}`, expected: 'no_stream' as const, events: [event('RuleCreated', { i, text: 'x'.repeat(100) })],
+  }))).finally(() => {
+    settled = true;
+  });
+  // Issued while the batch is being written: it waits for the batch, then takes the next position.
+  const meanwhile = store.append('rule-meanwhile', [event('RuleCreated', { n: 1 })], 'no_stream');
+  const seen = new Set<number>();
+  let turns = 0;
+  while (!settled) {
+    await new Promise((resolve) => setImmediate(resolve));
+    turns += 1;
+    seen.add(Number((await store.headPosition()) ?? 0n));
+  }
+  const results = await writing;
+  t.ok(turns > 1, `the event loop turned ${turns} times while the batch was written`);
+  // The head before the batch, after it, or after it and the write that waited for it.
+  t.same([...seen].filter((head) => head !== 1 && head !== 1 + size && head !== 2 + size), [], 'every read meanwhile saw the batch whole or not at all');
+  t.equal(results.at(-1)!.position, BigInt(1 + size));
+  t.equal((await meanwhile).position, BigInt(2 + size), 'the write issued meanwhile landed after the batch');
+  // rule-i is at position i + 2.
+  const tail = await store.readAll({ after: BigInt(size - 1), limit: 10 });
+  t.same(tail.map((e) => e.stream), [`rule-${size - 2}`, `rule-${size - 1}`, 'rule-meanwhile']);
+});
+
+t.test('a batch on a worker thread with group commit off, and a close while one is written', async (t) => {
+  const dir = await tempDir();
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const path = join(dir, 'events.db');
+  const store = openSqliteStore(path, { batchWorkerFrom: 1, groupCommit: false });
+  const writing = store.appendAtomically!(Array.from({ length: 3000 }, (_, i) => ({ stream: `rule-${i}`, expected: 'no_stream' as const, events: [event('RuleCreated', { i })] })));
+  const closing = store.close();
+  t.equal((await writing).at(-1)!.position, 3000n, 'the batch in flight finished');
+  await closing;
+  const reopened = openSqliteStore(path);
+  t.teardown(() => reopened.close());
+  t.equal(await reopened.headPosition(), 3000n, 'and was there when the file was opened again');
+  await t.rejects(store.append('rule-late', [event('RuleCreated')], 'no_stream'), StoreUnavailableError, 'the closed store refuses writes');
 });
 
 /**
