@@ -248,8 +248,6 @@ export function linkAppend(
   erasing: boolean,
   newId: () => string,
 ): { readonly events: (LinkedTexts & { readonly data: NewEvent['data']; readonly own: EventMetadata })[]; readonly head: ChainHead | undefined } {
-  const owns = events.map((event) => splitMetadata(event.metadata).own);
-  const texts = events.map((event, i) => ({ id: event.id ?? newId(), type: event.type, dataText: JSON.stringify(event.data), metaText: JSON.stringify(owns[i]) }));
-  const linked = linkTexts(head, stream, firstRevision, texts, erasing);
-  return { events: linked.events.map((event, i) => ({ ...event, data: events[i]!.data, own: owns[i]! })), head: linked.head };
+  const linked = linkTexts(head, stream, firstRevision, events.map((event) => eventTexts(event, newId)), erasing);
+  return { events: linked.events.map((event, i) => ({ ...event, data: events[i]!.data, own: splitMetadata(events[i]!.metadata).own })), head: linked.head };
 }
