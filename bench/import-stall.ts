@@ -1,13 +1,14 @@
 /**
  * What an import costs the callers of evaluate meanwhile (README Import,
  * "While it runs"): a service holding the 10k-rule evaluate workload gets
- * one `POST /api/import` of N standard-workload rules (NDJSON) while this
+ * one `POST /api/import` of N standard-workload rules (NDJSON, or with
+ * `--array` one JSON array) while this
  * process sends evaluates one at a time, back to back. Prints, per run, the
  * seconds until the import answered, the evaluates answered meanwhile, and
  * the longest times one evaluate took (the event loop's longest holds);
  * this build and `--base` alternate run by run on fresh data folders.
  *
- *   node dist/bench/import-stall.js [--rules 100000] [--runs 2] [--base <another build's dist/src/main.js>] [--prof <dir>]
+ *   node dist/bench/import-stall.js [--rules 100000] [--runs 2] [--array] [--base <another build's dist/src/main.js>] [--prof <dir>]
  *
  * `--prof` starts the service with --cpu-prof into that folder.
  */
@@ -17,13 +18,13 @@ import { evaluateWorkload } from './http-workloads';
 import { generateRules } from './workload';
 
 function usage(message: string): never {
-  process.stderr.write(`${message}\nusage: node dist/bench/import-stall.js [--rules N] [--runs N] [--base <dist/src/main.js>] [--prof <dir>]\n`);
+  process.stderr.write(`${message}\nusage: node dist/bench/import-stall.js [--rules N] [--runs N] [--array] [--base <dist/src/main.js>] [--prof <dir>]\n`);
   process.exit(2);
 }
 
 const percentile = (sorted: readonly number[], p: number): number => sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))] ?? 0;
 
-async function stallOnce(body: string, main: string | undefined, prof: string | undefined): Promise<Record<string, unknown>> {
+async function stallOnce(body: string, contentType: string, main: string | undefined, prof: string | undefined): Promise<Record<string, unknown>> {
   const workload = evaluateWorkload();
   const data = loadedDataDir(workload.events);
   const service = await startService(data.dir, { main, nodeFlags: prof === undefined ? [] : ['--cpu-prof', '--cpu-prof-interval=250', `--cpu-prof-dir=${prof}`] });
@@ -39,7 +40,7 @@ async function stallOnce(body: string, main: string | undefined, prof: string | 
     let done = false;
     const started = performance.now();
     const imported = fetch(`${service.url}/api/import`, {
-      method: 'POST', headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': 'application/x-ndjson' }, body,
+      method: 'POST', headers: { authorization: `Bearer ${ADMIN_KEY}`, 'content-type': contentType }, body,
     }).then(async (answer) => {
       const text = await answer.text();
       if (answer.status !== 201) throw new Error(`import answered ${answer.status}: ${text.slice(0, 300)}`);
@@ -75,13 +76,17 @@ async function main(): Promise<void> {
   const prof = takeOption(args, '--prof');
   const rules = Number(takeOption(args, '--rules') ?? '100000');
   const runs = Number(takeOption(args, '--runs') ?? '2');
+  const array = args.includes('--array');
+  if (array) args.splice(args.indexOf('--array'), 1);
   if (!Number.isInteger(rules) || rules < 1) usage(`--rules must be a whole number of at least 1`);
   if (!Number.isInteger(runs) || runs < 1) usage(`--runs must be a whole number of at least 1`);
   if (args.length > 0) usage(`unknown argument ${args[0]}`);
-  const body = generateRules({ seed: 5, count: rules }).map((rule) => JSON.stringify({ kind: 'rule', ...rule })).join('\n');
+  const items = generateRules({ seed: 5, count: rules }).map((rule) => JSON.stringify({ kind: 'rule', ...rule }));
+  const body = array ? `[${items.join(',\n')}]` : items.join('\n');
+  const contentType = array ? 'application/json' : 'application/x-ndjson';
   for (let run = 0; run < runs; run++) {
     const builds = base === undefined ? [undefined] : run % 2 === 0 ? [undefined, base] : [base, undefined];
-    for (const build of builds) process.stdout.write(`${JSON.stringify(await stallOnce(body, build, prof))}\n`);
+    for (const build of builds) process.stdout.write(`${JSON.stringify(await stallOnce(body, contentType, build, prof))}\n`);
   }
 }
 

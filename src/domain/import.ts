@@ -50,30 +50,109 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * The items of an import body: a JSON array when its first character (after
  * a byte-order mark and white space) is `[`, else NDJSON (one JSON object per
  * line; blank lines are skipped). More than `maxItems` items is a 413.
- * NDJSON is read in steps of READ_STEP lines (src/steps.ts): 100k lines read
- * at once held the node ~0.3 s (bench/import-stall.ts); an array is one
- * `JSON.parse`, in one piece.
+ * Both are read in steps of READ_STEP items (src/steps.ts): 100k NDJSON lines
+ * read at once held the node ~0.3 s, a 100k-item array's one `JSON.parse`
+ * ~0.5 s (bench/import-stall.ts, --array).
  */
 export function* readImportSteps(text: string, maxItems: number): Steps<ImportLine[]> {
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const start = body.search(/\S/);
   if (start === -1) throw badRequest('the import is empty: send NDJSON (one item per line) or a JSON array of items');
-  const lines = body[start] === '[' ? readArrayText(body) : yield* readNdjson(body, maxItems);
+  const lines = body[start] === '[' ? yield* readArray(body, start, maxItems) : yield* readNdjson(body, maxItems);
   if (lines.length > maxItems) throw tooManyItems(maxItems);
   if (lines.length === 0) throw badRequest('the import holds no items');
   return lines;
 }
 
-function readArrayText(body: string): ImportLine[] {
-  let items: unknown;
-  try {
-    items = JSON.parse(body);
-  } catch (error) {
-    throw badRequest(`the import is not valid JSON: ${(error as Error).message}`);
+/**
+ * A JSON array's items, each `JSON.parse`d on its own: an item ends at the
+ * first `,` or `]` outside a string and outside brackets (itemEnd). The text
+ * between items is checked to be JSON's, so the body is accepted exactly when
+ * `JSON.parse` of all of it would be (test/domain/import-array.test.ts), and
+ * a bad item is named by its index.
+ */
+function* readArray(body: string, start: number, maxItems: number): Steps<ImportLine[]> {
+  if (jsonSpaceEnd(body, 0) !== start) throw notJson(`unexpected ${describeAt(body, jsonSpaceEnd(body, 0))} before the array`);
+  const lines: ImportLine[] = [];
+  let at = start + 1;
+  if (body.charCodeAt(jsonSpaceEnd(body, at)) === CLOSE_BRACKET) at = jsonSpaceEnd(body, at) + 1;
+  else {
+    for (;;) {
+      const end = itemEnd(body, at);
+      if (end === -1) throw notJson(`the array is not closed: no ] after item [${lines.length}]`);
+      // Counted before parsing on: an oversized import is refused without parsing all of it.
+      if (lines.length === maxItems) throw tooManyItems(maxItems);
+      const index = lines.length;
+      try {
+        lines.push({ value: JSON.parse(body.slice(at, end)), where: `item [${index}]` });
+      } catch (error) {
+        throw badRequest(`item [${index}]: not valid JSON (${(error as Error).message})`);
+      }
+      if (lines.length % READ_STEP === 0) yield;
+      at = end + 1;
+      const delimiter = body.charCodeAt(end);
+      if (delimiter === CLOSE_BRACKET) break;
+      if (delimiter !== COMMA) throw notJson(`unexpected ${describeAt(body, end)} after item [${index}]`);
+    }
   }
-  if (!Array.isArray(items)) throw badRequest('the import is not valid JSON: a body starting with [ must be one JSON array');
-  return items.map((value, i) => ({ value, where: `item [${i}]` }));
+  const rest = jsonSpaceEnd(body, at);
+  if (rest !== body.length) throw notJson(`unexpected ${describeAt(body, rest)} after the array`);
+  return lines;
 }
+
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
+const COMMA = 0x2c;
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const OPEN_BRACE = 0x7b;
+const CLOSE_BRACE = 0x7d;
+
+/**
+ * Where the array item starting at `from` ends: the index of the first `,`,
+ * `]` or `}` outside a string and outside the item's own brackets, or -1
+ * when the text ends first. (A `}` there makes the item or the text after it
+ * invalid, which the caller finds.)
+ */
+function itemEnd(text: string, from: number): number {
+  let depth = 0;
+  for (let i = from; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === QUOTE) {
+      i = stringEnd(text, i + 1);
+      if (i === -1) return -1;
+    } else if (c === OPEN_BRACKET || c === OPEN_BRACE) depth += 1;
+    else if (c === CLOSE_BRACKET || c === CLOSE_BRACE) {
+      if (depth === 0) return i;
+      depth -= 1;
+    } else if (c === COMMA && depth === 0) return i;
+  }
+  return -1;
+}
+
+/** The index of the quote closing a string whose text starts at `from`, or -1: a quote after an odd run of backslashes is escaped. */
+function stringEnd(text: string, from: number): number {
+  for (let quote = text.indexOf('"', from); quote !== -1; quote = text.indexOf('"', quote + 1)) {
+    let slashes = 0;
+    while (text.charCodeAt(quote - 1 - slashes) === BACKSLASH) slashes += 1;
+    if (slashes % 2 === 0) return quote;
+  }
+  return -1;
+}
+
+/** The first index from `from` that is not JSON white space (space, tab, line feed, carriage return). */
+function jsonSpaceEnd(text: string, from: number): number {
+  let i = from;
+  for (; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c !== 0x20 && c !== 0x09 && c !== 0x0a && c !== 0x0d) break;
+  }
+  return i;
+}
+
+const describeAt = (text: string, at: number): string => `${JSON.stringify(text.slice(at, at + 16))} at character ${at}`;
+
+const notJson = (detail: string): AppError => badRequest(`the import is not valid JSON: ${detail}`);
 
 /** NDJSON lines read per step. */
 const READ_STEP = 1024;

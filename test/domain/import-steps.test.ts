@@ -1,7 +1,7 @@
 /**
  * The import's reading and decision in steps (src/domain/import.ts
  * readImportSteps, decideImportSteps): reading gives way every 1,024 NDJSON
- * lines, deciding every 256 items; the items are the same however it is
+ * lines or array items, deciding every 256 items; the items are the same however it is
  * run, and a bad line or item still stops it, named, before anything is planned.
  */
 import t from 'tap';
@@ -29,7 +29,9 @@ t.test('2,500 NDJSON lines read in steps: given way twice, the same items as at 
   const bad = text.split('\n').map((line, i) => (i === 1999 ? '{"kind":' : line)).join('\n');
   t.throws(() => readImportText(bad, 5000), /^line 2000: not valid JSON/, 'the 400 names the line');
   const array = `[${text.split('\n').join(',')}]`;
-  t.equal(runCountingSteps(readImportSteps(array, 5000)).yields, 0, 'an array is one JSON.parse, in one piece');
+  const { value: items, yields: arrayYields } = runCountingSteps(readImportSteps(array, 5000));
+  t.equal(arrayYields, 2, 'the same items as an array: read in steps too (test/domain/import-array.test.ts)');
+  t.same(items.map((l) => l.value), lines.map((l) => l.value));
 });
 
 t.test('600 items decided in steps: given way twice, the same plan as at once', async (t) => {
