@@ -11,6 +11,7 @@ import type { Kept } from './kept';
 import { createOperands, type Operands, type OperandsImage } from './operands';
 import { createPostings, type Postings, type PostingsImage } from './postings';
 import type { Predicate } from './predicates';
+import { SharedPredicates } from './shared-predicates';
 import { RuleTable } from './rule-table';
 import type { Engine } from './types';
 
@@ -55,7 +56,7 @@ export interface EngineState {
   /** Rule numbers freed by removals, reused first. */
   readonly freeRuleIndexes: number[];
   /** One predicate object per distinct condition key, shared by the rules that use it (counted by use). */
-  readonly predicates: Map<string, SharedPredicate>;
+  readonly predicates: SharedPredicates;
   /** What evaluateDerived's caller made of each matched rule, by rule number (match.ts; never imaged). */
   readonly derived: Derived;
 }
@@ -86,7 +87,7 @@ export interface StateParts {
   readonly ruleIds: string[];
   readonly ruleKeys: number[];
   readonly freeRuleIndexes: number[];
-  readonly predicates: Map<string, SharedPredicate>;
+  readonly predicates: SharedPredicates;
 }
 
 /** An empty state, or one made of an image's parts. */
@@ -101,7 +102,7 @@ export function createState(from?: StateParts): EngineState {
   }
   const ruleIds: string[] = [];
   return {
-    arena, postings, operands, drivers, rules: new RuleTable(ruleIds), ruleIds, ruleKeys: [], freeRuleIndexes: [], predicates: new Map(),
+    arena, postings, operands, drivers, rules: new RuleTable(ruleIds), ruleIds, ruleKeys: [], freeRuleIndexes: [], predicates: new SharedPredicates(),
     derived: noneDerived(),
   };
 }
