@@ -7,7 +7,7 @@
  * (snapshotter.ts). It holds rule conditions only, never a secret.
  *
  * Layout: one JSON header line, padded with spaces to a multiple of 8 bytes,
- *   {"format":2,"log_id":...,"position":"...","snapshot_sha256":...,
+ *   {"format":3,"log_id":...,"position":"...","snapshot_sha256":...,
  *    "sections":[{"name":...,"bytes":n,"sha256":...},...]}
  * then each section's bytes, each padded with zeros to a multiple of 8, so
  * the arena's words and the float64 keys are read in place, without a copy.
@@ -23,8 +23,12 @@ import { sha256OfRanges } from './file-sha256';
 import type { ByteRange } from './file-sha256-worker';
 
 export const ENGINE_IMAGE_FILE = 'snapshot.engine';
-/** 2: the rule entries are restored in place and the engine's epoch is kept (engine/rule-table.ts); a format-1 image is ignored. */
-const FORMAT = 2;
+/**
+ * 3: the predicates one JSON row per line, made after the start, and the regexes' patterns in the meta
+ * (engine/shared-predicates.ts); 2: the rule entries are restored in place and the engine's epoch is kept
+ * (engine/rule-table.ts). An image of another format is ignored (the start compiles the rules, once).
+ */
+const FORMAT = 3;
 
 /** What an image must belong to: the snapshot's checksum, its log and position. */
 export interface ImageBinding {

@@ -133,7 +133,7 @@ t.test('a damaged image is refused with its reason, and the start compiles the r
   const header = original.toString('utf8', 0, original.indexOf(10));
   const other = header.replace(/"snapshot_sha256":"[0-9a-f]{64}"/, `"snapshot_sha256":"${'0'.repeat(64)}"`);
   damages.push(['of another snapshot', Buffer.concat([Buffer.from(other), original.subarray(header.length)]), /another snapshot/]);
-  damages.push(['of another format', Buffer.concat([Buffer.from(header.replace('"format":2', '"format":1')), original.subarray(header.length)]), /format 1, this version reads 2/]);
+  damages.push(['of another format', Buffer.concat([Buffer.from(header.replace('"format":3', '"format":2')), original.subarray(header.length)]), /format 2, this version reads 3/]);
   damages.push(['garbled header', Buffer.concat([Buffer.from('#'), original]), /not valid JSON/]);
 
   for (const [what, damaged, reason] of damages) {

@@ -3,8 +3,9 @@
  * nothing (bench: million; a --cpu-prof of a 200k start put about half of
  * its CPU in compiling rules). An image is a few named sections: the
  * arena's words and the posting handle table as they are, each rule's entry
- * as int32s, the sort keys as float64s, and JSON for the rest (the shared
- * predicates, the field slots and pools). No rule ids: the rules are written
+ * as int32s, the sort keys as float64s, JSON for the field slots and
+ * pools, and the shared predicates as one JSON row per line, which a
+ * restored engine reads after its start (shared-predicates.ts). No rule ids: the rules are written
  * in the order of the ids the caller gives (the snapshot's rule records) and
  * restored from the same ids. A predicate's compiled
  * regex is no bytes: its pattern is compiled again, re2js's part on its
@@ -19,6 +20,7 @@
 import { createAffixIndex, type AffixIndex } from './affix-index';
 import { engineOver, type EngineOptions } from './engine';
 import { createFieldSlot, type FieldSlot } from './field-index';
+import { Deferred, type Steps } from '../steps';
 import { Layout } from './layout';
 import { regexEntry, type RegexEntry } from './code';
 import { compileRegex, Kind, restoreRegex, type Predicate } from './predicates';
@@ -77,7 +79,10 @@ interface Meta {
   ruleNumbers: number;
   slots: SlotRow[]; freeSlots: number[]; slotCount: number; viewLength: number;
   strings: { items: string[]; entries: Array<[string, number, number]>; free: number[] };
-  regexes: { length: number; entries: Array<[string, number, number]>; free: number[] };
+  /** `patterns`: each entry's regex, so a restore compiles them without reading the predicates. */
+  regexes: { length: number; entries: Array<[string, number, number]>; free: number[]; patterns: string[] };
+  /** Rows in the predicates section. */
+  predicateCount: number;
   keyed: Array<[string, number]>;
   /** The imaged engine's evaluation epoch: the restored one goes on after it, so no restored stamp reads as its own. */
   epoch: number;
@@ -153,7 +158,7 @@ export function engineImage(engine: Engine, ids: Iterable<string>): ImageSection
   let w = 0;
   const ref = (p: Predicate): number => byObject.get(p) ?? byKey.get(p.key)!;
   // A restored rule's words are copied as they are but for their predicate numbers, renumbered: no entry object is made.
-  const renumber = imaged === undefined ? undefined : Int32Array.from(imaged.predicates, (p) => byObject.get(p) ?? byKey.get(p.key) ?? -1);
+  const renumber = imaged === undefined ? undefined : Int32Array.from(imaged.predicates(), (p) => byObject.get(p) ?? byKey.get(p.key) ?? -1);
   let next = 0;
   for (const k of where) {
     if (k === ABSENT) {
@@ -192,13 +197,21 @@ export function engineImage(engine: Engine, ids: Iterable<string>): ImageSection
     slotCount: operands.slotCount,
     viewLength: operands.viewLength,
     strings: { items: [...operands.strings.items], entries: [...operands.strings.entries] as Meta['strings']['entries'], free: [...operands.strings.free] },
-    regexes: { length: operands.regexes.items.length, entries: [...operands.regexes.entries] as Meta['regexes']['entries'], free: [...operands.regexes.free] },
+    regexes: {
+      length: operands.regexes.items.length, entries: [...operands.regexes.entries] as Meta['regexes']['entries'], free: [...operands.regexes.free],
+      patterns: [...operands.regexes.entries].map(([key]) => {
+        const row = byKey.get(key);
+        if (row === undefined) throw new Error(`the engine's regex ${JSON.stringify(key)} has no predicate`);
+        return predicates[row]![3];
+      }),
+    },
+    predicateCount: predicates.length,
     keyed: [...state.drivers.keyed],
     epoch: state.operands.view.epoch,
   };
   const sections: Record<(typeof IMAGE_SECTIONS)[number], Uint8Array> = {
     'engine.meta': json(meta),
-    'engine.predicates': json(predicates),
+    'engine.predicates': Buffer.from(predicates.map((row) => JSON.stringify(row)).join('\n'), 'utf8'),
     'engine.keys': bytesOf(Float64Array.from(state.ruleKeys)),
     'engine.rules': bytesOf(rules),
     'engine.arena': bytesOf(arena.words),
@@ -334,7 +347,8 @@ export function engineFromImage(sections: ReadonlyMap<string, Uint8Array>, ids: 
     return bytes;
   };
   const meta = parse<Meta>(section('engine.meta'));
-  const rows = parse<PredicateRow[]>(section('engine.predicates'));
+  const predicateCount = meta.predicateCount;
+  if (!Number.isInteger(predicateCount) || predicateCount < 0) throw new Error('the engine image has no predicate count');
   const ruleIds = new Array<string>(meta.ruleNumbers).fill('');
   const ruleKeys = numbersOf(wordsOf(section('engine.keys'), Float64Array, 8));
   const stream = wordsOf(section('engine.rules'), Int32Array, 4);
@@ -346,11 +360,10 @@ export function engineFromImage(sections: ReadonlyMap<string, Uint8Array>, ids: 
   if (!Number.isInteger(meta.epoch) || meta.epoch < 0) throw new Error('the engine image has no evaluation epoch');
   if (ruleKeys.length !== ruleIds.length) throw new Error(`the engine image has ${ruleIds.length} rule numbers and ${ruleKeys.length} sort keys`);
 
-  const shared: SharedPredicate[] = rows.map((row) => ({ predicate: predicateFrom(row), refs: row[8] }));
-  // Indexed by key in steps after the start (shared-predicates.ts); the regexes are found among them now.
-  const predicates = new SharedPredicates(shared);
-  const regexes = new Map<string, Predicate>();
-  for (const { predicate } of shared) if (predicate.kind === Kind.REGEX) regexes.set(predicate.key, predicate);
+  // Made from their rows and indexed by key in steps after the start (shared-predicates.ts); only writes and images read them.
+  const shared = new Deferred(sharedFromRows(section('engine.predicates'), predicateCount));
+  let numbered: Predicate[] | undefined;
+  const byNumber = (): readonly Predicate[] => (numbered ??= shared.value().map((s) => s.predicate));
   // Each rule's words stay where they are, found by its number (rule-table.ts); read here only to check them and find the next.
   const entryAt = new Int32Array(ruleIds.length).fill(-1);
   const neverMatch = new Map<string, RuleEntry>();
@@ -363,7 +376,7 @@ export function engineFromImage(sections: ReadonlyMap<string, Uint8Array>, ids: 
   const refs = (n: number): void => {
     for (let i = 0; i < n; i++) {
       const k = next();
-      if (!(k >= 0 && k < shared.length)) throw new Error(`the engine image names predicate ${k} of ${shared.length}`);
+      if (!(k >= 0 && k < predicateCount)) throw new Error(`the engine image names predicate ${k} of ${predicateCount}`);
     }
   };
   for (const id of ids) {
@@ -392,14 +405,13 @@ export function engineFromImage(sections: ReadonlyMap<string, Uint8Array>, ids: 
     refs(next());
   }
   if (w !== stream.length) throw new Error('the engine image holds more rules than the ids given');
-  const rules = new RuleTable(ruleIds, { words: stream, at: entryAt, predicates: shared.map((s) => s.predicate), count }, neverMatch);
+  const rules = new RuleTable(ruleIds, { words: stream, at: entryAt, predicates: byNumber, count }, neverMatch);
 
   const regexItems: RegexEntry[] = new Array(meta.regexes.length);
-  for (const [key, index] of meta.regexes.entries) {
-    const p = regexes.get(key);
-    if (p?.re == null) throw new Error(`the engine image's regex ${JSON.stringify(key)} has no predicate`);
-    regexItems[index] = regexEntry({ re: p.re, filter: p.filter, fast: p.fast });
-  }
+  if (!Array.isArray(meta.regexes.patterns) || meta.regexes.patterns.length !== meta.regexes.entries.length) throw new Error('the engine image\'s regexes have no patterns');
+  meta.regexes.entries.forEach(([, index], i) => {
+    regexItems[index] = regexEntry(restoreRegex(meta.regexes.patterns[i]!));
+  });
   // Indexes of released regexes are read by nothing but the epoch wrap, which resets their memo: any entry will do.
   for (let i = 0; i < regexItems.length; i++) regexItems[i] ??= placeholderRegex();
 
@@ -411,11 +423,33 @@ export function engineFromImage(sections: ReadonlyMap<string, Uint8Array>, ids: 
       strings: meta.strings, regexes: { items: regexItems, entries: meta.regexes.entries, free: meta.regexes.free },
     },
     keyed: new Map(meta.keyed),
-    rules, ruleIds, ruleKeys, freeRuleIndexes: meta.freeRuleIndexes, predicates,
+    rules, ruleIds, ruleKeys, freeRuleIndexes: meta.freeRuleIndexes, predicates: new SharedPredicates(shared),
   });
   // Before the evaluator is made: it starts from this epoch (match.ts).
   state.operands.view.epoch = meta.epoch;
   return engineOver(state, options);
+}
+
+/** Rows made into predicates per step. */
+const ROW_STEP = 2048;
+
+/**
+ * The shared predicates of the image's rows (one JSON row per line), in steps, after the start: the
+ * section's checksum has vouched for the rows this module wrote, as the snapshot's for its rule lines.
+ */
+function* sharedFromRows(section: Uint8Array, count: number): Steps<SharedPredicate[]> {
+  const bytes = Buffer.from(section.buffer, section.byteOffset, section.byteLength);
+  const shared: SharedPredicate[] = [];
+  for (let at = 0; at < bytes.length;) {
+    let end = bytes.indexOf(10, at);
+    if (end === -1) end = bytes.length;
+    const row = JSON.parse(bytes.toString('utf8', at, end)) as PredicateRow;
+    shared.push({ predicate: predicateFrom(row), refs: row[8] });
+    at = end + 1;
+    if (shared.length % ROW_STEP === 0) yield;
+  }
+  if (shared.length !== count) throw new Error(`the engine image holds ${shared.length} predicates, its meta says ${count}`);
+  return shared;
 }
 
 /**

@@ -29,8 +29,8 @@ export interface ImagedEntries {
   readonly words: Int32Array;
   /** Each rule number's entry offset in `words`, -1 for a number with none. */
   readonly at: Int32Array;
-  /** The predicates entry words name by number. */
-  readonly predicates: readonly Predicate[];
+  /** The predicates entry words name by number: made when first asked for (a restored engine makes them after its start, image.ts). */
+  readonly predicates: () => readonly Predicate[];
   /** How many numbers have an entry. */
   readonly count: number;
 }
@@ -110,7 +110,8 @@ export class RuleTable {
 
   /** The entry of an imaged rule, decoded (a new object each time). */
   private decode(n: number): RuleEntry {
-    const { words, at, predicates } = this.imaged!;
+    const { words, at } = this.imaged!;
+    const predicates = this.imaged!.predicates();
     let w = at[n];
     const index = words[w++];
     const record = words[w++];

@@ -2,26 +2,25 @@
  * The engine's predicates by key (state.ts SharedPredicate): one object per
  * distinct condition, shared by the rules that use it, counted by use. Only
  * writes (build.ts) and images (image.ts) read it; evaluate never does. So a
- * restored engine's predicates are indexed by key in steps once the service
- * is caught up (prepareWrites), not at its start: the Map of ~670k keys at 1M
- * rules took ~0.37 s of a start from snapshot (bench: start-from-snapshot, a
- * `--cpu-prof` of one start). A read before the steps end indexes the rest at once.
+ * restored engine's predicates are made from the image's rows and indexed by
+ * key in steps once the service is caught up (prepareWrites), not at its
+ * start: at 1M rules the rows' parse and objects took ~0.8 s of the start's
+ * CPU and the Map of ~670k keys ~0.37 s more (bench: start-from-snapshot, a
+ * `--cpu-prof` of one start). A read before the steps end does the rest at once.
  */
-import type { Steps } from '../steps';
+import type { Deferred, Steps } from '../steps';
 import type { SharedPredicate } from './state';
 
 /** Keys indexed per step: about a millisecond. */
 const INDEX_STEP = 2048;
 
-const NONE: readonly SharedPredicate[] = [];
-
 export class SharedPredicates implements Iterable<[string, SharedPredicate]> {
   readonly #byKey = new Map<string, SharedPredicate>();
-  /** Predicates not yet indexed, from #next on; a later one with the same key replaces an earlier, as Map.set does. */
-  #pending: readonly SharedPredicate[];
+  /** The predicates not yet indexed (from #next on), made when first needed; a later one with an earlier's key replaces it, as Map.set does. */
+  #pending: Deferred<readonly SharedPredicate[]> | undefined;
   #next = 0;
 
-  constructor(pending: readonly SharedPredicate[] = NONE) {
+  constructor(pending?: Deferred<readonly SharedPredicate[]>) {
     this.#pending = pending;
   }
 
@@ -46,25 +45,26 @@ export class SharedPredicates implements Iterable<[string, SharedPredicate]> {
     return this.#byKey[Symbol.iterator]();
   }
 
-  /** Indexes what is pending, INDEX_STEP keys per step. */
+  /** Makes the pending predicates (in the steps their maker takes), then indexes them, INDEX_STEP keys per step. */
   *prepare(): Steps<void> {
-    while (this.#next < this.#pending.length) {
-      this.#index(INDEX_STEP);
-      if (this.#next < this.#pending.length) yield;
+    if (this.#pending === undefined) return;
+    const list = yield* this.#pending.steps();
+    while (this.#pending !== undefined) {
+      this.#index(list, INDEX_STEP);
+      if (this.#pending !== undefined) yield;
     }
   }
 
   #finish(): void {
-    if (this.#next < this.#pending.length) this.#index(Infinity);
+    if (this.#pending !== undefined) this.#index(this.#pending.value(), Infinity);
   }
 
-  #index(count: number): void {
-    const pending = this.#pending;
-    const end = Math.min(pending.length, this.#next + count);
-    for (let i = this.#next; i < end; i++) this.#byKey.set(pending[i]!.predicate.key, pending[i]!);
+  #index(list: readonly SharedPredicate[], count: number): void {
+    const end = Math.min(list.length, this.#next + count);
+    for (let i = this.#next; i < end; i++) this.#byKey.set(list[i]!.predicate.key, list[i]!);
     this.#next = end;
-    if (end === pending.length) {
-      this.#pending = NONE;
+    if (end === list.length) {
+      this.#pending = undefined;
       this.#next = 0;
     }
   }
