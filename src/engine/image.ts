@@ -17,10 +17,10 @@
  * (test/engine/image.test.ts). Restoring trusts the bytes' structure only
  * as far as it checks it: the snapshot's checksums guard their integrity.
  */
+import { Deferred, type Steps } from '../steps';
 import { createAffixIndex, type AffixIndex } from './affix-index';
 import { engineOver, type EngineOptions } from './engine';
 import { createFieldSlot, type FieldSlot } from './field-index';
-import { Deferred, type Steps } from '../steps';
 import { Layout } from './layout';
 import { regexEntry, type RegexEntry } from './code';
 import { compileRegex, Kind, restoreRegex, type Predicate } from './predicates';
@@ -187,6 +187,7 @@ export function engineImage(engine: Engine, ids: Iterable<string>): ImageSection
   const arena = state.arena.image();
   const postings = state.postings.image();
   const operands = state.operands.image();
+  const regexEntries = [...operands.regexes.entries] as Meta['regexes']['entries'];
   const meta: Meta = {
     arenaFree: arena.free.map((list) => (list === null ? null : [...list])),
     freeHandles: [...postings.freeHandles],
@@ -198,8 +199,8 @@ export function engineImage(engine: Engine, ids: Iterable<string>): ImageSection
     viewLength: operands.viewLength,
     strings: { items: [...operands.strings.items], entries: [...operands.strings.entries] as Meta['strings']['entries'], free: [...operands.strings.free] },
     regexes: {
-      length: operands.regexes.items.length, entries: [...operands.regexes.entries] as Meta['regexes']['entries'], free: [...operands.regexes.free],
-      patterns: [...operands.regexes.entries].map(([key]) => {
+      length: operands.regexes.items.length, entries: regexEntries, free: [...operands.regexes.free],
+      patterns: regexEntries.map(([key]) => {
         const row = byKey.get(key);
         if (row === undefined) throw new Error(`the engine's regex ${JSON.stringify(key)} has no predicate`);
         return predicates[row]![3];
