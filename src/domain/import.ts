@@ -72,10 +72,12 @@ export function* readImportSteps(text: string, maxItems: number): Steps<ImportLi
  * a bad item is named by its index.
  */
 function* readArray(body: string, start: number, maxItems: number): Steps<ImportLine[]> {
-  if (jsonSpaceEnd(body, 0) !== start) throw notJson(`unexpected ${describeAt(body, jsonSpaceEnd(body, 0))} before the array`);
+  const lead = jsonSpaceEnd(body, 0);
+  if (lead !== start) throw notJson(`unexpected ${describeAt(body, lead)} before the array`);
   const lines: ImportLine[] = [];
   let at = start + 1;
-  if (body.charCodeAt(jsonSpaceEnd(body, at)) === CLOSE_BRACKET) at = jsonSpaceEnd(body, at) + 1;
+  const first = jsonSpaceEnd(body, at);
+  if (body.charCodeAt(first) === CLOSE_BRACKET) at = first + 1;
   else {
     for (;;) {
       const end = itemEnd(body, at);
