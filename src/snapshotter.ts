@@ -183,9 +183,10 @@ export function createSnapshotter(
       await rm(`${imageFile}.tmp`, { force: true }).catch(() => undefined);
       logger.warn('engine image not written; the next start compiles the rules', { error: error instanceof Error ? error.message : String(error) });
     }
-    saved = position;
+    // The position the file holds: events applied while logIdentity was awaited are in it (the one read above is older).
+    saved = written.position;
     savedImage = imaged;
-    logger.info('snapshot written', { reason, position: position.toString(), ms: Date.now() - started, image_cpu_ms: imageCpuMs });
+    logger.info('snapshot written', { reason, position: written.position.toString(), ms: Date.now() - started, image_cpu_ms: imageCpuMs });
   }
 
   /** Removes the snapshot (and a temp file a failed write may have left). */
