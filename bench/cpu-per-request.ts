@@ -25,13 +25,17 @@
  * --floor-headers adds the floor sending the route's own headers too (X-Request-Id, RuleVault-Decision-Id...,
  * a UUID minted afresh per answer): what those headers cost the server apart from the rest of the route.
  * --prof runs the service and the floor under `node --cpu-prof` and writes
- * their profiles there (service.cpuprofile, floor.cpuprofile) when they stop.
+ * their profiles there (service.cpuprofile, floor.cpuprofile) when they stop;
+ * then prints, per round, where each one's busy time went in its measured
+ * window (profile-windows.ts): its socket writes, the engine, GC, the rest.
+ * A slow round shows which part grew.
  */
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadedDataDir, loadWithCpu, ownHeaders, startBare, startService, type LoadWithCpu, type Running } from './http-harness';
 import { evaluateWorkload, secretsWorkload, workloadKey, writesWorkload, type HttpWorkload } from './http-workloads';
+import { formatShares, windowShares, type CpuProfile } from './profile-windows';
 import { median } from './stats';
 
 interface Args {
@@ -105,7 +109,7 @@ interface Target {
   readonly url: string;
 }
 
-type Sample = Pick<LoadWithCpu, 'cpuUsPerRequest' | 'systemUsPerRequest' | 'rps'>;
+type Sample = Pick<LoadWithCpu, 'cpuUsPerRequest' | 'systemUsPerRequest' | 'rps' | 'window'>;
 
 function measure(args: Args, target: Target, workload: HttpWorkload): Sample {
   const result = loadWithCpu({
@@ -128,6 +132,8 @@ async function main(): Promise<void> {
   const baseDir = mkdtempSync(path.join(os.tmpdir(), 'rulevault-bench-base-'));
   const env = { LOG_LEVEL: args.logLevel };
   const running: Running[] = [];
+  // The targets a profile is written for (--prof), by its file's name, with their rounds' samples.
+  const profiled = new Map<string, { name: string; samples: Sample[] }[]>();
   try {
     const profFlags = (name: string) => (args.prof === undefined ? [] : ['--cpu-prof', `--cpu-prof-dir=${args.prof}`, `--cpu-prof-name=${name}.cpuprofile`]);
     const service = await startService(data.dir, { env, nodeFlags: profFlags('service') });
@@ -164,6 +170,9 @@ async function main(): Promise<void> {
       targets.push({ name: `${workload.label} (${other.label})`, server: started, url: started.url + workload.path });
     }
     const samples = new Map<string, Sample[]>(targets.map((t) => [t.name, []]));
+    for (const [file, server] of [['service', service], ['floor', floor]] as const) {
+      profiled.set(file, targets.filter((t) => t.server === server).map((t) => ({ name: t.name, samples: samples.get(t.name)! })));
+    }
     for (let round = 0; round < args.rounds; round++) {
       const order = round % 2 === 0 ? targets : [...targets].reverse();
       for (const target of order) {
@@ -185,6 +194,22 @@ async function main(): Promise<void> {
     await Promise.all(running.map((r) => r.stop()));
     data.remove();
     rmSync(baseDir, { recursive: true, force: true });
+  }
+  // The profiles are complete once their servers have stopped.
+  if (args.prof !== undefined) printProfileWindows(args.prof, profiled);
+}
+
+function printProfileWindows(dir: string, profiled: Map<string, { name: string; samples: Sample[] }[]>): void {
+  console.log(`\nbusy time by round, from the --cpu-prof profiles in ${dir} (share of the main thread's busy samples in the measured window)`);
+  for (const [file, targets] of profiled) {
+    const profile = JSON.parse(readFileSync(path.join(dir, `${file}.cpuprofile`), 'utf8')) as CpuProfile;
+    for (const { name, samples } of targets) {
+      const windows = windowShares(profile, samples.map((s) => s.window));
+      samples.forEach((s, round) => {
+        const user = s.cpuUsPerRequest - s.systemUsPerRequest;
+        console.log(`round ${round + 1} ${name}: ${s.cpuUsPerRequest.toFixed(1)} CPU µs/request (user ${user.toFixed(1)}, system ${s.systemUsPerRequest.toFixed(1)}); ${formatShares(windows[round])} of ${windows[round].busy} samples`);
+      });
+    }
   }
 }
 

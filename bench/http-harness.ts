@@ -16,6 +16,7 @@ import { SCHEMA_VERSION } from '../src/events';
 import { bulkLoadSqlite, type BulkEvent } from '../src/store/sqlite-bulk';
 import { childPids, freePort } from '../test/support/process';
 import type { LoadResult, LoadSpec } from './load';
+import type { Window } from './profile-windows';
 import type { Timing } from './scenario';
 import { ruleId, type BenchRuleBody } from './workload';
 
@@ -232,6 +233,8 @@ export interface LoadWithCpu extends LoadResult {
   readonly cpuUsPerRequest: number;
   /** The kernel's part of cpuUsPerRequest (system time: socket reads and writes, wake-ups). */
   readonly systemUsPerRequest: number;
+  /** The measured window on the monotonic clock, in µs: where a server's `--cpu-prof` samples of it lie (profile-windows.ts). */
+  readonly window: Window;
 }
 
 /**
@@ -244,11 +247,17 @@ export interface LoadWithCpu extends LoadResult {
 export function loadWithCpu(spec: LoadSpec, serverPid: number | undefined): LoadWithCpu {
   if (spec.warmupSeconds > 0) load({ ...spec, seconds: spec.warmupSeconds, warmupSeconds: 0 });
   const before = cpuSplitMicros(serverPid);
+  const startUs = monotonicMicros();
   const result = load({ ...spec, warmupSeconds: 0 });
+  const endUs = monotonicMicros();
   const after = cpuSplitMicros(serverPid);
   const user = after.user - before.user;
   const system = after.system - before.system;
-  return { ...result, cpuUsPerRequest: (user + system) / result.requests, systemUsPerRequest: system / result.requests };
+  return { ...result, cpuUsPerRequest: (user + system) / result.requests, systemUsPerRequest: system / result.requests, window: { startUs, endUs } };
+}
+
+function monotonicMicros(): number {
+  return Number(process.hrtime.bigint() / 1000n);
 }
 
 /** CPU time a live process has used so far (user + system, every thread), in µs; Linux only (/proc). */
