@@ -33,7 +33,8 @@ export interface WindowShares {
   readonly shares: Record<Category, number>;
 }
 
-// The native calls that write a socket: their samples are the thread in the kernel's writes.
+// The native calls that write a socket: their samples are the thread inside a write, mostly the kernel's work.
+// Samples come on a wall-clock interval, so a share is of the thread's busy time, not of its CPU time.
 const WRITES = new Set(['writev', 'writeBuffer', 'writeUtf8String', 'writeLatin1String']);
 const ENGINE_URL = '/src/engine/';
 
