@@ -35,7 +35,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { loadedDataDir, loadWithCpu, ownHeaders, startBare, startService, type LoadWithCpu, type Running } from './http-harness';
 import { evaluateWorkload, secretsWorkload, workloadKey, writesWorkload, type HttpWorkload } from './http-workloads';
-import { formatShares, windowShares, type CpuProfile } from './profile-windows';
+import type { CpuProfile } from './cpu-profile';
+import { formatShares, windowShares } from './profile-windows';
 import { median } from './stats';
 
 interface Args {

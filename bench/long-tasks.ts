@@ -14,17 +14,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { takeOption } from './args';
-
-interface ProfileNode {
-  readonly id: number;
-  readonly callFrame: { readonly functionName: string; readonly url: string; readonly lineNumber: number };
-  readonly children?: readonly number[];
-}
-interface Profile {
-  readonly nodes: readonly ProfileNode[];
-  readonly samples: readonly number[];
-  readonly timeDeltas: readonly number[];
-}
+import { profileTree, type CpuProfile, type ProfileNode } from './cpu-profile';
 
 /** What the profiler samples while the loop waits for events: not part of a task. */
 const WAITING = new Set(['(idle)']);
@@ -40,7 +30,7 @@ interface Task {
 /** entryOf's answer for a sample of INSIDE. */
 const INSIDE_ENTRY = -1;
 
-function tasks(profile: Profile, idle: ReadonlySet<number>, entryOf: (sample: number) => number): Task[] {
+function tasks(profile: CpuProfile, idle: ReadonlySet<number>, entryOf: (sample: number) => number): Task[] {
   const found: Task[] = [];
   let clock = 0;
   let start = -1;
@@ -81,10 +71,8 @@ function main(): void {
     process.stderr.write('usage: node dist/bench/long-tasks.js <file.cpuprofile> [--top 8] [--min-ms 50] [--frames 6]\n');
     process.exit(2);
   }
-  const profile = JSON.parse(readFileSync(file, 'utf8')) as Profile;
-  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-  const parent = new Map<number, number>();
-  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const profile = JSON.parse(readFileSync(file, 'utf8')) as CpuProfile;
+  const { byId, parent } = profileTree(profile);
   const idle = new Set(profile.nodes.filter((node) => WAITING.has(node.callFrame.functionName)).map((node) => node.id));
 
   const root = profile.nodes[0].id;

@@ -9,14 +9,7 @@
  * process.hrtime reads on Linux, so a window timed in the bench's process
  * selects the server's samples in it. Pure: no file is read here.
  */
-
-/** The parts of a `.cpuprofile` this reads (Chrome DevTools' Profile). */
-export interface CpuProfile {
-  readonly nodes: readonly { readonly id: number; readonly callFrame: { readonly functionName: string; readonly url: string }; readonly children?: readonly number[] }[];
-  readonly startTime: number;
-  readonly samples: readonly number[];
-  readonly timeDeltas: readonly number[];
-}
+import { profileTree, type CpuProfile } from './cpu-profile';
 
 /** A window in µs of the monotonic clock (process.hrtime.bigint() / 1000). */
 export interface Window {
@@ -40,9 +33,7 @@ const ENGINE_URL = '/src/engine/';
 
 /** Each sampled node's category: by its own frame, else `engine` when any caller is in src/engine/. */
 function categorizer(profile: CpuProfile): (id: number) => Category | 'idle' {
-  const byId = new Map(profile.nodes.map((node) => [node.id, node]));
-  const parent = new Map<number, number>();
-  for (const node of profile.nodes) for (const child of node.children ?? []) parent.set(child, node.id);
+  const { byId, parent } = profileTree(profile);
   const memo = new Map<number, Category | 'idle'>();
   return (id) => {
     let category = memo.get(id);

@@ -3,11 +3,12 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadWithCpu, startBare } from '../bench/http-harness';
-import { formatShares, windowShares, type CpuProfile } from '../bench/profile-windows';
+import type { CpuProfile } from '../bench/cpu-profile';
+import { formatShares, windowShares } from '../bench/profile-windows';
 
 // A profile as V8 writes one: a tree of frames, then samples of a node each, spaced by timeDeltas (µs).
 function frame(id: number, functionName: string, url = '', children: number[] = []) {
-  return { id, callFrame: { functionName, url }, children };
+  return { id, callFrame: { functionName, url, lineNumber: -1 }, children };
 }
 const nodes = [
   frame(1, '(root)', '', [2, 3, 4, 5, 6]),
