@@ -4,13 +4,14 @@
  * file, so the position it logs and remembers is the file's, not the one
  * read before that wait (CI once saw the logged position one behind the image's).
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { ENGINE_IMAGE_FILE } from '../src/engine-image-file';
 import { createLogger } from '../src/log';
 import { readSnapshotFile, SNAPSHOT_FILE } from '../src/snapshot';
-import { createSnapshotter } from '../src/snapshotter';
+import { createReadModel } from '../src/read-model';
+import { createSnapshotter, loadStartState, SHUTDOWN } from '../src/snapshotter';
 import type { EventStore } from '../src/store/port';
 import { commandNodeFor } from './audit/support/history';
 
@@ -52,4 +53,51 @@ t.test('a write applied while the snapshot reads the log identity: the logged po
 
   await snapshotter.save('periodic');
   t.equal(writtenLines().length, 1, 'a save at that position writes nothing more');
+});
+
+t.test('a node stopped with nothing new since its start from a snapshot rewrites neither file; without the image restored, its shutdown writes it', async (t) => {
+  const { node, dir } = await commandNodeFor(t);
+  await node.catalog.createContext({ name: 'kept', content: 'x' }, actor);
+  const first = createSnapshotter(node.store, node.readModel, dir, HOUR, createLogger(() => undefined));
+  await first.save(SHUTDOWN);
+  first.stop();
+  const files = [path.join(dir, SNAPSHOT_FILE), path.join(dir, ENGINE_IMAGE_FILE)];
+  const inodes = () => files.map((file) => statSync(file, { throwIfNoEntry: false })?.ino);
+
+  /** A start from the files in `dir`, as main.ts makes one, with its own snapshotter and log. */
+  async function restart(): Promise<{ readonly save: (reason: string) => Promise<void>; readonly written: () => number; readonly model: ReturnType<typeof createReadModel> }> {
+    const lines: string[] = [];
+    const logger = createLogger((line) => lines.push(line));
+    const model = createReadModel(await loadStartState(node.store, dir, logger));
+    model.markCaughtUp();
+    const snapshotter = createSnapshotter(node.store, model, dir, HOUR, logger);
+    t.teardown(() => snapshotter.stop());
+    const written = () => lines.filter((line) => (JSON.parse(line) as { msg: string }).msg === 'snapshot written').length;
+    return { save: (reason) => snapshotter.save(reason), written, model };
+  }
+
+  const before = inodes();
+  t.ok(before.every((ino) => ino !== undefined), 'the snapshot and its image are on disk');
+  const same = await restart();
+  t.equal(same.model.position, node.readModel.position, 'the start restored the snapshot at the head');
+  await same.save('periodic');
+  await same.save(SHUTDOWN);
+  t.equal(same.written(), 0, 'no snapshot written, periodic or at shutdown');
+  t.same(inodes(), before, 'both files are the ones written before the start');
+
+  rmSync(files[1]!);
+  const compiled = await restart();
+  await compiled.save('periodic');
+  t.equal(compiled.written(), 0, 'without its image, a periodic save at the same position still writes nothing');
+  await compiled.save(SHUTDOWN);
+  t.equal(compiled.written(), 1, 'the shutdown writes the snapshot again, with its image');
+  t.ok(statSync(files[1]!, { throwIfNoEntry: false }) !== undefined, 'the image is back on disk');
+
+  const event = (await node.store.readAll()).at(-1)!;
+  await node.catalog.createContext({ name: 'later', content: 'y' }, actor);
+  const moved = await restart();
+  const [latest] = await node.store.readAll({ after: event.position });
+  moved.model.apply(latest!);
+  await moved.save(SHUTDOWN);
+  t.equal(moved.written(), 1, 'a node that applied an event since its start writes at shutdown');
 });
