@@ -22,6 +22,7 @@ import { prepareWrites } from './engine';
 import { KEYRING_STREAM } from './events';
 import { createApp } from './http/app';
 import type { HttpDeps, WriteCommands } from './http/deps';
+import { memoryRoom, memoryWarning } from './memory-room';
 import { createFastPath } from './http/fast-path';
 import { collapseLeadingSlashes } from './http/leading-slashes';
 import { createLogger, type Logger } from './log';
@@ -249,6 +250,9 @@ export async function openWriter(config: Config, options: NodeOptions = {}): Pro
     readModel.markCaughtUp();
     checkpoints.start();
     metrics.setReplaySeconds((Date.now() - startedAt) / 1000);
+    const memory = memoryRoom();
+    const tight = memoryWarning(memory);
+    if (tight !== undefined) logger.warn(tight, { memory });
     logger.info('ready', {
       url,
       store: store.description,
@@ -258,6 +262,7 @@ export async function openWriter(config: Config, options: NodeOptions = {}): Pro
       from_snapshot: fromPosition?.toString() ?? null,
       replayed_events: replayed,
       startup_ms: Date.now() - startedAt,
+      memory,
     });
   }
 

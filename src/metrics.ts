@@ -3,6 +3,7 @@
  * the read model are computed when scraped, so the request path pays only
  * for its counter and histogram.
  */
+import { getHeapStatistics } from 'node:v8';
 import { Counter, Gauge, Histogram, Registry, type Metric } from 'prom-client';
 import type { ReadModel } from './read-model';
 import type { EventStore } from './store/port';
@@ -59,6 +60,20 @@ export function createMetrics(readModel: ReadModel, store: EventStore): Metrics 
       const head = await store.headPosition();
       const applied = readModel.position ?? 0n;
       this.set(head === undefined || head < applied ? 0 : Number(head - applied));
+    },
+  });
+  // The heap against its limit (src/memory-room.ts): across workers, the fullest heap and the smallest limit.
+  new Gauge({
+    name: 'rulevault_heap_used_bytes', help: 'V8 heap in use, live and not yet collected', aggregator: 'max', registers: [registry],
+    collect() {
+      this.set(getHeapStatistics().used_heap_size);
+    },
+  });
+  new Gauge({
+    name: 'rulevault_heap_limit_bytes', help: 'V8 heap size limit (--max-old-space-size, or sized by Node from the memory it may use)', aggregator: 'min',
+    registers: [registry],
+    collect() {
+      this.set(getHeapStatistics().heap_size_limit);
     },
   });
   const stats = store.durabilityStats?.bind(store);

@@ -105,5 +105,9 @@ forCells(t, 'observability', (t, cell) => {
     ]) {
       t.ok(text.includes(name), `exposes ${name}`);
     }
+    const gauge = (name: string): number => Number(new RegExp(`^${name} (\\d+)$`, 'm').exec(text)?.[1]);
+    const used = gauge('rulevault_heap_used_bytes');
+    const limit = gauge('rulevault_heap_limit_bytes');
+    t.ok(used > 0 && used < limit, `the heap in use (${used} bytes) and its limit (${limit})`);
   });
 });
