@@ -42,8 +42,8 @@ export const SHUTDOWN = 'shutdown';
  * and whether its engine image was restored too. The snapshotter of a read
  * model made from that state counts those files as written, so a node
  * stopped with nothing new since its start writes no snapshot (at 1M rules
- * that rewrite took ~7 s and raised the RSS from ~1.3 to ~2.0 GB; bench:
- * start-from-snapshot).
+ * that rewrite took ~7 s and raised the RSS from ~1.3 to ~2.0 GB:
+ * bench/HISTORY.md, 2026-11-28, fifth round).
  */
 const restoredFrom = new WeakMap<CatalogState, { readonly position: bigint; readonly imaged: boolean }>();
 
