@@ -29,7 +29,7 @@ t.test('a warning past half the heap limit, naming the figures and the fix', asy
   t.match(warning, /^the heap is at 501 of its 1000 MB limit at start; .* raise it with NODE_OPTIONS=--max-old-space-size=<MB> \(README, Operations > Memory\)$/);
 });
 
-/** The JSON log lines of a service started on a fresh folder with `nodeOptions` added, up to its ready line. */
+/** The JSON log lines of a service started on a fresh folder with `nodeOptions` as its NODE_OPTIONS, up to its ready line. */
 async function startLines(t: Test, nodeOptions: string): Promise<Record<string, unknown>[]> {
   const dir = tempDir();
   t.teardown(() => removeDir(dir));
