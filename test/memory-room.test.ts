@@ -1,8 +1,8 @@
 /**
  * The ready line's memory figures and the warning a start gives when its
  * heap is past half its limit: the pure reading and rule, then a real
- * service process started with a small heap (`--max-old-space-size`) and
- * with Node's own limit.
+ * service process whose heap a module it loads first holds past half its
+ * limit, and one with room under the same limit.
  */
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
