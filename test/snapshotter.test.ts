@@ -18,6 +18,10 @@ import { commandNodeFor } from './audit/support/history';
 const actor = { id: 'alice', requestId: 'r' };
 const HOUR = 3_600_000;
 
+/** The `snapshot written` lines among a logger's JSON lines. */
+const writtenIn = (lines: readonly string[]) =>
+  lines.map((line) => JSON.parse(line) as { msg: string; position?: string }).filter((l) => l.msg === 'snapshot written');
+
 t.test('a write applied while the snapshot reads the log identity: the logged position is the one the files hold', async (t) => {
   const { node, dir } = await commandNodeFor(t);
   await node.catalog.createContext({ name: 'before', content: 'x' }, actor);
@@ -38,7 +42,7 @@ t.test('a write applied while the snapshot reads the log identity: the logged po
   const lines: string[] = [];
   const snapshotter = createSnapshotter(store, node.readModel, dir, HOUR, createLogger((line) => lines.push(line)), 'every');
   t.teardown(() => snapshotter.stop());
-  const writtenLines = () => lines.map((line) => JSON.parse(line) as { msg: string; position?: string }).filter((l) => l.msg === 'snapshot written');
+  const writtenLines = () => writtenIn(lines);
   await snapshotter.save('periodic');
 
   const written = writtenLines();
@@ -72,7 +76,7 @@ t.test('a node stopped with nothing new since its start from a snapshot rewrites
     model.markCaughtUp();
     const snapshotter = createSnapshotter(node.store, model, dir, HOUR, logger);
     t.teardown(() => snapshotter.stop());
-    const written = () => lines.filter((line) => (JSON.parse(line) as { msg: string }).msg === 'snapshot written').length;
+    const written = () => writtenIn(lines).length;
     return { save: (reason) => snapshotter.save(reason), written, model };
   }
 
