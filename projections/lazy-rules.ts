@@ -85,6 +85,16 @@ export function unreadRuleTexts(rules: RulesState): Iterable<string> {
   return rules instanceof LazyRuleRecords ? rules.unreadTexts() : [];
 }
 
+/**
+ * About how many characters of JSON the records `rules` still holds as lines
+ * come to (0 for a plain Map): their number times the mean length of up to
+ * `sample` of them, spread over the places. What decoding them all would put
+ * on the heap is told from it (src/memory-room.ts) without reading them.
+ */
+export function unreadRuleChars(rules: RulesState, sample = 256): number {
+  return rules instanceof LazyRuleRecords ? rules.unread * rules.meanUnreadLength(sample) : 0;
+}
+
 /** A copy of `rules` the caller may change without touching them, in steps (copy-steps.ts); records still unread stay so (no decoding). */
 export function copyRules(rules: RulesState): Steps<RulesState> {
   return rules instanceof LazyRuleRecords ? rules.copySteps() : copyMap(rules);
@@ -316,6 +326,27 @@ export class LazyRuleRecords implements RulesState {
     for (let place = 0; place < this.#places.length; place++) {
       if (this.#places[place] === UNREAD) yield this.#lines!.text(this.#lineOf[place]);
     }
+  }
+
+  /** The mean length of up to `sample` unread lines, taken at even steps over the places (0 when none is unread). */
+  meanUnreadLength(sample: number): number {
+    if (this.#unread === 0) return 0;
+    const stride = Math.max(1, Math.floor(this.#places.length / sample));
+    let chars = 0;
+    let seen = 0;
+    for (let place = 0; place < this.#places.length && seen < sample; place += stride) {
+      if (this.#places[place] !== UNREAD) continue;
+      chars += this.#lines!.text(this.#lineOf[place]).length;
+      seen += 1;
+    }
+    // Every sampled place was read already (a read-ahead walks from the first): the first unread lines stand in.
+    if (seen === 0) {
+      for (const text of this.unreadTexts()) {
+        chars += text.length;
+        if (++seen === sample) break;
+      }
+    }
+    return chars / seen;
   }
 
   /** How many records are still lines (tests; the start's log line). */

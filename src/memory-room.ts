@@ -3,7 +3,9 @@
  * Node sizes the V8 heap's limit from the memory it may use: in a memory
  * cgroup (a container) about half the cgroup's limit, up to ~2 GB; on a
  * host without one, up to ~4 GB (README, Operations > Memory). A catalog
- * that outgrows it ends the process with "JavaScript heap out of memory".
+ * that outgrows it ends the process with "JavaScript heap out of memory",
+ * and a process past the cgroup's limit is killed by the kernel: so a full
+ * read of the records that cannot fit is refused first (fullReadRefusal).
  */
 import { totalmem } from 'node:os';
 import { getHeapStatistics, type HeapInfo } from 'node:v8';
@@ -54,4 +56,50 @@ export function memoryWarning(room: MemoryRoom): string | undefined {
   if (room.heap_used_mb <= room.heap_limit_mb * HEAP_WARN_SHARE) return undefined;
   return `the heap is at ${room.heap_used_mb} of its ${room.heap_limit_mb} MB limit at start; a snapshot, an audit query ` +
     'or a full read of the records may need more: raise it with NODE_OPTIONS=--max-old-space-size=<MB> (README, Operations > Memory)';
+}
+
+/**
+ * What decoding the rule records a snapshot start left as lines costs, per
+ * character of their JSON. Measured with `GET /api/audit/digest` right
+ * after a start from the snapshot (folders from `make-folder.js`, the
+ * standard workload's scoped shape, ~0.7 KB a record; 2026-11-28): at 1M
+ * rules (~676 MB of lines) in a 2.5 GiB cgroup the heap in use went from
+ * 138 to 1,300 MB of its 1,472 MB limit (1.7 a character, kept: the
+ * collector was short of room), and the RSS grew by 1,243 MB in 3 GiB;
+ * at 100k (~68 MB of lines) by 196 to 210 MB. So 1.8 of heap a character,
+ * and 1.7 of RSS and 100 MB besides (the heap's slack, the garbage).
+ */
+export const FULL_READ_COST = { heapPerChar: 1.8, rssPerChar: 1.7, rssBase: 100 * 2 ** 20 } as const;
+
+export interface FullRead {
+  /** Records still held as lines. */
+  readonly records: number;
+  /** Characters of their JSON (an estimate: projections' unreadRuleChars). */
+  readonly chars: number;
+}
+
+/**
+ * Why reading `read` in full would not fit, naming what it needs, what is
+ * free and the fix; undefined when it fits. Two limits: a memory cgroup's
+ * (the kernel kills the process: at 1M rules a node started from its
+ * snapshot in 2 GiB was killed reading its records for the digest, taking
+ * evaluate down with it), asked first since more heap would not help there;
+ * then the heap's (Node's "JavaScript heap out of memory"). Refusing keeps
+ * the node answering evaluate.
+ */
+export function fullReadRefusal(read: FullRead, readings: MemoryReadings = currentReadings()): string | undefined {
+  if (read.records === 0) return undefined;
+  const what = `reading the ${read.records} rule records a snapshot start left unread`;
+  const { limit_mb } = memoryRoom(readings);
+  const rssNeed = read.chars * FULL_READ_COST.rssPerChar + FULL_READ_COST.rssBase;
+  const rssFree = limit_mb === null ? Infinity : readings.constrained! - readings.rss;
+  if (rssNeed > rssFree) {
+    return `${what} needs about ${mb(rssNeed)} MB more memory, and the process has ${mb(Math.max(0, rssFree))} MB left of its ${limit_mb} MB limit ` +
+      '(its memory cgroup\'s): give it more memory (README, Operations > Memory)';
+  }
+  const heapNeed = read.chars * FULL_READ_COST.heapPerChar;
+  const heapFree = readings.heap.heap_size_limit - readings.heap.used_heap_size;
+  if (heapNeed <= heapFree) return undefined;
+  return `${what} needs about ${mb(heapNeed)} MB of heap, and ${mb(heapFree)} MB of its ${mb(readings.heap.heap_size_limit)} MB limit is free: ` +
+    'raise it with NODE_OPTIONS=--max-old-space-size=<MB> (README, Operations > Memory)';
 }

@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t, { type Test } from 'tap';
-import { HEAP_WARN_SHARE, memoryRoom, memoryWarning } from '../src/memory-room';
+import { FULL_READ_COST, fullReadRefusal, HEAP_WARN_SHARE, memoryRoom, memoryWarning } from '../src/memory-room';
 import { removeDir, tempDir, testEnv } from './support/node';
 import { runService } from './support/process';
 
@@ -29,6 +29,23 @@ t.test('a warning past half the heap limit, naming the figures and the fix', asy
   t.equal(memoryWarning(memoryRoom(readings(500, 1000, undefined))), undefined, 'at half: none');
   const warning = memoryWarning(memoryRoom(readings(501, 1000, undefined)));
   t.match(warning, /^the heap is at 501 of its 1000 MB limit at start; .* raise it with NODE_OPTIONS=--max-old-space-size=<MB> \(README, Operations > Memory\)$/);
+});
+
+t.test('a full read of the records is refused when its estimate does not fit the heap, or the cgroup', async (t) => {
+  const read = { records: 1_000_000, chars: 700 * MB };
+  const heapNeed = Math.round(700 * FULL_READ_COST.heapPerChar);
+  const rssNeed = Math.round(700 * FULL_READ_COST.rssPerChar + FULL_READ_COST.rssBase / MB);
+  t.equal(fullReadRefusal({ records: 0, chars: 0 }, readings(1000, 1000, 400 * MB)), undefined, 'nothing unread: nothing to refuse');
+  t.equal(fullReadRefusal(read, readings(140, 4288, 2 ** 64)), undefined, 'Node\'s own heap limit on a host with no cgroup: it fits');
+  t.equal(fullReadRefusal(read, readings(140, 140 + heapNeed, undefined)), undefined, 'a heap with exactly the room needed');
+  const heap = fullReadRefusal(read, readings(140, 140 + heapNeed - 1, undefined));
+  t.match(heap, new RegExp(`^reading the 1000000 rule records a snapshot start left unread needs about ${heapNeed} MB of heap, and ${heapNeed - 1} MB of its ${140 + heapNeed - 1} MB limit is free: raise it with NODE_OPTIONS=--max-old-space-size=<MB> \\(README, Operations > Memory\\)$`), 'one MB short: refused, naming both figures and the fix');
+  // The 1M case measured: RSS 1,280 MB at start in 2 GiB, heap 138 of 1,216 MB (the kernel killed the node reading them).
+  const cgroup = fullReadRefusal(read, { ...readings(138, 1216, 2048 * MB), rss: 1280 * MB });
+  t.match(cgroup, new RegExp(`^reading the 1000000 rule records .* needs about ${rssNeed} MB more memory, and the process has 768 MB left of its 2048 MB limit \\(its memory cgroup's\\): give it more memory \\(README, Operations > Memory\\)$`), 'short of the cgroup\'s room: refused naming it, not the heap (more heap would not help)');
+  t.match(fullReadRefusal(read, { ...readings(140, 140 + heapNeed - 1, 8192 * MB), rss: 1280 * MB }), /MB of heap, and/, 'room in the cgroup, not in the heap: the heap named');
+  t.equal(fullReadRefusal(read, { ...readings(138, 2348, 3072 * MB), rss: 1280 * MB }), undefined, 'in 3 GiB with a 2,300 MB old space it fits (it did: peak 2,504 MB)');
+  t.match(fullReadRefusal(read, { ...readings(138, 4288, 1024 * MB), rss: 1280 * MB }), /has 0 MB left of its 1024 MB limit/, 'already past the limit: none left, not a negative');
 });
 
 /**

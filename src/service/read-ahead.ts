@@ -9,7 +9,9 @@
  * time travel folds the log so (sliceClock); and the lines left unread are
  * re-packed so (repackInSlices).
  */
-import { readRulesAhead, runRepacksWith, unreadRules, type RepackStep, type RulesState } from '../../projections';
+import { readRulesAhead, runRepacksWith, unreadRuleChars, unreadRules, type RepackStep, type RulesState } from '../../projections';
+import { AppError } from '../errors';
+import { fullReadRefusal, type MemoryReadings } from '../memory-room';
 import type { Steps } from '../steps';
 
 export interface SliceOptions {
@@ -126,11 +128,19 @@ export function repackInSlices(rules: RulesState, options: SliceOptions & { read
 /** One read per rule set at a time: a second caller waits on the first's. */
 const reading = new WeakMap<RulesState, Promise<void>>();
 
-/** Resolves once `rules` holds no unread record; at once when it holds none. */
-export function readAllRules(rules: RulesState, options: SliceOptions = {}): Promise<void> {
-  if (unreadRules(rules) === 0) return Promise.resolve();
+/**
+ * Resolves once `rules` holds no unread record; at once when it holds none.
+ * Rejects with a 503 naming the fix, before reading any, when decoding them
+ * would not fit in the process's memory (memory-room.ts): an audit digest
+ * refused beats a node killed with its evaluate traffic.
+ */
+export function readAllRules(rules: RulesState, options: SliceOptions & { readonly readings?: MemoryReadings } = {}): Promise<void> {
+  const records = unreadRules(rules);
+  if (records === 0) return Promise.resolve();
   let read = reading.get(rules);
   if (read === undefined) {
+    const refusal = fullReadRefusal({ records, chars: unreadRuleChars(rules) }, options.readings);
+    if (refusal !== undefined) return Promise.reject(new AppError('unavailable', refusal));
     // Each step reads one record; the records read or changed meanwhile by others are skipped.
     const steps = function* () {
       while (readRulesAhead(rules, 1) > 0) yield;

@@ -7,7 +7,7 @@
  */
 import t from 'tap';
 import { isDeepStrictEqual } from 'node:util';
-import { copyRules, evolve, foldedMention, initialState, LazyRuleRecords, mayHold, RawJson, readRulesAhead, rulesWhere, runRepacksWith, snapshotMembers, unreadRules, type JsonLines, type RepackStep, type RuleRecord } from '../../projections';
+import { copyRules, evolve, foldedMention, initialState, LazyRuleRecords, mayHold, RawJson, readRulesAhead, rulesWhere, runRepacksWith, snapshotMembers, unreadRuleChars, unreadRules, type JsonLines, type RepackStep, type RuleRecord } from '../../projections';
 import { ruleSearch } from '../../src/service/listing';
 import { decodeSnapshot, encodeSnapshot } from '../../src/snapshot';
 import { PackedLines } from '../../src/snapshot-lines';
@@ -331,4 +331,22 @@ t.test('a copy made in steps equals the one made at once, and hands its re-packs
   t.equal(steps.length, 1, 'the copy\'s re-pack (half its lines read) went to the runner, not at once');
   t.equal(lazy.unread, 4000, 'the original read nothing');
   t.same([...copy.entries()], [...runSteps(copyRules(lazy)).entries()], 'the same entries, in the same order, as a copy at once');
+});
+
+t.test('the characters of the unread lines: exact when every line is sampled, close from a sample, none once read', async (t) => {
+  const random = seededRandom(1128);
+  const records = Array.from({ length: 5000 }, (_, n) => ({ ...record(`r${n}`, n), description: 'd'.repeat(Math.floor(random() * 2000)) }));
+  const texts = records.map(line);
+  const total = (from: number) => texts.slice(from).reduce((sum, text) => sum + text.length, 0);
+  const lazy = LazyRuleRecords.restore(packed(texts), decode);
+  t.equal(unreadRuleChars(lazy, 5000), total(0), 'every line sampled: their exact sum');
+  const estimate = unreadRuleChars(lazy);
+  t.ok(Math.abs(estimate - total(0)) < total(0) * 0.1, `256 of them sampled: ${Math.round(estimate)} for ${total(0)}, within 10%`);
+  t.equal(lazy.unread, 5000, 'sampling decoded nothing');
+  readRulesAhead(lazy, 4000);
+  t.equal(unreadRuleChars(lazy, 1), 1000 * texts[4000]!.length, 'the first 4000 read, a sample of one: its one step lands on a read place, so the first unread line stands in');
+  t.ok(Math.abs(unreadRuleChars(lazy) - total(4000)) < total(4000) * 0.15, 'a sample of 256 steps finds the unread ones, and is close');
+  readRulesAhead(lazy, 1000);
+  t.equal(unreadRuleChars(lazy), 0, 'all read: none');
+  t.equal(unreadRuleChars(new Map(records.map((r) => [r.id, r]))), 0, 'a plain Map holds no lines');
 });

@@ -1,11 +1,14 @@
 /**
  * readAllRules (src/service/read-ahead.ts): the records a snapshot start left
  * unread are all read, in slices with the event loop free between them, and
- * callers at the same time share one read. sortInSlices sorts as
+ * callers at the same time share one read; a read the memory cannot hold is
+ * refused before any record is read. sortInSlices sorts as
  * Array.prototype.sort does.
  */
 import t from 'tap';
 import { evolve, initialState, LazyRuleRecords, unreadRules, type CatalogState } from '../../projections';
+import { AppError } from '../../src/errors';
+import { FULL_READ_COST } from '../../src/memory-room';
 import { readAllRules, repackInSlices, sortInSlices } from '../../src/service/read-ahead';
 import { seededRandom } from '../engine/random-rules';
 import { countTurns } from '../support/turns';
@@ -47,6 +50,19 @@ t.test('every record read, in slices between which other work runs; callers at o
   const done = readAllRules(lazy);
   t.not(done, first, 'once read, a new call is a resolved promise of its own');
   await done;
+});
+
+t.test('a read the heap cannot hold is refused with a 503 before any record is read; with room, it reads', async (t) => {
+  const { lazy } = restoredRules(300);
+  const chars = [...lazy.unreadTexts()].reduce((sum, text) => sum + text.length, 0);
+  const heapNeed = chars * FULL_READ_COST.heapPerChar;
+  const heap = (free: number) => ({ heap: { used_heap_size: 0, heap_size_limit: free }, rss: 0, constrained: undefined, total: 2 ** 34 });
+  const refused = await readAllRules(lazy, { readings: heap(heapNeed * 0.8) }).then(() => undefined, (error: unknown) => error);
+  t.ok(refused instanceof AppError && refused.code === 'unavailable' && refused.status === 503, 'a 503');
+  t.match((refused as Error).message, /^reading the 300 rule records a snapshot start left unread needs about \d+ MB of heap/);
+  t.equal(unreadRules(lazy), 300, 'and nothing read');
+  await readAllRules(lazy, { readings: heap(heapNeed * 1.2) });
+  t.equal(unreadRules(lazy), 0, 'room for it: every record read');
 });
 
 t.test('a plain Map, or nothing unread: resolved at once', async (t) => {
