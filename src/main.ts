@@ -34,7 +34,7 @@ import { createChangeFeed } from './service/change-feed';
 import { createCommandBus, type Runtime } from './service/command-bus';
 import { createImportCommands } from './service/import';
 import { createQueries } from './service/queries';
-import { repackInSlices, sliceClock, stepsInSlices } from './service/read-ahead';
+import { fullReadRefusalOf, repackInSlices, sliceClock, stepsInSlices } from './service/read-ahead';
 import { createVaultCommands } from './service/vault-commands';
 import { createVaultHealth } from './service/vault-health';
 import { createSnapshotter, loadStartState, SHUTDOWN } from './snapshotter';
@@ -253,6 +253,9 @@ export async function openWriter(config: Config, options: NodeOptions = {}): Pro
     const memory = memoryRoom();
     const tight = memoryWarning(memory);
     if (tight !== undefined) logger.warn(tight, { memory });
+    // Said at start, not first at an auditor's request: memory at start is about as free as it gets.
+    const fullRead = fullReadRefusalOf(readModel.state.rules);
+    if (fullRead !== undefined) logger.warn(`${fullRead}; so the digest and the change stream's first view, which read them all, will be refused (503)`, { memory });
     logger.info('ready', {
       url,
       store: store.description,

@@ -125,6 +125,12 @@ export function repackInSlices(rules: RulesState, options: SliceOptions & { read
   });
 }
 
+/** Why decoding every record `rules` still holds as a line would not fit in memory now (memory-room.ts); undefined when it would, or none is unread. */
+export function fullReadRefusalOf(rules: RulesState, readings?: MemoryReadings): string | undefined {
+  const records = unreadRules(rules);
+  return records === 0 ? undefined : fullReadRefusal({ records, chars: unreadRuleChars(rules) }, readings);
+}
+
 /** One read per rule set at a time: a second caller waits on the first's. */
 const reading = new WeakMap<RulesState, Promise<void>>();
 
@@ -135,11 +141,10 @@ const reading = new WeakMap<RulesState, Promise<void>>();
  * refused beats a node killed with its evaluate traffic.
  */
 export function readAllRules(rules: RulesState, options: SliceOptions & { readonly readings?: MemoryReadings } = {}): Promise<void> {
-  const records = unreadRules(rules);
-  if (records === 0) return Promise.resolve();
+  if (unreadRules(rules) === 0) return Promise.resolve();
   let read = reading.get(rules);
   if (read === undefined) {
-    const refusal = fullReadRefusal({ records, chars: unreadRuleChars(rules) }, options.readings);
+    const refusal = fullReadRefusalOf(rules, options.readings);
     if (refusal !== undefined) return Promise.reject(new AppError('unavailable', refusal));
     // Each step reads one record; the records read or changed meanwhile by others are skipped.
     const steps = function* () {

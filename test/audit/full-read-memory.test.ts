@@ -1,9 +1,10 @@
 /**
  * Black-box: a node started from its snapshot keeps the rule records as
  * lines; the digest and the change stream's first view decode them all. When
- * that cannot fit in the heap the node refuses them (503, naming the memory
- * needed and the fix) and goes on answering evaluate, rather than dying of
- * "JavaScript heap out of memory" (src/memory-room.ts fullReadRefusal). The
+ * that cannot fit in the heap the node says so at start, refuses them (503,
+ * naming the memory needed and the fix) and goes on answering evaluate,
+ * rather than dying of "JavaScript heap out of memory" (src/memory-room.ts
+ * fullReadRefusal). The
  * same folder under a 256 MB old space answers the digest.
  */
 import t, { type Test } from 'tap';
@@ -66,11 +67,13 @@ t.test('under a 64 MB old space: the digest and the stream are refused with the 
   t.equal(evaluated.status, 200, 'evaluate goes on answering');
   t.same(evaluated.json.matchingRuleIds, [goldId], 'and matches the active rule, the inactive ones not');
   t.equal(service.child.exitCode, null, 'the node is alive');
+  t.match(service.output(), /"level":"warn".*"msg":"reading the 201 rule records a snapshot start left unread needs about \d+ MB of heap, .*; so the digest and the change stream's first view, which read them all, will be refused \(503\)"/, 'the start warned of it');
   t.notMatch(service.output(), /heap out of memory/);
 });
 
 t.test('the same folder under a 256 MB old space: the digest reads every record', async (t) => {
-  const { admin } = await start(t, { ...env, NODE_OPTIONS: '--max-old-space-size=256' });
+  const { service, admin } = await start(t, { ...env, NODE_OPTIONS: '--max-old-space-size=256' });
+  t.notMatch(service.output(), /will be refused/, 'no warning at start');
   const digest = await admin.get('/api/audit/digest');
   t.equal(digest.status, 200, digest.text.slice(0, 300));
   t.equal(digest.json.counts.rules, BIG_RULES + 1);
