@@ -103,3 +103,27 @@ export function fullReadRefusal(read: FullRead, readings: MemoryReadings = curre
   return `${what} needs about ${mb(heapNeed)} MB of heap, and ${mb(heapFree)} MB of its ${mb(readings.heap.heap_size_limit)} MB limit is free: ` +
     'raise it with NODE_OPTIONS=--max-old-space-size=<MB> (README, Operations > Memory)';
 }
+
+/**
+ * The share of the heap's limit, and of a memory cgroup's, an audit query's
+ * fold of the log leaves free: past it the fold stops. At 1M rules the
+ * first query to the head needs ~2.5 GB beyond the node's own (answered in
+ * 6 GiB with a 3,500 MB old space, peak RSS 4,064 MB); before this check
+ * it got the node killed in 2 and 3 GiB and out of heap in 4 GiB with a
+ * 2,300 MB old space (bench/HISTORY.md, 2026-11-28 sixth round).
+ */
+export const FOLD_RESERVE_SHARE = 0.1;
+
+/** Why an audit fold must stop now (the heap or the cgroup past FOLD_RESERVE_SHARE of its limit), naming the figures and the fix; undefined while there is room. */
+export function foldRoomRefusal(readings: MemoryReadings = currentReadings()): string | undefined {
+  const { heap_used_mb, heap_limit_mb, rss_mb, limit_mb } = memoryRoom(readings);
+  const keep = `${Math.round(FOLD_RESERVE_SHARE * 100)}%`;
+  const fix = 'give the node more memory and a larger NODE_OPTIONS=--max-old-space-size=<MB>, or audit beside it with npm run audit (README, Operations > Memory)';
+  if (limit_mb !== null && readings.rss > readings.constrained! * (1 - FOLD_RESERVE_SHARE)) {
+    return `the audit query was stopped: folding the log to its point took the process to ${rss_mb} of its ${limit_mb} MB memory limit (its memory cgroup's), into the last ${keep} kept for serving; ${fix}`;
+  }
+  if (readings.heap.used_heap_size > readings.heap.heap_size_limit * (1 - FOLD_RESERVE_SHARE)) {
+    return `the audit query was stopped: folding the log to its point took the heap to ${heap_used_mb} of its ${heap_limit_mb} MB limit, into the last ${keep} kept for serving; ${fix}`;
+  }
+  return undefined;
+}

@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t, { type Test } from 'tap';
-import { FULL_READ_COST, fullReadRefusal, HEAP_WARN_SHARE, memoryRoom, memoryWarning } from '../src/memory-room';
+import { FOLD_RESERVE_SHARE, foldRoomRefusal, FULL_READ_COST, fullReadRefusal, HEAP_WARN_SHARE, memoryRoom, memoryWarning } from '../src/memory-room';
 import { removeDir, tempDir, testEnv } from './support/node';
 import { runService } from './support/process';
 
@@ -46,6 +46,15 @@ t.test('a full read of the records is refused when its estimate does not fit the
   t.match(fullReadRefusal(read, { ...readings(140, 140 + heapNeed - 1, 8192 * MB), rss: 1280 * MB }), /MB of heap, and/, 'room in the cgroup, not in the heap: the heap named');
   t.equal(fullReadRefusal(read, { ...readings(138, 2348, 3072 * MB), rss: 1280 * MB }), undefined, 'in 3 GiB with a 2,300 MB old space it fits (it did: peak 2,504 MB)');
   t.match(fullReadRefusal(read, { ...readings(138, 4288, 1024 * MB), rss: 1280 * MB }), /has 0 MB left of its 1024 MB limit/, 'already past the limit: none left, not a negative');
+});
+
+t.test('an audit fold stops once the cgroup or the heap is into its last 10%', async (t) => {
+  t.equal(FOLD_RESERVE_SHARE, 0.1);
+  const at = (heapUsed: number, rss: number, constrained: number | undefined) => ({ ...readings(heapUsed, 1000, constrained), rss: rss * MB });
+  t.equal(foldRoomRefusal(at(900, 1800, 2000 * MB)), undefined, 'at 90% of both: room');
+  t.match(foldRoomRefusal(at(500, 1801, 2000 * MB)), /^the audit query was stopped: folding the log to its point took the process to 1801 of its 2000 MB memory limit \(its memory cgroup's\), into the last 10% kept for serving; give the node more memory and a larger NODE_OPTIONS=--max-old-space-size=<MB>, or audit beside it with npm run audit \(README, Operations > Memory\)$/, 'the cgroup past 90%');
+  t.match(foldRoomRefusal(at(901, 300, undefined)), /^the audit query was stopped: folding the log to its point took the heap to 901 of its 1000 MB limit, into the last 10%/, 'the heap past 90%');
+  t.equal(foldRoomRefusal(at(500, 30_000, undefined)), undefined, 'no cgroup: the RSS alone stops nothing');
 });
 
 /**

@@ -11,6 +11,7 @@ import { createInterface } from 'node:readline';
 import { digestState } from '../../src/audit/digest';
 import { exportLine, importLog, readWholeLog, replayLog } from '../../src/audit/log-transfer';
 import { createAuditService } from '../../src/audit/service';
+import { CLI_TIME_TRAVEL } from './audit-process';
 import type { Config } from '../../src/config';
 import { isPlainObject } from '../../src/domain/input';
 import { createReadModel } from '../../src/read-model';
@@ -64,7 +65,7 @@ const evaluate: Command = {
     if (!isPlainObject(body)) throw new CliError('--body must be a JSON object (an evaluate request)');
     const config = storeConfig(out);
     const answer = await onStore(config, (store) =>
-      createAuditService({ store, readModel: createReadModel(), limits: config.limits }).evaluateAsOf({ ...body, as_of: asOf }));
+      createAuditService({ store, readModel: createReadModel(), limits: config.limits, timeTravel: CLI_TIME_TRAVEL }).evaluateAsOf({ ...body, as_of: asOf }));
     out.document(answer);
     out.lines(JSON.stringify(answer, null, 2));
   },

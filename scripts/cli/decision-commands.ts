@@ -8,6 +8,7 @@ import { decisionNotFound, readDecision } from '../../src/audit/decision-log';
 import type { ReplayReport } from '../../src/audit/decision-replay';
 import { listSecretReads } from '../../src/audit/read-audit';
 import { createAuditService } from '../../src/audit/service';
+import { CLI_TIME_TRAVEL } from './audit-process';
 import { createReadModel } from '../../src/read-model';
 import { CliError, columns, type Command } from './command';
 import { onStore, storeConfig } from './store-commands';
@@ -29,7 +30,7 @@ const decision: Command = {
     const record = readDecision(config.auditSink.dir, id!);
     if (record === undefined) throw new CliError(decisionNotFound(id!));
     const replay = await onStore(config, (store) =>
-      createAuditService({ store, readModel: createReadModel(), limits: config.limits }).replayDecision(record, asOf));
+      createAuditService({ store, readModel: createReadModel(), limits: config.limits, timeTravel: CLI_TIME_TRAVEL }).replayDecision(record, asOf));
     out.document({ record, replay });
     out.lines(
       `decision ${record.decision_id}  ${record.at}  key ${record.key_id}  position ${record.position ?? '(empty log)'}`,

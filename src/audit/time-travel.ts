@@ -40,8 +40,9 @@
  * Audit evaluate reads rules, contexts and prompts only, never secrets.
  */
 import { copySize, copyStateSteps, evolve, initialState, type CatalogState } from '../../projections';
-import { badRequest } from '../errors';
-import { sliceClock, stepsInSlices } from '../service/read-ahead';
+import { AppError, badRequest } from '../errors';
+import { foldRoomRefusal } from '../memory-room';
+import { sliceClock, stepsInSlices, type SliceClock } from '../service/read-ahead';
 import type { EventStore, RecordedEvent } from '../store/port';
 import { createScanEngine, scanEngineInSlices, type ScanEngine } from './rule-check';
 
@@ -71,6 +72,8 @@ export interface TimeTravelOptions {
   readonly sliceMs?: number;
   /** Events read per store call while folding. */
   readonly pageSize?: number;
+  /** Why a fold must stop for memory, asked between slices (default: memory-room.ts foldRoomRefusal on the process's figures). */
+  readonly roomRefusal?: () => string | undefined;
 }
 
 export interface TimeTravel {
@@ -144,6 +147,7 @@ export function createTimeTravel(store: EventStore, options: TimeTravelOptions =
   const maxPoints = Math.max(1, options.maxPoints ?? DEFAULTS.maxPoints);
   const maxHeld = Math.max(0, options.maxHeldRecords ?? DEFAULTS.maxHeldRecords);
   const pageSize = options.pageSize ?? DEFAULTS.pageSize;
+  const roomRefusal = options.roomRefusal ?? (() => foldRoomRefusal());
   let spacing = Math.max(1, options.checkpointEvery ?? DEFAULTS.checkpointEvery);
   const empty: Snapshot = { state: initialState(), position: undefined, at: undefined, maxAt: '', ordinal: 0, size: 0 };
   /** Base checkpoints by ordinal. */
@@ -217,6 +221,24 @@ export function createTimeTravel(store: EventStore, options: TimeTravelOptions =
    * of the log changed.
    */
   async function fold(from: Snapshot, asOf: AsOf): Promise<Snapshot> {
+    const laid: number[] = [];
+    try {
+      return await foldLaying(from, asOf, laid);
+    } catch (error) {
+      // Stopped (for memory, or the store failed): the checkpoints it laid go too, so what it decoded can be collected.
+      for (const ordinal of laid) drop(checkpoints, ordinal);
+      throw error;
+    }
+  }
+
+  /** Between slices of a fold: a 503 once memory is short (the node keeps serving; the query is refused). */
+  async function turn(clock: SliceClock): Promise<void> {
+    await clock.turn();
+    const refusal = roomRefusal();
+    if (refusal !== undefined) throw new AppError('unavailable', refusal);
+  }
+
+  async function foldLaying(from: Snapshot, asOf: AsOf, laid: number[]): Promise<Snapshot> {
     let working: CatalogState | undefined;
     let { position, at, maxAt, ordinal } = from;
     let engine = (from.engine ??= createScanEngine(from.state.rules));
@@ -229,7 +251,7 @@ export function createTimeTravel(store: EventStore, options: TimeTravelOptions =
       const wanted = asOf.kind === 'position' ? Math.max(1, Math.min(limit, Number(asOf.position - (position ?? 0n)))) : limit;
       const page = await store.readAll({ after: position, limit: wanted });
       for (const event of page) {
-        if (clock.due()) await clock.turn();
+        if (clock.due()) await turn(clock);
         if (beyond(asOf, event)) return finish();
         // Copies and scan engines in slices too: at 1M rules each held the node 0.2-0.45 s at once (bench: audit-stall).
         working ??= await stepsInSlices(copyStateSteps(from.state), clock);
@@ -244,6 +266,7 @@ export function createTimeTravel(store: EventStore, options: TimeTravelOptions =
           engine = await scanEngineInSlices(working.rules, { engine, changed }, clock);
           changed = new Set();
           keepCheckpoint({ state: await stepsInSlices(copyStateSteps(working), clock), position, at, maxAt, ordinal, engine, size: copySize(working) });
+          laid.push(ordinal);
         }
       }
       if (page.length < wanted) return finish();

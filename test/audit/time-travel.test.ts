@@ -8,6 +8,7 @@ import t, { type Test } from 'tap';
 import { evolve, initialState } from '../../projections';
 import { canonicalState } from '../../src/audit/digest';
 import { createTimeTravel, parseAsOf } from '../../src/audit/time-travel';
+import { AppError } from '../../src/errors';
 import { openSqliteStore } from '../../src/store/sqlite';
 import type { Json, RecordedEvent } from '../../src/store/port';
 import { removeDir, tempDir } from '../support/node';
@@ -98,6 +99,24 @@ t.test('checkpoints and points hold no more records than the bound, and every po
   }
   t.ok(unbounded.stats().heldRecords > 5 * bound, `without the bound the same queries hold far more: ${JSON.stringify(unbounded.stats())}`);
   t.ok(bounded.stats().spacing > unbounded.stats().spacing, 'the bound thinned the checkpoints');
+});
+
+t.test('a fold stopped for memory is a 503, drops the checkpoints it laid, and a later query folds again exactly', async (t) => {
+  const { store, log } = await growingLog(t, 50, 250);
+  let asked = 0;
+  let short = true;
+  // sliceMs 0: memory is asked at every event; "short" from the 120th on, as a heap filling up would be.
+  const travel = createTimeTravel(store, { checkpointEvery: 10, sliceMs: 0, roomRefusal: () => (short && ++asked >= 120 ? 'memory is short' : undefined) });
+  const head = { kind: 'position', position: log[299]!.position } as const;
+  const stopped = await travel.at(head).then(() => undefined, (error: unknown) => error);
+  t.ok(stopped instanceof AppError && stopped.status === 503 && stopped.message === 'memory is short', 'a 503 with the reason');
+  t.equal(asked, 120, 'stopped at the first turn that found memory short');
+  t.same(travel.stats(), { checkpoints: 0, points: 0, spacing: 10, heldRecords: 0 }, 'nothing it laid is held');
+  short = false;
+  const point = await travel.at(head);
+  const state = initialState();
+  for (const event of log) evolve(state, event);
+  t.equal(canonicalState(point.state), canonicalState(state), 'with room again: the exact state');
 });
 
 t.test('a fold gives the event loop turns while it reads the log', async (t) => {
