@@ -34,6 +34,8 @@ export interface MemoryReadings {
   /** process.constrainedMemory(): the cgroup's limit, or a huge number (or 0, or undefined) when there is none. */
   readonly constrained: number | undefined;
   readonly total: number;
+  /** V8's young generation at most (youngGenerationMax): counted in heap_size_limit, yet never what a fold keeps; 0 when not given. */
+  readonly young?: number;
 }
 
 export function memoryRoom(readings: MemoryReadings = currentReadings()): MemoryRoom {
@@ -48,7 +50,20 @@ export function memoryRoom(readings: MemoryReadings = currentReadings()): Memory
 }
 
 function currentReadings(): MemoryReadings {
-  return { heap: getHeapStatistics(), rss: process.memoryUsage.rss(), constrained: process.constrainedMemory?.(), total: totalmem() };
+  return { heap: getHeapStatistics(), rss: process.memoryUsage.rss(), constrained: process.constrainedMemory?.(), total: totalmem(), young: youngGenerationMax() };
+}
+
+const SEMI_SPACE_FLAG = /--max[-_]semi[-_]space[-_]size[= ](\d+)/g;
+
+/**
+ * V8's young generation at most: three semi-spaces of 16 MB, or of what the
+ * last --max-semi-space-size (node's flags, then NODE_OPTIONS) says. Node 20
+ * reports heap_size_limit as the old space's limit plus this (measured:
+ * --max-old-space-size=128 gives 176 MB, with --max-semi-space-size=64 320).
+ */
+export function youngGenerationMax(flags = [...process.execArgv, process.env.NODE_OPTIONS ?? ''].join(' ')): number {
+  const sizes = [...flags.matchAll(SEMI_SPACE_FLAG)].map((match) => Number(match[1]));
+  return 3 * (sizes.at(-1) ?? 16) * 2 ** 20;
 }
 
 /** The warning a start logs when its heap is past HEAP_WARN_SHARE of the limit, naming the fix; undefined otherwise. */
@@ -98,6 +113,7 @@ export function fullReadRefusal(read: FullRead, readings: MemoryReadings = curre
       '(its memory cgroup\'s): give it more memory (README, Operations > Memory)';
   }
   const heapNeed = read.chars * FULL_READ_COST.heapPerChar;
+  // The reported limit, young generation included: FULL_READ_COST's heap figure was measured against it.
   const heapFree = readings.heap.heap_size_limit - readings.heap.used_heap_size;
   if (heapNeed <= heapFree) return undefined;
   return `${what} needs about ${mb(heapNeed)} MB of heap, and ${mb(heapFree)} MB of its ${mb(readings.heap.heap_size_limit)} MB limit is free: ` +
@@ -105,25 +121,29 @@ export function fullReadRefusal(read: FullRead, readings: MemoryReadings = curre
 }
 
 /**
- * The share of the heap's limit, and of a memory cgroup's, an audit query's
- * fold of the log leaves free: past it the fold stops. At 1M rules the
- * first query to the head needs ~2.5 GB beyond the node's own (answered in
- * 6 GiB with a 3,500 MB old space, peak RSS 4,064 MB); before this check
- * it got the node killed in 2 and 3 GiB and out of heap in 4 GiB with a
- * 2,300 MB old space (bench/HISTORY.md, 2026-11-28 sixth round).
+ * What an audit query's fold of the log leaves free: 10% of a memory
+ * cgroup's limit, and of the old space's limit (the heap's without the
+ * young generation) 10% or 32 MB, whichever is more (V8 gave up on a 128 MB
+ * old space with the heap at 115 MB: "ineffective mark-compacts"). Past it
+ * the fold stops. At 1M rules the first query to the head needs ~2.7 GB
+ * beyond the node's own (answered in 6 GiB with a 3,500 MB old space, peak
+ * RSS 4,064 MB); before this check it got the node killed in 2 and 3 GiB
+ * and out of heap in 4 GiB with a 2,300 MB old space (bench/HISTORY.md,
+ * 2026-11-28 sixth round).
  */
-export const FOLD_RESERVE_SHARE = 0.1;
+export const FOLD_RESERVE = { share: 0.1, heapMin: 32 * 2 ** 20 } as const;
 
-/** Why an audit fold must stop now (the heap or the cgroup past FOLD_RESERVE_SHARE of its limit), naming the figures and the fix; undefined while there is room. */
+/** Why an audit fold must stop now (the cgroup or the old space into what FOLD_RESERVE keeps), naming the figures and the fix; undefined while there is room. */
 export function foldRoomRefusal(readings: MemoryReadings = currentReadings()): string | undefined {
-  const { heap_used_mb, heap_limit_mb, rss_mb, limit_mb } = memoryRoom(readings);
-  const keep = `${Math.round(FOLD_RESERVE_SHARE * 100)}%`;
+  const { heap_used_mb, rss_mb, limit_mb } = memoryRoom(readings);
   const fix = 'give the node more memory and a larger NODE_OPTIONS=--max-old-space-size=<MB>, or audit beside it with npm run audit (README, Operations > Memory)';
-  if (limit_mb !== null && readings.rss > readings.constrained! * (1 - FOLD_RESERVE_SHARE)) {
-    return `the audit query was stopped: folding the log to its point took the process to ${rss_mb} of its ${limit_mb} MB memory limit (its memory cgroup's), into the last ${keep} kept for serving; ${fix}`;
+  if (limit_mb !== null && readings.rss > readings.constrained! * (1 - FOLD_RESERVE.share)) {
+    return `the audit query was stopped: folding the log to its point took the process to ${rss_mb} of its ${limit_mb} MB memory limit (its memory cgroup's), ` +
+      `into the last ${FOLD_RESERVE.share * 100}% kept for serving; ${fix}`;
   }
-  if (readings.heap.used_heap_size > readings.heap.heap_size_limit * (1 - FOLD_RESERVE_SHARE)) {
-    return `the audit query was stopped: folding the log to its point took the heap to ${heap_used_mb} of its ${heap_limit_mb} MB limit, into the last ${keep} kept for serving; ${fix}`;
-  }
-  return undefined;
+  const oldLimit = readings.heap.heap_size_limit - (readings.young ?? 0);
+  const reserve = Math.max(oldLimit * FOLD_RESERVE.share, FOLD_RESERVE.heapMin);
+  if (readings.heap.used_heap_size <= oldLimit - reserve) return undefined;
+  return `the audit query was stopped: folding the log to its point took the heap to ${heap_used_mb} MB, into the last ${mb(reserve)} MB of its old space's ` +
+    `${mb(oldLimit)} MB limit kept for serving; ${fix}`;
 }

@@ -7,7 +7,7 @@
 import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t, { type Test } from 'tap';
-import { FOLD_RESERVE_SHARE, foldRoomRefusal, FULL_READ_COST, fullReadRefusal, HEAP_WARN_SHARE, memoryRoom, memoryWarning } from '../src/memory-room';
+import { FOLD_RESERVE, foldRoomRefusal, FULL_READ_COST, fullReadRefusal, HEAP_WARN_SHARE, memoryRoom, memoryWarning, youngGenerationMax } from '../src/memory-room';
 import { removeDir, tempDir, testEnv } from './support/node';
 import { runService } from './support/process';
 
@@ -48,13 +48,24 @@ t.test('a full read of the records is refused when its estimate does not fit the
   t.match(fullReadRefusal(read, { ...readings(138, 4288, 1024 * MB), rss: 1280 * MB }), /has 0 MB left of its 1024 MB limit/, 'already past the limit: none left, not a negative');
 });
 
-t.test('an audit fold stops once the cgroup or the heap is into its last 10%', async (t) => {
-  t.equal(FOLD_RESERVE_SHARE, 0.1);
-  const at = (heapUsed: number, rss: number, constrained: number | undefined) => ({ ...readings(heapUsed, 1000, constrained), rss: rss * MB });
+t.test('an audit fold stops once the cgroup is into its last 10%, or the old space into its last 10% (at least 32 MB)', async (t) => {
+  t.same(FOLD_RESERVE, { share: 0.1, heapMin: 32 * MB });
+  const at = (heapUsed: number, rss: number, constrained: number | undefined, young = 0) => ({ ...readings(heapUsed, 1000, constrained), rss: rss * MB, young: young * MB });
   t.equal(foldRoomRefusal(at(900, 1800, 2000 * MB)), undefined, 'at 90% of both: room');
   t.match(foldRoomRefusal(at(500, 1801, 2000 * MB)), /^the audit query was stopped: folding the log to its point took the process to 1801 of its 2000 MB memory limit \(its memory cgroup's\), into the last 10% kept for serving; give the node more memory and a larger NODE_OPTIONS=--max-old-space-size=<MB>, or audit beside it with npm run audit \(README, Operations > Memory\)$/, 'the cgroup past 90%');
-  t.match(foldRoomRefusal(at(901, 300, undefined)), /^the audit query was stopped: folding the log to its point took the heap to 901 of its 1000 MB limit, into the last 10%/, 'the heap past 90%');
+  t.match(foldRoomRefusal(at(901, 300, undefined)), /^the audit query was stopped: folding the log to its point took the heap to 901 MB, into the last 100 MB of its old space's 1000 MB limit kept for serving; give the node more memory/, 'the heap past 90%');
+  t.match(foldRoomRefusal(at(728, 300, undefined, 192)), /took the heap to 728 MB, into the last 81 MB of its old space's 808 MB limit/, 'the young generation is not the old space\'s');
+  t.equal(foldRoomRefusal(at(727, 300, undefined, 192)), undefined, 'and has room up to 90% of it (727 MB)');
   t.equal(foldRoomRefusal(at(500, 30_000, undefined)), undefined, 'no cgroup: the RSS alone stops nothing');
+  const small = { ...readings(97, 176, undefined), young: 48 * MB };
+  t.match(foldRoomRefusal(small), /into the last 32 MB of its old space's 128 MB limit/, 'a 128 MB old space keeps 32 MB, not 13');
+  t.equal(foldRoomRefusal({ ...small, heap: { used_heap_size: 96 * MB, heap_size_limit: 176 * MB } }), undefined, 'and has room up to 96 MB');
+});
+
+t.test('the young generation at most: three semi-spaces, 16 MB each unless the last flag says', async (t) => {
+  t.equal(youngGenerationMax(''), 48 * MB);
+  t.equal(youngGenerationMax('--max-semi-space-size=64 --enable-source-maps'), 192 * MB);
+  t.equal(youngGenerationMax('--max-semi-space-size=64 --max_semi_space_size=8'), 24 * MB, 'the last one wins, either spelling');
 });
 
 /**
