@@ -112,6 +112,14 @@ const DEFAULTS = { checkpointEvery: 1000, maxCheckpoints: 512, maxPoints: 32, ma
 const FIRST_PAGE = 16;
 
 /**
+ * About the most bytes of event data one page may bring: a page is decoded
+ * whole, between two of the fold's memory checks, so its size is what a
+ * check cannot see coming (rules with 400 KB descriptions, in pages of 256,
+ * were 100 MB at once). Told from the last event of the page before.
+ */
+const PAGE_BYTES = 8 * 2 ** 20;
+
+/**
  * Parses `as_of`: a log position (a whole number, or its decimal string) or
  * an ISO 8601 time with a time zone. Throws a 400 naming `as_of`.
  */
@@ -270,7 +278,8 @@ export function createTimeTravel(store: EventStore, options: TimeTravelOptions =
         }
       }
       if (page.length < wanted) return finish();
-      limit = Math.min(pageSize, limit * 4);
+      const eventBytes = JSON.stringify(page[page.length - 1]!.data).length;
+      limit = Math.max(1, Math.min(pageSize, limit * 4, Math.floor(PAGE_BYTES / Math.max(1, eventBytes))));
     }
 
     async function finish(): Promise<Snapshot> {

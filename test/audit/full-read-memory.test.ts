@@ -4,7 +4,9 @@
  * that cannot fit in the heap the node says so at start, refuses them (503,
  * naming the memory needed and the fix) and goes on answering evaluate,
  * rather than dying of "JavaScript heap out of memory" (src/memory-room.ts
- * fullReadRefusal). The
+ * fullReadRefusal). Its first audit query, folding the same 80 MB from
+ * the log, is stopped too: its pages are held to ~8 MB, so the fold's
+ * memory check sees the heap fill (src/audit/time-travel.ts). The
  * same folder under a 256 MB old space answers the digest.
  */
 import t, { type Test } from 'tap';
@@ -66,6 +68,10 @@ t.test('under a 64 MB old space: the digest and the stream are refused with the 
   const evaluated = await evaluateGold(service.url);
   t.equal(evaluated.status, 200, 'evaluate goes on answering');
   t.same(evaluated.json.matchingRuleIds, [goldId], 'and matches the active rule, the inactive ones not');
+  const audit = await admin.post('/api/audit/evaluate', { entity_type: 'context', fields: { tier: 'gold' }, as_of: 1_000_000 });
+  t.equal(audit.status, 503, 'the first audit query, folding 80 MB of rules, is stopped too (its pages held to ~8 MB)');
+  t.match(audit.json.err, /^the audit query was stopped: folding the log to its point took the heap to \d+ MB/);
+  t.same((await evaluateGold(service.url)).json.matchingRuleIds, [goldId], 'evaluate still answers after it');
   t.equal(service.child.exitCode, null, 'the node is alive');
   t.match(service.output(), /"level":"warn".*"msg":"reading the 201 rule records a snapshot start left unread needs about \d+ MB of heap, .*; so the digest and the change stream's first view, which read them all, will be refused \(503\)"/, 'the start warned of it');
   t.notMatch(service.output(), /heap out of memory/);
