@@ -50,8 +50,12 @@ export function memoryRoom(readings: MemoryReadings = currentReadings()): Memory
 }
 
 function currentReadings(): MemoryReadings {
-  return { heap: getHeapStatistics(), rss: process.memoryUsage.rss(), constrained: process.constrainedMemory?.(), total: totalmem(), young: youngGenerationMax() };
+  return { heap: getHeapStatistics(), rss: process.memoryUsage.rss(), constrained: process.constrainedMemory?.(), total: totalmem(), young: processYoung() };
 }
+
+let young: number | undefined;
+/** This process's youngGenerationMax: its flags do not change, and a fold reads its memory every few ms. */
+const processYoung = (): number => (young ??= youngGenerationMax());
 
 const SEMI_SPACE_FLAG = /--max[-_]semi[-_]space[-_]size[= ](\d+)/g;
 

@@ -6,22 +6,13 @@
  * "JavaScript heap out of memory". The same log under a 256 MB old space is
  * answered.
  */
-import t, { type Test } from 'tap';
+import t from 'tap';
 import { client } from '../support/http';
 import { removeDir, tempDir, testEnv } from '../support/node';
-import { exited, freePort, spawnService, type ServiceProcess } from '../support/process';
+import { exited, spawnServiceFor } from '../support/process';
 
 /** 40k rules of ~350 bytes: a 128 MB old space died folding them (bench/HISTORY.md, 2026-11-28 sixth round). */
 const RULES = 40_000;
-
-async function start(t: Test, env: Record<string, string>): Promise<ServiceProcess> {
-  const service = await spawnService(env, await freePort());
-  t.teardown(async () => {
-    service.child.kill('SIGKILL');
-    await exited(service.child);
-  });
-  return service;
-}
 
 const dir = tempDir();
 t.teardown(() => removeDir(dir));
@@ -29,7 +20,7 @@ const env = testEnv(dir);
 let evaluateKey = '';
 
 t.before(async () => {
-  const service = await start(t, env);
+  const service = await spawnServiceFor(t, env);
   const admin = client(service.url, env.RULEVAULT_ADMIN_KEY);
   evaluateKey = (await admin.post('/api/api-keys', { name: 'evaluator', scopes: ['evaluate'] })).json.key;
   const lines = Array.from({ length: RULES }, (_, n) => JSON.stringify({
@@ -44,7 +35,7 @@ t.before(async () => {
 const auditHead = { entity_type: 'context', fields: { tier: 'v5' }, as_of: 1_000_000 };
 
 t.test('under a 128 MB old space the first audit query is stopped with a 503; evaluate answers', async (t) => {
-  const service = await start(t, { ...env, NODE_OPTIONS: '--max-old-space-size=128' });
+  const service = await spawnServiceFor(t, { ...env, NODE_OPTIONS: '--max-old-space-size=128' });
   const audit = await client(service.url, env.RULEVAULT_ADMIN_KEY).post('/api/audit/evaluate', auditHead);
   t.equal(audit.status, 503, audit.text.slice(0, 300));
   t.equal(audit.json.code, 'unavailable');
@@ -57,7 +48,7 @@ t.test('under a 128 MB old space the first audit query is stopped with a 503; ev
 });
 
 t.test('under a 256 MB old space the same query is answered', async (t) => {
-  const service = await start(t, { ...env, NODE_OPTIONS: '--max-old-space-size=256' });
+  const service = await spawnServiceFor(t, { ...env, NODE_OPTIONS: '--max-old-space-size=256' });
   const audit = await client(service.url, env.RULEVAULT_ADMIN_KEY).post('/api/audit/evaluate', auditHead);
   t.equal(audit.status, 200, audit.text.slice(0, 300));
   t.equal(audit.json.matchingRuleIds.length, 1, 'the rule that matched then');

@@ -13,7 +13,7 @@ import t, { type Test } from 'tap';
 import { STREAM_PATH } from '../../src/http/stream-endpoint';
 import { client, type Client } from '../support/http';
 import { removeDir, tempDir, testEnv } from '../support/node';
-import { exited, freePort, spawnService, type ServiceProcess } from '../support/process';
+import { exited, spawnServiceFor, type ServiceProcess } from '../support/process';
 
 /** 200 inactive rules with ~400 KB descriptions: ~80 MB of lines, more than a 64 MB old space can decode. */
 const BIG_RULES = 200;
@@ -21,11 +21,7 @@ const DESCRIPTION = 'd'.repeat(400 * 1024);
 const condition_groups = [{ conditions: [{ field: 'tier', operator: 'equals', value: 'gold' }] }];
 
 async function start(t: Test, env: Record<string, string>): Promise<{ service: ServiceProcess; admin: Client }> {
-  const service = await spawnService(env, await freePort());
-  t.teardown(async () => {
-    service.child.kill('SIGKILL');
-    await exited(service.child);
-  });
+  const service = await spawnServiceFor(t, env);
   return { service, admin: client(service.url, env.RULEVAULT_ADMIN_KEY) };
 }
 

@@ -7,7 +7,7 @@
 import t from 'tap';
 import { client, type Client } from '../support/http';
 import { removeDir, startTestNode, tempDir, testEnv } from '../support/node';
-import { exited, freePort, spawnService } from '../support/process';
+import { exited, spawnServiceFor } from '../support/process';
 import { withNode } from '../support/with-node';
 
 const WRITES = 64;
@@ -37,10 +37,7 @@ t.test('concurrent writes share syncs, and every acknowledged one survives a kil
   const dir = tempDir();
   t.teardown(() => removeDir(dir));
   const env = testEnv(dir);
-  const service = await spawnService(env, await freePort());
-  t.teardown(() => {
-    service.child.kill('SIGKILL');
-  });
+  const service = await spawnServiceFor(t, env);
   const admin = client(service.url, env.RULEVAULT_ADMIN_KEY);
 
   const before = await durabilityCounts(admin);
@@ -73,10 +70,7 @@ t.test('a failed sync: the waiting write answers 503, the service logs a fatal l
   const first = await startTestNode(env);
   await first.stop();
 
-  const service = await spawnService({ ...env, RULEVAULT_TEST_CRASH_AT: 'store:sync-fails' }, await freePort());
-  t.teardown(() => {
-    service.child.kill('SIGKILL');
-  });
+  const service = await spawnServiceFor(t, { ...env, RULEVAULT_TEST_CRASH_AT: 'store:sync-fails' });
   const answer = await client(service.url, env.RULEVAULT_ADMIN_KEY).post('/api/rule-engine/rules', {
     name: 'never-acknowledged', condition_groups: [{ conditions: [{ field: 'tier', operator: 'equals', value: 'gold' }] }],
   });

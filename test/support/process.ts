@@ -37,6 +37,16 @@ export async function spawnService(env: Record<string, string>, port: number): P
   throw new Error(`service did not become ready: ${output}`);
 }
 
+/** spawnService on a free port, killed (SIGKILL) when `t` ends, its exit awaited: a black-box test's node of its own. */
+export async function spawnServiceFor(t: { teardown(fn: () => unknown): void }, env: Record<string, string>): Promise<ServiceProcess> {
+  const service = await spawnService(env, await freePort());
+  t.teardown(async () => {
+    service.child.kill('SIGKILL');
+    await exited(service.child);
+  });
+  return service;
+}
+
 /** Resolves with the exit code (null when killed by a signal) once the child has exited, even if it already has. */
 export function exited(child: ChildProcess): Promise<number | null> {
   if (child.exitCode !== null || child.signalCode !== null) return Promise.resolve(child.exitCode);
