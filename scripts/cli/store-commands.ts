@@ -18,7 +18,7 @@ import { rotateMasterKey } from '../../src/service/rotation';
 import { generateMasterKey, loadMasterKey, MASTER_KEY_FILE } from '../../src/vault/master-key';
 import { createSealer } from '../../src/vault/seal';
 import { openStore } from '../../src/store/open-store';
-import { parseJsonPosition, toJsonPosition, type EventStore } from '../../src/store/port';
+import { LOG_PAGE_BYTES, parseJsonPosition, toJsonPosition, type EventStore } from '../../src/store/port';
 import type { ReadModel } from '../../src/read-model';
 import { lockForWrite, warnAboutUnknownVariables, type Advice } from '../writer-lock';
 import { columns, commaList, CliError, type Command, type Group, type Output } from './command';
@@ -159,7 +159,7 @@ const log: Command = {
 async function* readLog(store: EventStore, after: bigint | undefined, limit: number) {
   let remaining = limit;
   while (remaining > 0) {
-    const page = await store.readAll({ after, limit: Math.min(1000, remaining) });
+    const page = await store.readAll({ after, limit: Math.min(1000, remaining), maxDataBytes: LOG_PAGE_BYTES });
     if (page.length === 0) return;
     yield* page;
     remaining -= page.length;

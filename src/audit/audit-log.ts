@@ -11,7 +11,7 @@
  */
 import { eventView } from '../service/event-view';
 import { sliceClock, type SliceOptions } from '../service/read-ahead';
-import { toJsonPosition, type EventStore } from '../store/port';
+import { LOG_PAGE_BYTES, toJsonPosition, type EventStore } from '../store/port';
 import { isEmptyFilter, matchesFilter, type EventQuery } from './event-filter';
 
 /** Events one request may scan for a filtered page (about half a second on SQLite). */
@@ -37,7 +37,9 @@ export async function readEventPage(store: EventStore, query: EventQuery, scanBu
     if (clock.due()) await clock.turn();
     // Unfiltered: exactly the rest of the page; filtered: full store pages.
     const want = filtered ? READ_PAGE : query.limit - events.length;
-    const page = await store.readAll({ after, limit: want });
+    // Store pages are held to LOG_PAGE_BYTES: a filtered scan keeps few of the events it decodes.
+    const page = await store.readAll({ after, limit: want, maxDataBytes: LOG_PAGE_BYTES });
+    if (page.length === 0) return { events, next: null };
     for (const event of page) {
       scanned += 1;
       after = event.position;
@@ -45,7 +47,6 @@ export async function readEventPage(store: EventStore, query: EventQuery, scanBu
       events.push({ stream: event.stream, ...eventView(event) });
       if (events.length === query.limit) return { events, next: toJsonPosition(event.position) };
     }
-    if (page.length < want) return { events, next: null };
     if (scanned >= scanBudget && after !== undefined) {
       return { events, next: toJsonPosition(after), scan_limit_reached: true };
     }

@@ -22,7 +22,7 @@
  */
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { ChainLink } from '../store/chain';
-import { isErased, toJsonPosition, type EventStore, type RecordedEvent } from '../store/port';
+import { isErased, LOG_PAGE_BYTES, toJsonPosition, type EventStore, type RecordedEvent } from '../store/port';
 import { asCheckpoint, CHECKPOINT_STREAM, type CheckpointData } from './chain-checkpoint';
 import { verifyChain, type ChainPoint, type VerifyReport } from './chain-verify';
 import { signingKeyId, type SignatureCheck } from '../vault/signing-key';
@@ -93,14 +93,14 @@ export function openChainSession(store: EventStore, trustedKeys: readonly string
       requested = false;
       if (closing) return;
       for (;;) {
-        const page = await store.readAll({ after: cursor, limit: PAGE });
+        const page = await store.readAll({ after: cursor, limit: PAGE, maxDataBytes: LOG_PAGE_BYTES });
+        if (page.length === 0) break;
         for (const event of page) {
           shadow.see(event);
           cursor = event.position;
           handed++;
           yield event;
         }
-        if (page.length < PAGE) break;
         await yieldToLoop();
       }
       // The verifier asked for the record after the last one: it checked every record handed so far.

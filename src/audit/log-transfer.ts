@@ -11,7 +11,7 @@
  */
 import { evolve, initialState, type CatalogState } from '../../projections';
 import { isPlainObject } from '../domain/input';
-import { parseJsonPosition, toJsonPosition, type EventMetadata, type EventStore, type Json, type NewEvent, type RecordedEvent } from '../store/port';
+import { LOG_PAGE_BYTES, parseJsonPosition, toJsonPosition, type EventMetadata, type EventStore, type Json, type NewEvent, type RecordedEvent } from '../store/port';
 
 const PAGE = 1000;
 
@@ -19,9 +19,9 @@ const PAGE = 1000;
 export async function* readWholeLog(store: EventStore): AsyncGenerator<RecordedEvent> {
   let after: bigint | undefined;
   for (;;) {
-    const page = await store.readAll({ after, limit: PAGE });
+    const page = await store.readAll({ after, limit: PAGE, maxDataBytes: LOG_PAGE_BYTES });
+    if (page.length === 0) return;
     yield* page;
-    if (page.length < PAGE) return;
     after = page[page.length - 1]!.position;
   }
 }

@@ -43,7 +43,7 @@ import { copySize, copyStateSteps, evolve, initialState, type CatalogState } fro
 import { AppError, badRequest } from '../errors';
 import { foldRoomRefusal } from '../memory-room';
 import { sliceClock, stepsInSlices, type SliceClock } from '../service/read-ahead';
-import type { EventStore, RecordedEvent } from '../store/port';
+import { LOG_PAGE_BYTES, type EventStore, type RecordedEvent } from '../store/port';
 import { createScanEngine, scanEngineInSlices, type ScanEngine } from './rule-check';
 
 export type AsOf =
@@ -110,14 +110,6 @@ const DEFAULTS = { checkpointEvery: 1000, maxCheckpoints: 512, maxPoints: 32, ma
  * (bench: audit-as-of, repeated points), so reading far past it is waste.
  */
 const FIRST_PAGE = 16;
-
-/**
- * About the most bytes of event data one page may bring: a page is decoded
- * whole, between two of the fold's memory checks, so its size is what a
- * check cannot see coming (rules with 400 KB descriptions, in pages of 256,
- * were 100 MB at once). Told from the last event of the page before.
- */
-const PAGE_BYTES = 8 * 2 ** 20;
 
 /**
  * Parses `as_of`: a log position (a whole number, or its decimal string) or
@@ -257,7 +249,10 @@ export function createTimeTravel(store: EventStore, options: TimeTravelOptions =
       // A position query never reads past its point: the log has no more than that many events before it.
       if (asOf.kind === 'position' && position !== undefined && position >= asOf.position) return finish();
       const wanted = asOf.kind === 'position' ? Math.max(1, Math.min(limit, Number(asOf.position - (position ?? 0n)))) : limit;
-      const page = await store.readAll({ after: position, limit: wanted });
+      // A page is decoded whole, between two of the fold's memory checks: its data is held to
+      // LOG_PAGE_BYTES (rules with 400 KB descriptions, in pages of 256, were 100 MB at once).
+      const page = await store.readAll({ after: position, limit: wanted, maxDataBytes: LOG_PAGE_BYTES });
+      if (page.length === 0) return finish();
       for (const event of page) {
         if (clock.due()) await turn(clock);
         if (beyond(asOf, event)) return finish();
@@ -277,9 +272,7 @@ export function createTimeTravel(store: EventStore, options: TimeTravelOptions =
           laid.push(ordinal);
         }
       }
-      if (page.length < wanted) return finish();
-      const eventBytes = JSON.stringify(page[page.length - 1]!.data).length;
-      limit = Math.max(1, Math.min(pageSize, limit * 4, Math.floor(PAGE_BYTES / Math.max(1, eventBytes))));
+      limit = Math.min(pageSize, limit * 4);
     }
 
     async function finish(): Promise<Snapshot> {

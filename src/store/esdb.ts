@@ -35,6 +35,7 @@ import {
   type AppendExpectedRevision,
   type ExpectedRevision as ClientExpectedRevision,
   type Position,
+  type ResolvedEvent,
   type StreamingRead,
 } from '@eventstore/db-client';
 import { crashPoint } from '../crash-points';
@@ -100,6 +101,27 @@ export function createEsdbStore(connectionString: string, options: EsdbStoreOpti
   const read = <E>(what: string, stream: string | undefined, open: () => StreamingRead<E>): Promise<E[]> => {
     let reading: StreamingRead<E> | undefined;
     return call(what, stream, undefined, () => collect((reading = open())), () => void reading?.cancel());
+  };
+
+  /**
+   * Reads a streaming read until `stop` says so or it ends, under the deadline; a read
+   * stopped early is cancelled, so the server sends no more of it (the client has decoded
+   * at most the few events its stream buffers ahead). Resolves with the number of items seen.
+   */
+  const readUntil = <E>(what: string, open: () => StreamingRead<E>, stop: (item: E) => boolean): Promise<number> => {
+    let reading: StreamingRead<E> | undefined;
+    const scan = async (): Promise<number> => {
+      let seen = 0;
+      for await (const item of (reading = open())) {
+        seen++;
+        if (stop(item)) {
+          await reading.cancel();
+          break;
+        }
+      }
+      return seen;
+    };
+    return call(what, undefined, undefined, scan, () => void reading?.cancel());
   };
 
   /** One raw $all page: every event, ours or not, so the caller can move past foreign ones. */
@@ -237,20 +259,27 @@ export function createEsdbStore(connectionString: string, options: EsdbStoreOpti
 
     async readAll(readOptions = {}) {
       const limit = Math.min(Math.max(1, Math.floor(readOptions.limit ?? DEFAULT_LIMIT)), MAX_LIMIT);
+      const maxBytes = readOptions.maxDataBytes === undefined ? undefined : Math.max(1, readOptions.maxDataBytes);
       const page: RecordedEvent[] = [];
+      let bytes = 0;
+      let full = false;
       // Reads include their start position; `floor` is the exclusive bound.
       let floor = readOptions.after === undefined ? undefined : decodePosition(readOptions.after);
+      const take = (resolved: ResolvedEvent): boolean => {
+        const position = resolved.event?.position;
+        if (position === undefined || (floor !== undefined && comparePositions(position, floor) <= 0)) return false;
+        floor = position;
+        const event = fromResolved(resolved, isOwnStream);
+        if (event === undefined) return false;
+        page.push(event);
+        // The client has parsed the data already; its JSON text is what the port counts (the embedded store's stored text).
+        if (maxBytes !== undefined) bytes += Buffer.byteLength(JSON.stringify(event.data));
+        full = page.length === limit || (maxBytes !== undefined && bytes >= maxBytes);
+        return full;
+      };
       for (;;) {
-        const raw = await readAllRaw(floor ?? START, FORWARDS);
-        for (const resolved of raw) {
-          const position = resolved.event?.position;
-          if (position === undefined || (floor !== undefined && comparePositions(position, floor) <= 0)) continue;
-          floor = position;
-          const event = fromResolved(resolved, isOwnStream);
-          if (event) page.push(event);
-          if (page.length === limit) return page;
-        }
-        if (raw.length < batchSize) return page;
+        const seen = await readUntil('readAll', () => client.readAll({ fromPosition: floor ?? START, direction: FORWARDS, maxCount: batchSize }), take);
+        if (full || seen < batchSize) return page;
       }
     },
 

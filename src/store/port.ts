@@ -84,7 +84,23 @@ export interface ReadAllOptions {
   readonly after?: bigint;
   /** Page size; adapters cap it. */
   readonly limit?: number;
+  /**
+   * Ends the page with the event that brings the bytes of its events' data,
+   * as JSON text in UTF-8, to this many (a page holds at least one event). A
+   * page is decoded whole, so a reader of the whole log bounds its memory so
+   * (`LOG_PAGE_BYTES`). With it, a page shorter than `limit` does not mean
+   * the log ended: read on until a page is empty.
+   */
+  readonly maxDataBytes?: number;
 }
+
+/**
+ * What a reader of the whole log asks a page to hold at most
+ * (`ReadAllOptions.maxDataBytes`): a write may be 1 MiB (up to 64 MiB with
+ * RULEVAULT_MAX_BODY_BYTES), and a page of 1,000 of them, decoded at once, was
+ * 1 GB before any check of memory could run (bench: HISTORY, 2026-11-28 seventh round).
+ */
+export const LOG_PAGE_BYTES = 8 * 2 ** 20;
 
 export interface SubscriptionHandlers {
   /** Called once per event in log order; awaited when it returns a promise. */

@@ -5,9 +5,13 @@
  * naming the memory needed and the fix) and goes on answering evaluate,
  * rather than dying of "JavaScript heap out of memory" (src/memory-room.ts
  * fullReadRefusal). Its first audit query, folding the same 80 MB from
- * the log, is stopped too: its pages are held to ~8 MB, so the fold's
- * memory check sees the heap fill (src/audit/time-travel.ts). The
- * same folder under a 256 MB old space answers the digest.
+ * the log, is stopped too: its pages are held to ~8 MB of data by the
+ * store (ReadAllOptions.maxDataBytes), so the fold's memory check sees the
+ * heap fill (src/audit/time-travel.ts). The large rules follow 1,100 small
+ * contexts, so the fold's pages have grown to 1,000 events when it meets
+ * them: a page of 1,000 there is ~80 MB decoded at once, which kills a
+ * 64 MB old space before a check can run. The same folder under a 256 MB
+ * old space answers the digest.
  */
 import t, { type Test } from 'tap';
 import { STREAM_PATH } from '../../src/http/stream-endpoint';
@@ -17,6 +21,8 @@ import { exited, spawnServiceFor, type ServiceProcess } from '../support/process
 
 /** 200 inactive rules with ~400 KB descriptions: ~80 MB of lines, more than a 64 MB old space can decode. */
 const BIG_RULES = 200;
+/** Small events before them: the fold's pages grow 16, 64, 256, then 1,000 events. */
+const SMALL_CONTEXTS = 1100;
 const DESCRIPTION = 'd'.repeat(400 * 1024);
 const condition_groups = [{ conditions: [{ field: 'tier', operator: 'equals', value: 'gold' }] }];
 
@@ -39,6 +45,9 @@ let evaluateKey = '';
 t.before(async () => {
   const { service, admin } = await start(t, env);
   evaluateKey = (await admin.post('/api/api-keys', { name: 'evaluator', scopes: ['evaluate'] })).json.key;
+  const contexts = Array.from({ length: SMALL_CONTEXTS }, (_, n) => ({ kind: 'context', name: `small ${n}`, content: 'Be brief.' }));
+  const small = await admin.post('/api/import', contexts);
+  if (small.status !== 201) throw new Error(`import: ${small.status} ${small.text.slice(0, 300)}`);
   const items = Array.from({ length: BIG_RULES }, (_, n) => ({ kind: 'rule', name: `big ${n}`, description: DESCRIPTION, status: 'INACTIVE', condition_groups }));
   items.push({ kind: 'rule', name: 'gold', description: 'matched', status: 'ACTIVE', condition_groups });
   const imported = await admin.post('/api/import', items);
@@ -65,7 +74,7 @@ t.test('under a 64 MB old space: the digest and the stream are refused with the 
   t.equal(evaluated.status, 200, 'evaluate goes on answering');
   t.same(evaluated.json.matchingRuleIds, [goldId], 'and matches the active rule, the inactive ones not');
   const audit = await admin.post('/api/audit/evaluate', { entity_type: 'context', fields: { tier: 'gold' }, as_of: 1_000_000 });
-  t.equal(audit.status, 503, 'the first audit query, folding 80 MB of rules, is stopped too (its pages held to ~8 MB)');
+  t.equal(audit.status, 503, 'the first audit query, folding 80 MB of rules after 1,100 small events, is stopped too (its pages held to ~8 MB)');
   t.match(audit.json.err, /^the audit query was stopped: folding the log to its point took the heap to \d+ MB/);
   t.same((await evaluateGold(service.url)).json.matchingRuleIds, [goldId], 'evaluate still answers after it');
   t.equal(service.child.exitCode, null, 'the node is alive');
@@ -79,4 +88,8 @@ t.test('the same folder under a 256 MB old space: the digest reads every record'
   const digest = await admin.get('/api/audit/digest');
   t.equal(digest.status, 200, digest.text.slice(0, 300));
   t.equal(digest.json.counts.rules, BIG_RULES + 1);
+  t.equal(digest.json.counts.contexts, SMALL_CONTEXTS);
+  const audit = await admin.post('/api/audit/evaluate', { entity_type: 'context', fields: { tier: 'gold' }, as_of: 1_000_000 });
+  t.equal(audit.status, 200, `and the audit query folds the whole log: ${audit.text.slice(0, 300)}`);
+  t.same(audit.json.matchingRuleIds, [goldId], 'matching the active rule as of the head');
 });

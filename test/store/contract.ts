@@ -177,6 +177,44 @@ export function runStoreContract(t: tap.Test, adapterName: string, open: () => P
     if (before === undefined) t.same(all.filter(ns.owns).map((e) => e.position), written, 'a fresh log holds just these');
   });
 
+  test('readAll with maxDataBytes ends a page with the event that reaches it', async (t, { store, ns }) => {
+    const before = await store.headPosition();
+    // Data of 100 to 5,000 bytes of UTF-8 (each "é" is two), so bytes, not characters, are what is counted.
+    const sizes = [100, 300, 1000, 100, 100, 5000, 100];
+    const dataOf = (n: number, size: number) => ({ n, pad: 'é'.repeat((size - 16) / 2) });
+    const bytes = (data: RecordedEvent['data']): number => Buffer.byteLength(JSON.stringify(data));
+    t.same(sizes.map((size, n) => bytes(dataOf(n, size))), sizes, 'the fixtures have the sizes meant');
+    const written: bigint[] = [];
+    for (const [n, size] of sizes.entries()) {
+      written.push((await store.append(ns.stream(`bytes-${n % 2}`), [event('Sized', dataOf(n, size))], 'any')).position);
+    }
+    // Another test process may write to a shared server meanwhile: what is asserted holds for any events.
+    const seen: RecordedEvent[] = [];
+    let after = before;
+    for (let reads = 0; ; reads++) {
+      const page = await store.readAll({ after, limit: 50, maxDataBytes: 1000 });
+      if (page.length === 0) break;
+      t.ok(page.length <= 50, 'the limit still holds');
+      const total = page.reduce((sum, e) => sum + bytes(e.data), 0);
+      t.ok(total - bytes(page[page.length - 1]!.data) < 1000, `page ${reads}: every event but the last is below the bound`);
+      if (page.length < 50) {
+        const next = await store.readAll({ after: page[page.length - 1]!.position, limit: 1 });
+        t.ok(total >= 1000 || next.length === 0, `page ${reads}: a short page reached the bound or the end of the log`);
+      }
+      seen.push(...page);
+      after = page[page.length - 1]!.position;
+    }
+    assertStrictlyIncreasing(t, seen.map((e) => e.position));
+    const ours = seen.filter(ns.owns);
+    t.same(ours.map((e) => e.position), written, 'read on until an empty page, nothing is missed');
+    t.same(ours.map((e) => bytes(e.data)), sizes, 'and counted as written');
+    const one = await store.readAll({ after: ours[4]!.position, limit: 10, maxDataBytes: 1 });
+    t.equal(one.length, 1, 'a bound of 1 byte gives one event a page');
+    t.ok(one[0]!.position <= ours[5]!.position, 'the event right after is the one read');
+    const unbounded = await store.readAll({ after: ours[4]!.position, limit: 10, maxDataBytes: 10 ** 9 });
+    t.ok(unbounded.length >= 2, 'a bound not reached leaves the limit and the log to end the page');
+  });
+
   test('event data, metadata and ids round-trip', async (t, { store, ns }) => {
     const stream = ns.stream('json');
     const data: { [key: string]: Json } = {
