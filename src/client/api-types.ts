@@ -561,6 +561,8 @@ export interface AuditPage {
   next: Position | null;
   /** present when a filtered scan stopped early: continue from `next` */
   scan_limit_reached?: true;
+  /** present when the page's event data reached ~8 MB before `limit` events: continue from `next` */
+  size_limit_reached?: true;
   /** the opaque form of `next`, taken by `cursor`, as on every list */
   next_cursor: string | null;
 }

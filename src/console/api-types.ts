@@ -787,6 +787,11 @@ export interface components {
              * @constant
              */
             scan_limit_reached?: true;
+            /**
+             * @description present when the page's event data reached ~8 MB before `limit` events: continue from `next`
+             * @constant
+             */
+            size_limit_reached?: true;
         };
         ChainPoint: {
             /** @description the chain's hash there */

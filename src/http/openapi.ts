@@ -578,8 +578,9 @@ const schemas: { [name: string]: SchemaObject } = {
     events: { type: 'array', items: record({ stream: str, ...eventMembers }) },
     next: { ...nullable(ref('Position')), description: 'pass as `after` for the next page; null at the end' },
     scan_limit_reached: { const: true, description: 'present when a filtered scan stopped early: continue from `next`' },
+    size_limit_reached: { const: true, description: 'present when the page\'s event data reached ~8 MB before `limit` events: continue from `next`' },
     next_cursor: { ...nullable(str), description: 'the opaque form of `next`, taken by `cursor`, as on every list' },
-  }, ['scan_limit_reached']),
+  }, ['scan_limit_reached', 'size_limit_reached']),
   Digest: record({
     sha256: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'SHA-256 of the canonical read models (positions excluded)' },
     position: nullable(ref('Position')),

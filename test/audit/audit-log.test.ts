@@ -44,3 +44,22 @@ t.test('a filtered scan: pages filled across store pages, a budget that runs out
   const both = await readEventPage(store, parseEventQuery({ actor: 'carol', limit: '1' }));
   t.same([both.events.map((e) => e.data), both.next], [[{ n: EVENTS - 1 }], log[EVENTS - 1]!.position.toString()], 'within the default budget: found across three store pages');
 });
+
+t.test('a page ends once its events\' data reach ~8 MB, says so, and the next goes on from there', async (t) => {
+  const dir = tempDir();
+  t.teardown(() => removeDir(dir));
+  const store = openSqliteStore(path.join(dir, 'events.db'));
+  t.teardown(() => store.close());
+  const metadata = { actor: 'bob', at: '2026-11-28T00:00:00.000Z', request_id: 'r', schema: 1 };
+  // Twelve events of ~1 MB: the ninth brings a page past LOG_PAGE_BYTES (8 MiB).
+  const pad = 'x'.repeat(1_000_000);
+  for (let n = 0; n < 12; n++) await store.append(`big-${n}`, [{ type: 'Big', data: { n, pad }, metadata }], 'no_stream');
+  const first = await readEventPage(store, parseEventQuery({ limit: '100' }));
+  t.same(first.events.map((e) => (e.data as { n: number }).n), [0, 1, 2, 3, 4, 5, 6, 7, 8], 'nine events: the ninth reached the bound');
+  t.equal(first.size_limit_reached, true, 'the short page says why');
+  t.equal(first.next, first.events[8]!.position, 'and where to go on');
+  const rest = await readEventPage(store, parseEventQuery({ limit: '100', after: first.next! }));
+  t.same([rest.events.map((e) => (e.data as { n: number }).n), rest.next, rest.size_limit_reached], [[9, 10, 11], null, undefined], 'the rest, then the end');
+  const filtered = await readEventPage(store, parseEventQuery({ type: 'Big', limit: '5' }));
+  t.same([filtered.events.length, filtered.size_limit_reached], [5, undefined], 'a page full by its limit first has no flag');
+});

@@ -164,3 +164,18 @@ t.test('GET /api/audit/digest', async (t) => {
   t.not((await admin.get('/api/audit/digest')).json.sha256, digest.json.sha256, 'a change changes the digest');
   t.equal((await evaluator.get('/api/audit/digest')).status, 403);
 });
+
+t.test('GET /api/audit/events: a page ends at ~8 MB of event data with size_limit_reached and a next', async (t) => {
+  const from = new Date().toISOString();
+  // Content is capped at 512 KiB (src/domain/input.ts): 16 of these are 8.0 MB, the 17th passes 8 MiB.
+  const content = 'x'.repeat(500_000);
+  for (let i = 0; i < 18; i++) t.equal((await admin.post('/api/contexts', { name: `large ${i}`, content })).status, 201);
+  const query = `type=ContextCreated&from=${from}&limit=1000`;
+  const first = await admin.get(`/api/audit/events?${query}`);
+  t.equal(first.status, 200);
+  t.equal(first.json.events.length, 17, 'seventeen contexts of ~0.5 MB: the seventeenth brought the page to 8 MB');
+  t.equal(first.json.size_limit_reached, true, 'the short page says why');
+  t.equal(first.json.next, first.json.events[16].position, 'next continues after the last event given');
+  const rest = await admin.get(`/api/audit/events?${query}&after=${first.json.next}`);
+  t.same([rest.json.events.map((e: { data: { name: string } }) => e.data.name), rest.json.next, rest.json.size_limit_reached], [['large 17'], null, undefined], 'the last one, then the end');
+});

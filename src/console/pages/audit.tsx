@@ -89,6 +89,7 @@ export function EventsPage({ api }: { api: Api }) {
         </table>
       )}
       {last?.scan_limit_reached && <p class="hint">The filtered scan stopped early; load more to continue.</p>}
+      {last?.size_limit_reached && <p class="hint">This page reached about 8 MB of event data; load more to continue.</p>}
       {last?.next !== null && last?.next !== undefined && <button type="button" class="secondary" disabled={action.busy} onClick={() => void load(last.next!)}>Load more</button>}
     </section>
   );
