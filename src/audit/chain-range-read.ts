@@ -8,7 +8,8 @@ import Database from 'better-sqlite3';
 import { createRangeCheck, type PriorLink, type RangeResult } from './chain-range';
 import { CHECKPOINT_WINDOW, type VerifyOptions } from './chain-verify';
 import { splitMetadataText } from '../store/chain';
-import { EVENT_COLUMNS, type EventRow } from '../store/sqlite-schema';
+import { EVENT_COLUMNS, RANGE_DATA_BYTES, rowsWithin, type EventRow } from '../store/sqlite-schema';
+import { LOG_PAGE_BYTES } from '../store/port';
 
 /** Rows per read: large pages, few statement runs (bench: chain, verify). */
 const PAGE = 5000;
@@ -45,11 +46,15 @@ export async function checkRange(db: Database.Database, range: Range, options: P
   const page = db
     .prepare<[bigint, bigint, number], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? AND position <= ? ORDER BY position LIMIT ?`)
     .raw();
+  const sizes = db.prepare<[bigint, bigint, number], bigint>(RANGE_DATA_BYTES).pluck();
   let cursor = range.after;
   for (;;) {
-    const rows = page.all(cursor, range.through, PAGE);
+    // Pages held to LOG_PAGE_BYTES of data: 5,000 rows of 1 MB would be 5 GB decoded at once on each worker.
+    const ahead = sizes.all(cursor, range.through, PAGE);
+    const take = rowsWithin(ahead, LOG_PAGE_BYTES);
+    const rows = take === 0 ? [] : page.all(cursor, range.through, take);
     for (const row of rows) if (!check.add(row)) return check.result();
-    if (rows.length < PAGE) return check.result();
+    if (take === ahead.length && ahead.length < PAGE) return check.result();
     cursor = rows[rows.length - 1]![0];
     await new Promise((resolve) => setImmediate(resolve));
   }

@@ -9,7 +9,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { withoutLinkText } from './chain';
-import { EVENT_COLUMNS, type EventRow } from './sqlite-schema';
+import { EVENT_COLUMNS, RANGE_DATA_BYTES, rowsWithin, type EventRow } from './sqlite-schema';
 
 export interface ReadAheadJob {
   readonly path: string;
@@ -17,6 +17,8 @@ export interface ReadAheadJob {
   readonly after: string;
   readonly head: string;
   readonly pageSize: number;
+  /** Bytes of data that end a page (ReadAheadOptions.pageBytes). */
+  readonly pageBytes: number;
   readonly pagesAhead: number;
 }
 
@@ -49,6 +51,7 @@ function run(port: NonNullable<typeof parentPort>, job: ReadAheadJob): void {
       `SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? AND position <= ? ORDER BY position LIMIT ?`,
     )
     .raw();
+  const sizes = db.prepare<[bigint, bigint, number], bigint>(RANGE_DATA_BYTES).pluck();
   const head = BigInt(job.head);
   let cursor = BigInt(job.after);
   let credit = job.pagesAhead;
@@ -63,13 +66,15 @@ function run(port: NonNullable<typeof parentPort>, job: ReadAheadJob): void {
   const pump = (): void => {
     try {
       while (credit > 0 && !finished) {
-        const rows = read.all(cursor, head, job.pageSize);
+        const ahead = sizes.all(cursor, head, job.pageSize);
+        const take = rowsWithin(ahead, job.pageBytes);
+        const rows = take === 0 ? [] : read.all(cursor, head, take);
         if (rows.length > 0) {
           cursor = rows[rows.length - 1][0];
           port.postMessage({ page: pageText(rows) } satisfies ReadAheadMessage);
           credit -= 1;
         }
-        if (rows.length < job.pageSize) finish({ done: true });
+        if (take === ahead.length && ahead.length < job.pageSize) finish({ done: true });
       }
     } catch (error) {
       if (!finished) finish({ error: error instanceof Error ? error.message : String(error) });

@@ -23,6 +23,8 @@ export interface ReadAhead {
 
 export interface ReadAheadOptions {
   readonly pageSize: number;
+  /** A page ends with the row whose data brings it to this many bytes (a page is one string: V8 caps one at ~512 MB). */
+  readonly pageBytes: number;
   readonly pagesAhead: number;
 }
 

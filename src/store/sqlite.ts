@@ -18,6 +18,7 @@ import { crashPoint, failPoint } from '../crash-points';
 import {
   ConcurrencyError,
   ERASED_DATA,
+  LOG_PAGE_BYTES,
   StoreUnavailableError,
   type AppendOptions,
   type AppendResult,
@@ -34,7 +35,7 @@ import { createGroupSync, type GroupSync } from './group-sync';
 import type { EventTexts } from './chain';
 import { expectationHolds, prepareAppends, textAppends, textsOf } from './sqlite-append';
 import { appendOnWorker } from './sqlite-batch';
-import { EVENT_COLUMNS, prepareDatabase, type EventRow } from './sqlite-schema';
+import { EVENT_COLUMNS, prepareDatabase, rowsWithin, type EventRow } from './sqlite-schema';
 import { readAhead } from './sqlite-read-ahead';
 import { followLog, type LogFollower } from './sqlite-subscription';
 
@@ -94,7 +95,7 @@ export function pageSize(limit: number | undefined): number {
 export function openSqliteStore(path: string, options: SqliteStoreOptions = {}): EventStore {
   const pollIntervalMs = options.pollIntervalMs ?? 50;
   const readAheadFrom = options.readAheadFrom ?? 20_000;
-  const readAheadOptions = { pageSize: options.readAheadPageSize ?? subscriptionPageSize, pagesAhead: 4 };
+  const readAheadOptions = { pageSize: options.readAheadPageSize ?? subscriptionPageSize, pageBytes: LOG_PAGE_BYTES, pagesAhead: 4 };
   mkdirSync(dirname(path), { recursive: true });
   const groupCommit = options.groupCommit ?? true;
   const db = new Database(path, { timeout: 5000 });
@@ -307,13 +308,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
    * 2026-11-28 seventh round). Appends between the two reads land after the page; an erasure only shrinks a row.
    */
   const readPageOfBytes = (after: bigint | undefined, limit: number, maxBytes: number): RecordedEvent[] => {
-    let rows = 0;
-    let bytes = 0;
-    for (const size of statements.dataBytes.all(after ?? 0n, limit)) {
-      rows++;
-      bytes += Number(size);
-      if (bytes >= maxBytes) break;
-    }
+    const rows = rowsWithin(statements.dataBytes.all(after ?? 0n, limit), maxBytes);
     return rows === 0 ? [] : readPage(after, rows);
   };
   const headPosition = (): bigint | undefined => statements.head.get() ?? undefined;

@@ -8,11 +8,15 @@ import type { NewEvent, RecordedEvent } from '../../src/store/port';
 import { openSqliteStore, type SqliteStoreOptions } from '../../src/store/sqlite';
 import { parsePage, readAhead } from '../../src/store/sqlite-read-ahead';
 import { pageText } from '../../src/store/sqlite-read-ahead-worker';
+import { rowsWithin } from '../../src/store/sqlite-schema';
 import { splitMetadata } from '../../src/store/chain';
 
 function event(n: number, extra: Record<string, unknown> = {}): NewEvent {
   return { type: 'Counted', data: { n, ...extra }, metadata: { actor: 'system', at: '2026-11-22T00:00:00.000Z', request_id: 'read-ahead', schema: 1 } };
 }
+
+/** A byte bound no page here reaches. */
+const UNBOUNDED = 2 ** 40;
 
 async function storeWith(t: tap.Test, events: number, options: SqliteStoreOptions = {}) {
   const dir = await mkdtemp(join(tmpdir(), 'rulevault-read-ahead-'));
@@ -82,7 +86,7 @@ t.test('a page leaves out the link, and only the link', async (t) => {
 t.test('readAhead stops at head and cancel ends it early', async (t) => {
   const { store, path } = await storeWith(t, 1000);
   const head = (await store.headPosition())!;
-  const reader = readAhead(path, 10n, head - 5n, { pageSize: 100, pagesAhead: 2 });
+  const reader = readAhead(path, 10n, head - 5n, { pageSize: 100, pageBytes: UNBOUNDED, pagesAhead: 2 });
   const positions: bigint[] = [];
   for (let page = await reader.next(); page !== undefined; page = await reader.next()) positions.push(...page.map((e) => e.position));
   t.equal(positions.length, Number(head - 5n - 10n), 'every event after `after` up to head');
@@ -90,10 +94,29 @@ t.test('readAhead stops at head and cancel ends it early', async (t) => {
   t.equal(positions[positions.length - 1], head - 5n);
   t.equal(await reader.next(), undefined, 'stays ended');
 
-  const cancelled = readAhead(path, undefined, head, { pageSize: 10, pagesAhead: 1 });
+  const cancelled = readAhead(path, undefined, head, { pageSize: 10, pageBytes: UNBOUNDED, pagesAhead: 1 });
   t.equal((await cancelled.next())?.length, 10);
   cancelled.cancel();
   t.equal(await cancelled.next(), undefined, 'nothing after cancel');
+});
+
+t.test('a page ends with the row whose data reaches pageBytes; nothing is missed', async (t) => {
+  t.same([rowsWithin([], 10), rowsWithin([3, 3, 3], 10), rowsWithin([3n, 7n, 1n], 10), rowsWithin([20, 1], 10)], [0, 3, 2, 1], 'rowsWithin: up to and with the row that reaches the bound');
+  const { store, path } = await storeWith(t, 0);
+  const sizes = [100, 400, 700, 50, 2000, 10, 10, 10, 900, 100];
+  await store.append('sized', sizes.map((size, n) => event(n, { pad: 'x'.repeat(size) })), 'no_stream');
+  const bytes = (e: RecordedEvent): number => Buffer.byteLength(JSON.stringify(e.data));
+  const reader = readAhead(path, undefined, (await store.headPosition())!, { pageSize: 100, pageBytes: 1000, pagesAhead: 2 });
+  const pages: RecordedEvent[][] = [];
+  for (let page = await reader.next(); page !== undefined; page = await reader.next()) pages.push(page);
+  t.same(pages.flat().map((e) => (e.data as { n: number }).n), sizes.map((_, n) => n), 'every event, in order');
+  // Data of 116, 416, 716 | 66, 2016 | 26, 26, 26, 916, 117 bytes: cut where 1,000 is reached.
+  t.same(pages.map((page) => page.length), [3, 2, 5], 'the 100-row pages were cut by bytes');
+  for (const [i, page] of pages.entries()) {
+    const total = page.reduce((sum, e) => sum + bytes(e), 0);
+    t.ok(total - bytes(page[page.length - 1]!) < 1000, `page ${i}: every row but the last is under the bound`);
+    if (i < pages.length - 1) t.ok(total >= 1000, `page ${i}: a page before the last reached it`);
+  }
 });
 
 t.test('a row the worker cannot parse stops the subscription with an error, not a hang', async (t) => {
@@ -110,6 +133,6 @@ t.test('a row the worker cannot parse stops the subscription with an error, not 
 });
 
 t.test('a reader on a missing file fails with a store error', async (t) => {
-  const reader = readAhead(join(tmpdir(), 'no-such-dir-rulevault', 'events.db'), undefined, 10n, { pageSize: 10, pagesAhead: 1 });
+  const reader = readAhead(join(tmpdir(), 'no-such-dir-rulevault', 'events.db'), undefined, 10n, { pageSize: 10, pageBytes: UNBOUNDED, pagesAhead: 1 });
   await t.rejects(reader.next(), { name: 'StoreUnavailableError' });
 });
