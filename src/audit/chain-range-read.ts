@@ -47,14 +47,18 @@ export async function checkRange(db: Database.Database, range: Range, options: P
     .prepare<[bigint, bigint, number], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? AND position <= ? ORDER BY position LIMIT ?`)
     .raw();
   const sizes = db.prepare<[bigint, bigint, number], bigint>(RANGE_DATA_BYTES).pluck();
+  // Pages held to LOG_PAGE_BYTES of data (5,000 rows of 1 MB would be 5 GB decoded at once on each thread);
+  // the sizes and the rows in one read transaction, so no unmeasured row comes in between.
+  const readPage = db.transaction((from: bigint): { readonly rows: EventRow[]; readonly more: boolean } => {
+    const ahead = sizes.all(from, range.through, PAGE);
+    const take = rowsWithin(ahead, LOG_PAGE_BYTES);
+    return { rows: take === 0 ? [] : page.all(from, range.through, take), more: take < ahead.length || ahead.length === PAGE };
+  });
   let cursor = range.after;
   for (;;) {
-    // Pages held to LOG_PAGE_BYTES of data: 5,000 rows of 1 MB would be 5 GB decoded at once on each worker.
-    const ahead = sizes.all(cursor, range.through, PAGE);
-    const take = rowsWithin(ahead, LOG_PAGE_BYTES);
-    const rows = take === 0 ? [] : page.all(cursor, range.through, take);
+    const { rows, more } = readPage(cursor);
     for (const row of rows) if (!check.add(row)) return check.result();
-    if (take === ahead.length && ahead.length < PAGE) return check.result();
+    if (!more || rows.length === 0) return check.result();
     cursor = rows[rows.length - 1]![0];
     await new Promise((resolve) => setImmediate(resolve));
   }

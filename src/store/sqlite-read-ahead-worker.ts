@@ -53,6 +53,12 @@ function run(port: NonNullable<typeof parentPort>, job: ReadAheadJob): void {
     .raw();
   const sizes = db.prepare<[bigint, bigint, number], bigint>(RANGE_DATA_BYTES).pluck();
   const head = BigInt(job.head);
+  // The sizes and the rows in one read transaction: a stream deleted between them would let unmeasured rows in.
+  const readPage = db.transaction((from: bigint): { readonly rows: EventRow[]; readonly more: boolean } => {
+    const ahead = sizes.all(from, head, job.pageSize);
+    const take = rowsWithin(ahead, job.pageBytes);
+    return { rows: take === 0 ? [] : read.all(from, head, take), more: take < ahead.length || ahead.length === job.pageSize };
+  });
   let cursor = BigInt(job.after);
   let credit = job.pagesAhead;
   let finished = false;
@@ -66,15 +72,13 @@ function run(port: NonNullable<typeof parentPort>, job: ReadAheadJob): void {
   const pump = (): void => {
     try {
       while (credit > 0 && !finished) {
-        const ahead = sizes.all(cursor, head, job.pageSize);
-        const take = rowsWithin(ahead, job.pageBytes);
-        const rows = take === 0 ? [] : read.all(cursor, head, take);
+        const { rows, more } = readPage(cursor);
         if (rows.length > 0) {
           cursor = rows[rows.length - 1][0];
           port.postMessage({ page: pageText(rows) } satisfies ReadAheadMessage);
           credit -= 1;
         }
-        if (take === ahead.length && ahead.length < job.pageSize) finish({ done: true });
+        if (!more) finish({ done: true });
       }
     } catch (error) {
       if (!finished) finish({ error: error instanceof Error ? error.message : String(error) });
