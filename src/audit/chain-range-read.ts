@@ -8,7 +8,7 @@ import Database from 'better-sqlite3';
 import { createRangeCheck, type PriorLink, type RangeResult } from './chain-range';
 import { CHECKPOINT_WINDOW, type VerifyOptions } from './chain-verify';
 import { splitMetadataText } from '../store/chain';
-import { EVENT_COLUMNS, RANGE_DATA_BYTES, rowsWithin, type EventRow } from '../store/sqlite-schema';
+import { rangePages } from '../store/sqlite-schema';
 import { LOG_PAGE_BYTES } from '../store/port';
 
 /** Rows per read: large pages, few statement runs (bench: chain, verify). */
@@ -43,22 +43,13 @@ export async function checkRange(db: Database.Database, range: Range, options: P
       return link === undefined ? [] : [{ position, seq: link.seq, hash: link.hash }];
     });
   const check = createRangeCheck({ before, checkSignature: options.checkSignature });
-  const page = db
-    .prepare<[bigint, bigint, number], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? AND position <= ? ORDER BY position LIMIT ?`)
-    .raw();
-  const sizes = db.prepare<[bigint, bigint, number], bigint>(RANGE_DATA_BYTES).pluck();
-  // Pages held to LOG_PAGE_BYTES of data (5,000 rows of 1 MB would be 5 GB decoded at once on each thread);
-  // the sizes and the rows in one read transaction, so no unmeasured row comes in between.
-  const readPage = db.transaction((from: bigint): { readonly rows: EventRow[]; readonly more: boolean } => {
-    const ahead = sizes.all(from, range.through, PAGE);
-    const take = rowsWithin(ahead, LOG_PAGE_BYTES);
-    return { rows: take === 0 ? [] : page.all(from, range.through, take), more: take < ahead.length || ahead.length === PAGE };
-  });
+  // Pages held to LOG_PAGE_BYTES of data too: 5,000 rows of 1 MB would be 5 GB decoded at once on each thread.
+  const readPage = rangePages(db, { rows: PAGE, bytes: LOG_PAGE_BYTES });
   let cursor = range.after;
   for (;;) {
-    const { rows, more } = readPage(cursor);
+    const { rows, more } = readPage(cursor, range.through);
     for (const row of rows) if (!check.add(row)) return check.result();
-    if (!more || rows.length === 0) return check.result();
+    if (!more) return check.result();
     cursor = rows[rows.length - 1]![0];
     await new Promise((resolve) => setImmediate(resolve));
   }

@@ -97,18 +97,12 @@ export function createEsdbStore(connectionString: string, options: EsdbStoreOpti
     }
   };
 
-  /** Reads a whole (bounded) streaming read; the read is cancelled if it outlives the deadline. */
-  const read = <E>(what: string, stream: string | undefined, open: () => StreamingRead<E>): Promise<E[]> => {
-    let reading: StreamingRead<E> | undefined;
-    return call(what, stream, undefined, () => collect((reading = open())), () => void reading?.cancel());
-  };
-
   /**
-   * Reads a streaming read until `stop` says so or it ends, under the deadline; a read
-   * stopped early is cancelled, so the server sends no more of it (the client has decoded
-   * at most the few events its stream buffers ahead). Resolves with the number of items seen.
+   * Reads a streaming read until `stop` says so or it ends, under the deadline (cancelled if it
+   * outlives it); a read stopped early is cancelled, so the server sends no more of it (the client
+   * has decoded at most the few events its stream buffers ahead). Resolves with how many it saw.
    */
-  const readUntil = <E>(what: string, open: () => StreamingRead<E>, stop: (item: E) => boolean): Promise<number> => {
+  const readUntil = <E>(what: string, stream: string | undefined, open: () => StreamingRead<E>, stop: (item: E) => boolean): Promise<number> => {
     let reading: StreamingRead<E> | undefined;
     const scan = async (): Promise<number> => {
       let seen = 0;
@@ -121,7 +115,17 @@ export function createEsdbStore(connectionString: string, options: EsdbStoreOpti
       }
       return seen;
     };
-    return call(what, undefined, undefined, scan, () => void reading?.cancel());
+    return call(what, stream, undefined, scan, () => void reading?.cancel());
+  };
+
+  /** Reads a whole (bounded) streaming read. */
+  const read = async <E>(what: string, stream: string | undefined, open: () => StreamingRead<E>): Promise<E[]> => {
+    const items: E[] = [];
+    await readUntil(what, stream, open, (item) => {
+      items.push(item);
+      return false;
+    });
+    return items;
   };
 
   /** One raw $all page: every event, ours or not, so the caller can move past foreign ones. */
@@ -278,7 +282,7 @@ export function createEsdbStore(connectionString: string, options: EsdbStoreOpti
         return full;
       };
       for (;;) {
-        const seen = await readUntil('readAll', () => client.readAll({ fromPosition: floor ?? START, direction: FORWARDS, maxCount: batchSize }), take);
+        const seen = await readUntil('readAll', undefined, () => client.readAll({ fromPosition: floor ?? START, direction: FORWARDS, maxCount: batchSize }), take);
         if (full || seen < batchSize) return page;
       }
     },
@@ -339,12 +343,6 @@ function toClientExpected(expected: ExpectedRevision): AppendExpectedRevision {
     default:
       return expected;
   }
-}
-
-async function collect<E>(reading: AsyncIterable<E>): Promise<E[]> {
-  const items: E[] = [];
-  for await (const item of reading) items.push(item);
-  return items;
 }
 
 /** Rejects with StoreUnavailableError after `ms`; the timer never keeps the process alive past the call. */

@@ -9,7 +9,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import Database from 'better-sqlite3';
 import { withoutLinkText } from './chain';
-import { EVENT_COLUMNS, RANGE_DATA_BYTES, rowsWithin, type EventRow } from './sqlite-schema';
+import { rangePages, type EventRow } from './sqlite-schema';
 
 export interface ReadAheadJob {
   readonly path: string;
@@ -46,19 +46,8 @@ export function pageText(rows: readonly EventRow[]): string {
 function run(port: NonNullable<typeof parentPort>, job: ReadAheadJob): void {
   const db = new Database(job.path, { readonly: true, fileMustExist: true });
   db.defaultSafeIntegers(true);
-  const read = db
-    .prepare<[bigint, bigint, number], EventRow>(
-      `SELECT ${EVENT_COLUMNS} FROM events WHERE position > ? AND position <= ? ORDER BY position LIMIT ?`,
-    )
-    .raw();
-  const sizes = db.prepare<[bigint, bigint, number], bigint>(RANGE_DATA_BYTES).pluck();
+  const readPage = rangePages(db, { rows: job.pageSize, bytes: job.pageBytes });
   const head = BigInt(job.head);
-  // The sizes and the rows in one read transaction: a stream deleted between them would let unmeasured rows in.
-  const readPage = db.transaction((from: bigint): { readonly rows: EventRow[]; readonly more: boolean } => {
-    const ahead = sizes.all(from, head, job.pageSize);
-    const take = rowsWithin(ahead, job.pageBytes);
-    return { rows: take === 0 ? [] : read.all(from, head, take), more: take < ahead.length || ahead.length === job.pageSize };
-  });
   let cursor = BigInt(job.after);
   let credit = job.pagesAhead;
   let finished = false;
@@ -72,7 +61,7 @@ function run(port: NonNullable<typeof parentPort>, job: ReadAheadJob): void {
   const pump = (): void => {
     try {
       while (credit > 0 && !finished) {
-        const { rows, more } = readPage(cursor);
+        const { rows, more } = readPage(cursor, head);
         if (rows.length > 0) {
           cursor = rows[rows.length - 1][0];
           port.postMessage({ page: pageText(rows) } satisfies ReadAheadMessage);

@@ -24,11 +24,6 @@ export const EVENT_COLUMNS = 'position, stream, revision, id, type, data, metada
 /** An events row read raw (as an array, with safe integers): position, stream, revision, id, type, data, metadata. */
 export type EventRow = readonly [bigint, string, bigint, string, string, string, string];
 
-/**
- * The data sizes of the rows a ranged page would read, in order: `octet_length` reads a row's header, not its
- * text (2,000 rows of 1 MB: 0.75 ms, where length() took 0.93 s; bench/HISTORY.md, 2026-11-28 seventh round).
- */
-export const RANGE_DATA_BYTES = 'SELECT octet_length(data) FROM events WHERE position > ? AND position <= ? ORDER BY position LIMIT ?';
 
 /**
  * How many of the rows whose data sizes are `sizes` (in order) a page takes: up to and with the one that
@@ -42,6 +37,30 @@ export function rowsWithin(sizes: readonly (number | bigint)[], maxBytes: number
     if (bytes >= maxBytes) return i + 1;
   }
   return sizes.length;
+}
+
+/** One page of a range: its rows, and whether more may follow it before the range's end. */
+export interface RangePage {
+  readonly rows: EventRow[];
+  readonly more: boolean;
+}
+
+/**
+ * Reads (from, through] on `db` a page at a time (the read-ahead worker, the verify threads): at most
+ * `limits.rows` rows, ending with the row whose data brings the page to `limits.bytes` (`rowsWithin`). The
+ * sizes come first, from the rows' headers (`octet_length` reads no text: 2,000 rows of 1 MB in 0.75 ms,
+ * where length() took 0.93 s; bench/HISTORY.md, 2026-11-28 seventh round), then only the rows that fit, in
+ * one read transaction: a stream deleted between the two reads would let unmeasured rows in.
+ */
+export function rangePages(db: Database.Database, limits: { readonly rows: number; readonly bytes: number }): (from: bigint, through: bigint) => RangePage {
+  const range = 'FROM events WHERE position > ? AND position <= ? ORDER BY position LIMIT ?';
+  const sizes = db.prepare<[bigint, bigint, number], bigint>(`SELECT octet_length(data) ${range}`).pluck();
+  const rows = db.prepare<[bigint, bigint, number], EventRow>(`SELECT ${EVENT_COLUMNS} ${range}`).raw();
+  return db.transaction((from: bigint, through: bigint): RangePage => {
+    const ahead = sizes.all(from, through, limits.rows);
+    const take = rowsWithin(ahead, limits.bytes);
+    return { rows: take === 0 ? [] : rows.all(from, through, take), more: take < ahead.length || ahead.length === limits.rows };
+  });
 }
 
 /**
