@@ -2,12 +2,17 @@
 import type { RecordedEvent, SubscriptionHandlers } from './port';
 import type { ReadAhead } from './sqlite-read-ahead';
 
+/** A page of the log; `more` unless it reached the end of the log as it was read. */
+export interface LogPage {
+  readonly events: RecordedEvent[];
+  /** The page stopped at its bound (rows or bytes), so the log may go on after it. */
+  readonly more: boolean;
+}
+
 /** What a subscription needs from the store: synchronous reads. */
 export interface PagedLog {
   /** The next page of the log after `after` (exclusive), in position order. */
-  readPage(after: bigint | undefined): RecordedEvent[];
-  /** The most events `readPage` returns: a shorter page reached the end of the log as it was read. */
-  readonly pageSize: number;
+  readPage(after: bigint | undefined): LogPage;
   headPosition(): bigint | undefined;
   /**
    * Pages after `after` up to `head`, read ahead off this thread; undefined
@@ -18,7 +23,7 @@ export interface PagedLog {
 
 /**
  * Live events delivered between two turns of the event loop (a page is
- * 5,000): at 100k rules an import's pages applied whole held evaluate up to
+ * up to 5,000): at 100k rules an import's pages applied whole held evaluate up to
  * ~0.8 s, 1,000 events at a time 0.35 to 0.58 s, 250 at a time 0.16 to 0.41 s,
  * 100 at a time 0.12 to 0.28 s, the import as fast (bench/import-stall.ts).
  */
@@ -107,10 +112,10 @@ export function followLog(log: PagedLog, after: bigint | undefined, handlers: Su
     while (!stopped) {
       woken = false;
       const page = log.readPage(cursor);
-      if (!(await deliver(page))) return;
-      // A short page read to the end of the log: a commit since then has woken us (`woken`), so
+      if (!(await deliver(page.events))) return;
+      // A page that read to the end of the log: a commit since then has woken us (`woken`), so
       // reading again now would find nothing, one empty read per write under a write load (bench: http-writes).
-      if (page.length >= log.pageSize) continue;
+      if (page.more) continue;
       // Everything up to the end was delivered (history past `head` may have been erased: deleted streams).
       if (!caughtUp) signalCaughtUp();
       if (!woken) await sleep();

@@ -37,7 +37,7 @@ import { expectationHolds, prepareAppends, textAppends, textsOf } from './sqlite
 import { appendOnWorker } from './sqlite-batch';
 import { EVENT_COLUMNS, prepareDatabase, rowsWithin, type EventRow } from './sqlite-schema';
 import { readAhead } from './sqlite-read-ahead';
-import { followLog, type LogFollower } from './sqlite-subscription';
+import { followLog, type LogFollower, type LogPage } from './sqlite-subscription';
 
 export interface SqliteStoreOptions {
   /** How often subscriptions look for appends by other processes, in ms (default 50). */
@@ -280,18 +280,24 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     }
   };
   /**
-   * A follower's next page: from the last commit's rows when the next one is among them, else read from the file.
-   * A page at most, as from the file: handing an import of 20k events over as one page held the node ~0.4 s while
-   * it was applied, where the follower gives way between pages (bench: import probe, README Import).
+   * A follower's next page: from the last commit's rows when the next one is among them, else read from the file,
+   * bounded by rows and by bytes as a reader of the whole log is (`LOG_PAGE_BYTES`): 5,000 events of a few hundred
+   * KB each would otherwise be held at once. The sizes' read costs ~5 µs on a tail of one small commit (15 against
+   * 10 µs; bench: HISTORY, 2026-11-28 eighth round). A page at most from the last commit too: handing an import of 20k events
+   * over as one page held the node ~0.4 s while it was applied, where the follower gives way between pages (bench:
+   * import probe, README Import); those rows are in memory already, so only their count is bounded.
    */
-  const followerPage = (cursor: bigint | undefined): RecordedEvent[] => {
+  const followerPage = (cursor: bigint | undefined): LogPage => {
     const recent = lastCommit;
     const next = (cursor ?? 0n) + 1n;
     if (recent !== undefined) {
       const from = Number(next - recent[0]![0]);
-      if (from >= 0 && from < recent.length && recent[from]![0] === next) return recent.slice(from, from + subscriptionPageSize).map(toRecordedEvent);
+      if (from >= 0 && from < recent.length && recent[from]![0] === next) {
+        const to = Math.min(recent.length, from + subscriptionPageSize);
+        return { events: recent.slice(from, to).map(toRecordedEvent), more: to < recent.length };
+      }
     }
-    return readPage(cursor, subscriptionPageSize);
+    return readPageOfBytes(cursor, subscriptionPageSize, LOG_PAGE_BYTES);
   };
   const durable = (): Promise<void> => (group === undefined ? Promise.resolve() : group.durable());
   const settle = async <T>(result: T, options: AppendOptions | undefined): Promise<T> => {
@@ -308,9 +314,10 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
    * 2026-11-28 seventh round). One read transaction: a stream another process deletes between the two reads
    * would let later, unmeasured rows into the page.
    */
-  const readPageOfBytes = db.transaction((after: bigint | undefined, limit: number, maxBytes: number): RecordedEvent[] => {
-    const rows = rowsWithin(statements.dataBytes.all(after ?? 0n, limit), maxBytes);
-    return rows === 0 ? [] : readPage(after, rows);
+  const readPageOfBytes = db.transaction((after: bigint | undefined, limit: number, maxBytes: number): LogPage => {
+    const sizes = statements.dataBytes.all(after ?? 0n, limit);
+    const rows = rowsWithin(sizes, maxBytes);
+    return { events: rows === 0 ? [] : readPage(after, rows), more: rows < sizes.length || sizes.length === limit };
   });
   const headPosition = (): bigint | undefined => statements.head.get() ?? undefined;
 
@@ -344,7 +351,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
 
     async readAll(options: ReadAllOptions = {}) {
       const { after, limit, maxDataBytes } = options;
-      return guard(() => (maxDataBytes === undefined ? readPage(after, pageSize(limit)) : readPageOfBytes(after, pageSize(limit), Math.max(1, maxDataBytes))));
+      return guard(() => (maxDataBytes === undefined ? readPage(after, pageSize(limit)) : readPageOfBytes(after, pageSize(limit), Math.max(1, maxDataBytes)).events));
     },
 
     subscribe(after: bigint | undefined, handlers: SubscriptionHandlers): Subscription {
@@ -352,7 +359,6 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       const follower = followLog(
         {
           readPage: followerPage,
-          pageSize: subscriptionPageSize,
           headPosition,
           readAhead: (cursor, head) =>
             Number(head - (cursor ?? 0n)) > readAheadFrom ? readAhead(path, cursor, head, readAheadOptions) : undefined,

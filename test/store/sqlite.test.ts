@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { verifyChain } from '../../src/audit/chain-verify';
 import type { EventStore, NewEvent, RecordedEvent } from '../../src/store/port';
-import { ConcurrencyError, StoreUnavailableError, StreamDeletedError } from '../../src/store/port';
+import { ConcurrencyError, LOG_PAGE_BYTES, StoreUnavailableError, StreamDeletedError } from '../../src/store/port';
 import { expectationHolds } from '../../src/store/sqlite-append';
 import { openSqliteStore, pageSize, type SqliteStoreOptions } from '../../src/store/sqlite';
 import { TURN_EVERY } from '../../src/store/sqlite-subscription';
@@ -241,6 +241,41 @@ t.test('a live subscription gets exactly the events the file holds, handed from 
   await deliveredCount(++written);
   t.same(delivered, await service.readAll({ limit: 100 }), 'the same events, values and order as a read of the file');
   t.same(delivered.map((e) => e.position), Array.from({ length: written }, (_, i) => BigInt(i + 1)), 'each once, in order');
+});
+
+t.test('a catch-up too short for the read-ahead reads pages of at most LOG_PAGE_BYTES of data, and misses nothing', async (t) => {
+  const dir = await tempDir();
+  t.teardown(() => rm(dir, { recursive: true, force: true }));
+  const store = openSqliteStore(join(dir, 'events.db'));
+  t.teardown(() => store.close());
+  // 30 events of ~400 KB (12 MB) fit in one page of 5,000 rows: bytes must cut it. One append each, so the
+  // subscription reads the file (the last commit's rows do not follow its cursor).
+  const bytes = (e: RecordedEvent): number => Buffer.byteLength(JSON.stringify(e.data));
+  for (let n = 0; n < 30; n++) await store.append(`big-${n}`, [event('ContextCreated', { n, pad: 'x'.repeat(400_000) })], 'no_stream');
+  // The follower gives the loop a turn between pages and none within a catch-up page, so the turn an event
+  // arrives in names its page.
+  let turn = 0;
+  let ticker = setImmediate(function tick() {
+    turn++;
+    ticker = setImmediate(tick);
+  });
+  t.teardown(() => clearImmediate(ticker));
+  const pages: RecordedEvent[][] = [];
+  await new Promise<void>((resolve) => {
+    let pageTurn = -1;
+    store.subscribe(undefined, {
+      onEvent(e) {
+        if (turn !== pageTurn) pages.push([]);
+        pageTurn = turn;
+        pages[pages.length - 1]!.push(e);
+      },
+      onCaughtUp: resolve,
+    });
+  });
+  t.same(pages.flat().map((e) => (e.data as { n: number }).n), Array.from({ length: 30 }, (_, n) => n), 'every event, in order, before caught-up');
+  t.same(pages.map((page) => page.length), [21, 9], 'cut where the page reached LOG_PAGE_BYTES');
+  const first = pages[0]!.reduce((sum, e) => sum + bytes(e), 0);
+  t.ok(first >= LOG_PAGE_BYTES && first - bytes(pages[0]![20]!) < LOG_PAGE_BYTES, 'the first page ends with the event that reached the bound');
 });
 
 // Handed from the commit's own rows (written on the store's connection), or read back from the file (written on the batch worker).
