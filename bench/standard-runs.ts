@@ -1,0 +1,130 @@
+/**
+ * The log of standard runs behind issue 18's evaluate target, and the day's
+ * verdict on it: `node dist/bench/standard-runs.js [YYYY-MM-DD]` (default:
+ * today, UTC; exit status 0 when the day meets the target, 1 when not).
+ *
+ * A standard run is `node dist/bench/run.js --runs 3 --only http-evaluate`
+ * (docs/bench-method.md): the runner appends one line per such run to
+ * bench/standard-runs.ndjson, beside the results.json it rewrites, so a
+ * day's runs are counted from data, not from prose. The target (README,
+ * Performance) is stated met for a UTC day when every standard run of it
+ * holds at or above 0.8x the honest floor's req/s (each run the median of
+ * its three windows), and the day includes a fast hour: a run whose floor
+ * served 35k req/s or more, since on a slow host the floor's own cost
+ * hides ours.
+ */
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, existsSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import type { ScenarioReport } from './run';
+
+export const TARGET = 0.8;
+/** When the runner began this log: a day that started before it had runs the log does not hold (bench/HISTORY.md does). */
+export const LOG_BEGAN = '2026-11-28T22:19:00.000Z';
+export const FAST_FLOOR_RPS = 35_000;
+/** The case whose ratio the target names. */
+const CASE = 'evaluate 10k vs honest floor, p=1';
+
+export interface StandardRun {
+  /** When the run ended (ISO). */
+  readonly at: string;
+  /** The commit the service was built from, `-dirty` when src/ or projections/ differed from it. */
+  readonly build: string;
+  readonly cpu: string;
+  readonly load_1m: number;
+  /** The median of the windows' rps_vs_floor. */
+  readonly ratio: number;
+  /** Each window's rps_vs_floor, in run order. */
+  readonly windows: readonly number[];
+  readonly rps: number;
+  readonly floor_rps: number;
+  readonly cpu_us: number;
+  readonly floor_cpu_us: number;
+}
+
+/** The line a report makes in the log, or undefined when it is not a standard run (another scenario, --quick, other --runs). */
+export function standardRun(report: ScenarioReport, build: string): StandardRun | undefined {
+  if (report.name !== 'http-evaluate' || report.quick || report.runs !== 3) return undefined;
+  const c = report.cases.find((each) => each.case === CASE);
+  const ratio = c?.figures?.rps_vs_floor;
+  if (c?.subject === undefined || c.baseline === undefined || typeof ratio !== 'number') return undefined;
+  return {
+    at: report.date,
+    build,
+    cpu: report.machine.cpu,
+    load_1m: report.machine.load_1m,
+    ratio,
+    windows: c.figure_runs?.rps_vs_floor ?? [ratio, ratio, ratio],
+    rps: c.subject.ops_per_s,
+    floor_rps: c.baseline.ops_per_s,
+    cpu_us: Number(c.figures?.cpu_us),
+    floor_cpu_us: Number(c.figures?.floor_cpu_us),
+  };
+}
+
+export interface DayVerdict {
+  readonly day: string;
+  readonly runs: readonly StandardRun[];
+  readonly under: readonly StandardRun[];
+  readonly fastest_floor_rps: number | undefined;
+  readonly met: boolean;
+  /** One sentence: met, or what is missing. */
+  readonly reason: string;
+}
+
+/** The verdict on `day` (YYYY-MM-DD, UTC) from every logged run. */
+export function dayVerdict(all: readonly StandardRun[], day: string): DayVerdict {
+  const runs = all.filter((run) => run.at.slice(0, 10) === day);
+  const under = runs.filter((run) => run.ratio < TARGET);
+  const fastest = runs.length === 0 ? undefined : Math.max(...runs.map((run) => run.floor_rps));
+  const fast = fastest !== undefined && fastest >= FAST_FLOOR_RPS;
+  const partial = `${day}T00:00:00.000Z` < LOG_BEGAN;
+  const reason =
+    partial ? `not judged from the log: it began at ${LOG_BEGAN}, and the day's earlier runs are in bench/HISTORY.md only`
+    : runs.length === 0 ? 'no standard run that day'
+    : under.length > 0 ? `${under.length} of ${runs.length} runs under ${TARGET}x`
+    : !fast ? `every run at or above ${TARGET}x, but no fast hour (the floor at most ${Math.round(fastest!)} req/s, under ${FAST_FLOOR_RPS})`
+    : `every run of ${runs.length} at or above ${TARGET}x, a fast hour included`;
+  return { day, runs, under, fastest_floor_rps: fastest, met: !partial && runs.length > 0 && under.length === 0 && fast, reason };
+}
+
+export const LOG_PATH = path.resolve(__dirname, '..', '..', 'bench', 'standard-runs.ndjson');
+
+export function readRuns(file = LOG_PATH): StandardRun[] {
+  if (!existsSync(file)) return [];
+  return readFileSync(file, 'utf8').split('\n').filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as StandardRun);
+}
+
+export function appendRun(run: StandardRun, file = LOG_PATH): void {
+  appendFileSync(file, `${JSON.stringify(run)}\n`);
+}
+
+/** HEAD's short commit, `-dirty` when the service's sources differ from it; `unknown` outside a git checkout. */
+export function currentBuild(cwd = path.dirname(LOG_PATH)): string {
+  const git = (...args: string[]) => spawnSync('git', args, { cwd, encoding: 'utf8' });
+  const head = git('rev-parse', '--short', 'HEAD');
+  if (head.status !== 0) return 'unknown';
+  const dirty = git('status', '--porcelain', '--', '../src', '../projections').stdout.trim() !== '';
+  return `${head.stdout.trim()}${dirty ? '-dirty' : ''}`;
+}
+
+function printDay(verdict: DayVerdict): void {
+  const f = (n: number): string => n.toFixed(2);
+  console.log(`standard runs of ${verdict.day} (UTC), from ${path.relative(process.cwd(), LOG_PATH)}:`);
+  for (const run of verdict.runs) {
+    console.log(`  ${run.at.slice(11, 16)}  ${run.build.padEnd(14)} ${f(run.ratio)}x [${run.windows.map(f).join(' ')}]  ` +
+      `${Math.round(run.rps)} req/s, floor ${Math.round(run.floor_rps)}  cpu ${run.cpu_us.toFixed(1)} vs ${run.floor_cpu_us.toFixed(1)} µs${run.ratio < TARGET ? '  UNDER' : ''}`);
+  }
+  console.log(`${verdict.met ? 'met' : 'not met'}: ${verdict.reason}`);
+}
+
+if (require.main === module) {
+  const day = process.argv[2] ?? new Date().toISOString().slice(0, 10);
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) {
+    console.error(`usage: node dist/bench/standard-runs.js [YYYY-MM-DD]; got ${JSON.stringify(day)}`);
+    process.exit(2);
+  }
+  const verdict = dayVerdict(readRuns(), day);
+  printDay(verdict);
+  process.exitCode = verdict.met ? 0 : 1;
+}

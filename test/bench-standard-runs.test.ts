@@ -1,0 +1,76 @@
+import t from 'tap';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { aggregate, type ScenarioReport } from '../bench/run';
+import type { CaseResult } from '../bench/scenario';
+import { appendRun, currentBuild, dayVerdict, readRuns, standardRun, type StandardRun } from '../bench/standard-runs';
+
+const machine = { cpu: 'AMD EPYC', cores: 2, node: 'v20.20.2', os: 'Linux', memory_gb: 24, load_1m: 1.5 };
+
+/** One window of http-evaluate as the scenario reports it: the floor case with its ratio, CPU and the floor's timing. */
+function window(ratio: number, floorRps: number): CaseResult[] {
+  const figures = { pipelining: 1, rps_vs_floor: ratio, cpu_us: 30 / ratio, floor_cpu_us: 30 };
+  const timing = (ops: number) => ({ samples: ops * 10, p50_us: 1000, p99_us: 9000, ops_per_s: ops });
+  return [
+    { case: 'evaluate 10k vs no-op route, p=1', subject: timing(floorRps * ratio), figures },
+    { case: 'evaluate 10k vs honest floor, p=1', subject: timing(floorRps * ratio), baseline: { name: 'floor', ...timing(floorRps) }, figures },
+  ];
+}
+
+function report(windows: readonly [number, number][], overrides: Partial<ScenarioReport> = {}): ScenarioReport {
+  return {
+    name: 'http-evaluate', description: '', date: '2026-11-29T00:09:30.000Z', command: 'node dist/bench/run.js --runs 3 --only http-evaluate',
+    runs: windows.length, quick: false, machine, cases: aggregate(windows.map(([ratio, floor]) => window(ratio, floor))), ...overrides,
+  };
+}
+
+t.test('a standard run makes one line: the median of its windows, each window, the floor\'s req/s', async (t) => {
+  const run = standardRun(report([[0.97, 29_000], [0.85, 30_000], [0.91, 28_000]]), 'abc1234')!;
+  t.equal(run.ratio, 0.91);
+  t.same(run.windows, [0.97, 0.85, 0.91], 'in run order');
+  t.equal(run.floor_rps, 29_000, 'the median of the floor windows');
+  t.equal(run.build, 'abc1234');
+  t.equal(run.at, '2026-11-29T00:09:30.000Z');
+  t.equal(run.floor_cpu_us, 30);
+});
+
+t.test('anything but a standard run makes none', async (t) => {
+  const three: [number, number][] = [[0.9, 30_000], [0.9, 30_000], [0.9, 30_000]];
+  t.equal(standardRun(report(three, { quick: true }), 'x'), undefined, '--quick');
+  t.equal(standardRun(report(three.slice(0, 1)), 'x'), undefined, '--runs 1');
+  t.equal(standardRun(report(three, { name: 'http-secrets' }), 'x'), undefined, 'another scenario');
+});
+
+function run(at: string, ratio: number, floor_rps = 30_000): StandardRun {
+  return { at, build: 'b', cpu: 'c', load_1m: 1, ratio, windows: [ratio, ratio, ratio], rps: floor_rps * ratio, floor_rps, cpu_us: 30, floor_cpu_us: 30 };
+}
+
+t.test('the day\'s verdict: every run at or above 0.8x, a fast hour included, counted by UTC day', async (t) => {
+  const day = '2026-11-29';
+  t.match(dayVerdict([], day), { met: false, reason: 'no standard run that day' });
+  const slow = [run('2026-11-29T00:05:00.000Z', 0.9), run('2026-11-29T12:00:00.000Z', 0.8)];
+  t.match(dayVerdict(slow, day), { met: false, fastest_floor_rps: 30_000, reason: /no fast hour/ }, 'exactly 0.8x holds; a slow floor does not close it');
+  const fast = [...slow, run('2026-11-29T23:59:59.000Z', 1.0, 36_000)];
+  t.match(dayVerdict(fast, day), { met: true, reason: 'every run of 3 at or above 0.8x, a fast hour included' });
+  const under = [...fast, run('2026-11-29T18:00:00.000Z', 0.79)];
+  const verdict = dayVerdict(under, day);
+  t.equal(verdict.met, false);
+  t.equal(verdict.reason, '1 of 4 runs under 0.8x');
+  t.same(verdict.under.map((r) => r.at), ['2026-11-29T18:00:00.000Z']);
+  t.equal(dayVerdict([...fast, run('2026-11-28T23:59:59.000Z', 0.5), run('2026-11-30T00:00:00.000Z', 0.5)], day).met, true, 'the days around it do not count');
+  const before = dayVerdict([run('2026-11-28T22:26:00.000Z', 1.0, 36_000)], '2026-11-28');
+  t.match(before, { met: false, reason: /not judged from the log: it began at 2026-11-28T22:19/ }, 'a day that began before the log is not judged from it');
+});
+
+t.test('the log: lines appended are read back in order; the build names the commit', async (t) => {
+  const dir = mkdtempSync(path.join(os.tmpdir(), 'rulevault-standard-runs-'));
+  t.teardown(() => rmSync(dir, { recursive: true, force: true }));
+  const file = path.join(dir, 'standard-runs.ndjson');
+  t.same(readRuns(file), [], 'no file: no runs');
+  appendRun(run('2026-11-29T00:05:00.000Z', 0.9), file);
+  appendRun(run('2026-11-29T00:15:00.000Z', 0.7), file);
+  t.same(readRuns(file).map((r) => r.ratio), [0.9, 0.7]);
+  t.match(currentBuild(path.resolve(__dirname, '..', '..', 'bench')), /^([0-9a-f]{7,}(-dirty)?|unknown)$/, 'a short commit here, unknown outside git');
+  t.equal(currentBuild(dir), 'unknown', 'outside a checkout');
+});
