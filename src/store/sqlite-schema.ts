@@ -24,7 +24,6 @@ export const EVENT_COLUMNS = 'position, stream, revision, id, type, data, metada
 /** An events row read raw (as an array, with safe integers): position, stream, revision, id, type, data, metadata. */
 export type EventRow = readonly [bigint, string, bigint, string, string, string, string];
 
-
 /**
  * How many of the rows whose data sizes are `sizes` (in order) a page takes: up to and with the one that
  * brings it to `maxBytes`. Pages are decoded, or joined into one text, whole: 5,000 rows of 110 KB made a
@@ -39,10 +38,19 @@ export function rowsWithin(sizes: readonly (number | bigint)[], maxBytes: number
   return sizes.length;
 }
 
-/** One page of a range: its rows, and whether more may follow it before the range's end. */
-export interface RangePage {
-  readonly rows: EventRow[];
+/** One page: its rows, and whether more may follow it (it stopped at its bound, rows or bytes). */
+export interface BoundedPage<R> {
+  readonly rows: R[];
   readonly more: boolean;
+}
+
+/**
+ * The page that the next rows, whose data sizes are `sizes` (at most `limits.rows` of them, read first), make:
+ * `read(n)` reads the first n of them. The one rule for where every bounded page of the log ends.
+ */
+export function cutPage<R>(sizes: readonly bigint[], limits: { readonly rows: number; readonly bytes: number }, read: (take: number) => R[]): BoundedPage<R> {
+  const take = rowsWithin(sizes, limits.bytes);
+  return { rows: take === 0 ? [] : read(take), more: take < sizes.length || sizes.length === limits.rows };
 }
 
 /**
@@ -52,15 +60,11 @@ export interface RangePage {
  * where length() took 0.93 s; bench/HISTORY.md, 2026-11-28 seventh round), then only the rows that fit, in
  * one read transaction: a stream deleted between the two reads would let unmeasured rows in.
  */
-export function rangePages(db: Database.Database, limits: { readonly rows: number; readonly bytes: number }): (from: bigint, through: bigint) => RangePage {
+export function rangePages(db: Database.Database, limits: { readonly rows: number; readonly bytes: number }): (from: bigint, through: bigint) => BoundedPage<EventRow> {
   const range = 'FROM events WHERE position > ? AND position <= ? ORDER BY position LIMIT ?';
   const sizes = db.prepare<[bigint, bigint, number], bigint>(`SELECT octet_length(data) ${range}`).pluck();
   const rows = db.prepare<[bigint, bigint, number], EventRow>(`SELECT ${EVENT_COLUMNS} ${range}`).raw();
-  return db.transaction((from: bigint, through: bigint): RangePage => {
-    const ahead = sizes.all(from, through, limits.rows);
-    const take = rowsWithin(ahead, limits.bytes);
-    return { rows: take === 0 ? [] : rows.all(from, through, take), more: take < ahead.length || ahead.length === limits.rows };
-  });
+  return db.transaction((from: bigint, through: bigint) => cutPage(sizes.all(from, through, limits.rows), limits, (take) => rows.all(from, through, take)));
 }
 
 /**

@@ -35,7 +35,7 @@ import { createGroupSync, type GroupSync } from './group-sync';
 import type { EventTexts } from './chain';
 import { expectationHolds, prepareAppends, textAppends, textsOf } from './sqlite-append';
 import { appendOnWorker } from './sqlite-batch';
-import { EVENT_COLUMNS, prepareDatabase, rowsWithin, type EventRow } from './sqlite-schema';
+import { cutPage, EVENT_COLUMNS, prepareDatabase, type EventRow } from './sqlite-schema';
 import { readAhead } from './sqlite-read-ahead';
 import { followLog, type LogFollower, type LogPage } from './sqlite-subscription';
 
@@ -315,9 +315,8 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
    * would let later, unmeasured rows into the page.
    */
   const readPageOfBytes = db.transaction((after: bigint | undefined, limit: number, maxBytes: number): LogPage => {
-    const sizes = statements.dataBytes.all(after ?? 0n, limit);
-    const rows = rowsWithin(sizes, maxBytes);
-    return { events: rows === 0 ? [] : readPage(after, rows), more: rows < sizes.length || sizes.length === limit };
+    const page = cutPage(statements.dataBytes.all(after ?? 0n, limit), { rows: limit, bytes: maxBytes }, (take) => readPage(after, take));
+    return { events: page.rows, more: page.more };
   });
   const headPosition = (): bigint | undefined => statements.head.get() ?? undefined;
 
