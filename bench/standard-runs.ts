@@ -1,7 +1,8 @@
 /**
  * The log of standard runs behind issue 18's evaluate target, and the day's
  * verdict on it: `node dist/bench/standard-runs.js [YYYY-MM-DD]` (default:
- * today, UTC; exit status 0 when the day meets the target, 1 when not).
+ * today, UTC; exit status 0 when the day meets the target, 1 when not);
+ * `--days` prints one line per UTC day in the log (the README's row).
  *
  * A standard run is `node dist/bench/run.js --runs 3 --only http-evaluate`
  * (docs/bench-method.md): the runner appends one line per such run to
@@ -17,6 +18,7 @@ import { spawnSync } from 'node:child_process';
 import { appendFileSync, existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { ScenarioReport } from './run';
+import { median } from './stats';
 
 export const TARGET = 0.8;
 /** When the runner began this log: a day that started before it had runs the log does not hold (bench/HISTORY.md does). */
@@ -68,6 +70,8 @@ export interface DayVerdict {
   readonly under: readonly StandardRun[];
   readonly fastest_floor_rps: number | undefined;
   readonly met: boolean;
+  /** False for a day that began before the log: its earlier runs are not in it. */
+  readonly judged: boolean;
   /** One sentence: met, or what is missing. */
   readonly reason: string;
 }
@@ -85,7 +89,41 @@ export function dayVerdict(all: readonly StandardRun[], day: string): DayVerdict
     : under.length > 0 ? `${under.length} of ${runs.length} runs under ${TARGET}x`
     : !fast ? `every run at or above ${TARGET}x, but no fast hour (the floor at most ${Math.round(fastest!)} req/s, under ${FAST_FLOOR_RPS})`
     : `every run of ${runs.length} at or above ${TARGET}x, a fast hour included`;
-  return { day, runs, under, fastest_floor_rps: fastest, met: !partial && runs.length > 0 && under.length === 0 && fast, reason };
+  return { day, runs, under, fastest_floor_rps: fastest, met: !partial && runs.length > 0 && under.length === 0 && fast, judged: !partial, reason };
+}
+
+/** One UTC day of the log in a line: how its runs spread, and its verdict. */
+export interface DaySummary {
+  readonly day: string;
+  readonly runs: number;
+  readonly under: number;
+  readonly median: number;
+  readonly lowest: number;
+  readonly highest: number;
+  readonly floor_rps: { readonly lowest: number; readonly highest: number };
+  readonly met: boolean;
+  readonly judged: boolean;
+}
+
+/** Every UTC day the log holds a run of, in order (the verdict's rule: dayVerdict). */
+export function daySummaries(all: readonly StandardRun[]): DaySummary[] {
+  const days = [...new Set(all.map((run) => run.at.slice(0, 10)))].sort();
+  return days.map((day) => {
+    const verdict = dayVerdict(all, day);
+    const ratios = verdict.runs.map((run) => run.ratio);
+    const floors = verdict.runs.map((run) => run.floor_rps);
+    return {
+      day,
+      runs: ratios.length,
+      under: verdict.under.length,
+      median: median(ratios),
+      lowest: Math.min(...ratios),
+      highest: Math.max(...ratios),
+      floor_rps: { lowest: Math.min(...floors), highest: Math.max(...floors) },
+      met: verdict.met,
+      judged: verdict.judged,
+    };
+  });
 }
 
 export const LOG_PATH = path.resolve(__dirname, '..', '..', 'bench', 'standard-runs.ndjson');
@@ -118,10 +156,24 @@ function printDay(verdict: DayVerdict): void {
   console.log(`${verdict.met ? 'met' : 'not met'}: ${verdict.reason}`);
 }
 
+function printDays(days: readonly DaySummary[]): void {
+  const f = (n: number): string => n.toFixed(2);
+  console.log(`standard runs by UTC day, from ${path.relative(process.cwd(), LOG_PATH)} (the day's verdict: node dist/bench/standard-runs.js <day>):`);
+  for (const d of days) {
+    console.log(`  ${d.day}  ${String(d.runs).padStart(3)} runs, ${d.under} under ${TARGET}x  median ${f(d.median)}x (${f(d.lowest)} to ${f(d.highest)})  ` +
+      `floor ${Math.round(d.floor_rps.lowest)} to ${Math.round(d.floor_rps.highest)} req/s  ` +
+      (d.judged ? (d.met ? 'met' : 'not met') : `not judged: the log began at ${LOG_BEGAN.slice(11, 16)} (earlier runs: bench/HISTORY.md)`));
+  }
+}
+
 if (require.main === module) {
   const day = process.argv[2] ?? new Date().toISOString().slice(0, 10);
+  if (day === '--days') {
+    printDays(daySummaries(readRuns()));
+    process.exit(0);
+  }
   if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) {
-    console.error(`usage: node dist/bench/standard-runs.js [YYYY-MM-DD]; got ${JSON.stringify(day)}`);
+    console.error(`usage: node dist/bench/standard-runs.js [YYYY-MM-DD | --days]; got ${JSON.stringify(day)}`);
     process.exit(2);
   }
   const verdict = dayVerdict(readRuns(), day);

@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { aggregate, type ScenarioReport } from '../bench/run';
 import type { CaseResult } from '../bench/scenario';
-import { appendRun, currentBuild, dayVerdict, readRuns, standardRun, type StandardRun } from '../bench/standard-runs';
+import { appendRun, currentBuild, daySummaries, dayVerdict, readRuns, standardRun, type StandardRun } from '../bench/standard-runs';
 
 const machine = { cpu: 'AMD EPYC', cores: 2, node: 'v20.20.2', os: 'Linux', memory_gb: 24, load_1m: 1.5 };
 
@@ -61,6 +61,20 @@ t.test('the day\'s verdict: every run at or above 0.8x, a fast hour included, co
   t.equal(dayVerdict([...fast, run('2026-11-28T23:59:59.000Z', 0.5), run('2026-11-30T00:00:00.000Z', 0.5)], day).met, true, 'the days around it do not count');
   const before = dayVerdict([run('2026-11-28T22:26:00.000Z', 1.0, 36_000)], '2026-11-28');
   t.match(before, { met: false, reason: /not judged from the log: it began at 2026-11-28T22:19/ }, 'a day that began before the log is not judged from it');
+});
+
+t.test('the days in a line each: runs, how many under, the spread, the floor\'s range, the verdict', async (t) => {
+  t.same(daySummaries([]), [], 'no runs, no days');
+  const days = daySummaries([
+    run('2026-11-30T01:00:00.000Z', 0.95, 36_000),
+    run('2026-11-29T00:05:00.000Z', 0.9, 22_000),
+    run('2026-11-29T09:00:00.000Z', 0.75, 28_000),
+    run('2026-11-29T23:59:59.000Z', 1.1, 25_000),
+  ]);
+  t.same(days.map((d) => d.day), ['2026-11-29', '2026-11-30'], 'in order, by UTC day');
+  t.match(days[0], { runs: 3, under: 1, median: 0.9, lowest: 0.75, highest: 1.1, floor_rps: { lowest: 22_000, highest: 28_000 }, met: false });
+  t.match(days[1], { runs: 1, under: 0, median: 0.95, met: true, judged: true }, 'the verdict is dayVerdict\'s: a fast hour, none under');
+  t.match(daySummaries([run('2026-11-28T22:26:00.000Z', 1.0, 36_000)]), [{ day: '2026-11-28', runs: 1, met: false, judged: false }], 'the day the log began is not judged');
 });
 
 t.test('the log: lines appended are read back in order; the build names the commit', async (t) => {
