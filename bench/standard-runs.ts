@@ -103,6 +103,8 @@ export interface DaySummary {
   readonly floor_rps: { readonly lowest: number; readonly highest: number };
   readonly met: boolean;
   readonly judged: boolean;
+  /** dayVerdict's sentence: met, what is missing, or why the day is not judged. */
+  readonly reason: string;
 }
 
 /** Every UTC day the log holds a run of, in order (the verdict's rule: dayVerdict). */
@@ -122,6 +124,7 @@ export function daySummaries(all: readonly StandardRun[]): DaySummary[] {
       floor_rps: { lowest: Math.min(...floors), highest: Math.max(...floors) },
       met: verdict.met,
       judged: verdict.judged,
+      reason: verdict.reason,
     };
   });
 }
@@ -146,8 +149,10 @@ export function currentBuild(cwd = path.dirname(LOG_PATH)): string {
   return `${head.stdout.trim()}${dirty ? '-dirty' : ''}`;
 }
 
+/** A ratio as the printouts show it. */
+const f = (n: number): string => n.toFixed(2);
+
 function printDay(verdict: DayVerdict): void {
-  const f = (n: number): string => n.toFixed(2);
   console.log(`standard runs of ${verdict.day} (UTC), from ${path.relative(process.cwd(), LOG_PATH)}:`);
   for (const run of verdict.runs) {
     console.log(`  ${run.at.slice(11, 16)}  ${run.build.padEnd(14)} ${f(run.ratio)}x [${run.windows.map(f).join(' ')}]  ` +
@@ -157,12 +162,11 @@ function printDay(verdict: DayVerdict): void {
 }
 
 function printDays(days: readonly DaySummary[]): void {
-  const f = (n: number): string => n.toFixed(2);
   console.log(`standard runs by UTC day, from ${path.relative(process.cwd(), LOG_PATH)} (the day's verdict: node dist/bench/standard-runs.js <day>):`);
   for (const d of days) {
     console.log(`  ${d.day}  ${String(d.runs).padStart(3)} runs, ${d.under} under ${TARGET}x  median ${f(d.median)}x (${f(d.lowest)} to ${f(d.highest)})  ` +
       `floor ${Math.round(d.floor_rps.lowest)} to ${Math.round(d.floor_rps.highest)} req/s  ` +
-      (d.judged ? (d.met ? 'met' : 'not met') : `not judged: the log began at ${LOG_BEGAN.slice(11, 16)} (earlier runs: bench/HISTORY.md)`));
+      (d.judged ? (d.met ? 'met' : 'not met') : d.reason));
   }
 }
 
