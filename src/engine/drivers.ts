@@ -19,7 +19,7 @@ import { Layout } from './layout';
 import type { Postings } from './postings';
 import { Kind, type Predicate } from './predicates';
 import { addResidual, removeResidual } from './residuals';
-import { insertThreshold, removeThreshold, type Thresholds } from './thresholds';
+import { insertThreshold, removeThreshold, setThresholdMask, type Thresholds } from './thresholds';
 
 export interface Drivers {
   /** Adds `target` (a group record, or ~rule number) with its presence mask to every list `pred` drives. */
@@ -41,6 +41,10 @@ function isResidual(kind: Kind): boolean {
     default:
       return false;
   }
+}
+
+function isThreshold(kind: Kind): boolean {
+  return kind === Kind.NUM_GT || kind === Kind.NUM_GTE || kind === Kind.NUM_LT || kind === Kind.NUM_LTE || kind === Kind.BETWEEN;
 }
 
 function thresholdsOf(slot: FieldSlot, kind: Kind): Thresholds {
@@ -96,9 +100,9 @@ export function createDrivers(arena: Arena, postings: Postings, operands: Operan
   function fileKeyed(slot: FieldSlot, pred: Predicate, h: number): void {
     switch (pred.kind) {
       case Kind.NUM_GT: case Kind.NUM_LT:
-        return insertThreshold(thresholdsOf(slot, pred.kind), pred.num, NaN, false, h);
+        return insertThreshold(thresholdsOf(slot, pred.kind), pred.num, NaN, false, h, Layout.ALL_FIELDS);
       case Kind.NUM_GTE: case Kind.NUM_LTE: case Kind.BETWEEN:
-        return insertThreshold(thresholdsOf(slot, pred.kind), pred.num, pred.num2, true, h);
+        return insertThreshold(thresholdsOf(slot, pred.kind), pred.num, pred.num2, true, h, Layout.ALL_FIELDS);
       case Kind.STARTS_WITH: forgetAllTextHeld(slot); return affixInsert(slot.prefixes, pred.text, h);
       case Kind.ENDS_WITH: forgetAllTextHeld(slot); return affixInsert(slot.suffixes, pred.text, h);
       default:
@@ -151,15 +155,28 @@ export function createDrivers(arena: Arena, postings: Postings, operands: Operan
     }
   }
 
+  /** A threshold's list gained or lost an entry: its copy of the list's presence mask follows (thresholds.ts). */
+  function copyMask(pred: Predicate, h: number): void {
+    if (!isThreshold(pred.kind)) return;
+    const mask = arena.i32[postings.at[h] + Layout.P_MASK];
+    setThresholdMask(thresholdsOf(operands.slots.get(pred.field)!, pred.kind), pred.num, h, mask);
+  }
+
   return {
     attach(pred, target, mask) {
-      for (const h of handles(pred, true)) postings.add(h, target, mask);
+      for (const h of handles(pred, true)) {
+        postings.add(h, target, mask);
+        copyMask(pred, h);
+      }
       forgetCopies(pred);
     },
     detach(pred, target) {
       for (const h of handles(pred, false)) {
         if (h === Layout.NONE) continue;
-        if (postings.remove(h, target) > 0) continue;
+        if (postings.remove(h, target) > 0) {
+          copyMask(pred, h);
+          continue;
+        }
         unfile(pred, h);
         postings.destroy(h);
       }
