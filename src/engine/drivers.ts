@@ -100,9 +100,9 @@ export function createDrivers(arena: Arena, postings: Postings, operands: Operan
   function fileKeyed(slot: FieldSlot, pred: Predicate, h: number): void {
     switch (pred.kind) {
       case Kind.NUM_GT: case Kind.NUM_LT:
-        return insertThreshold(thresholdsOf(slot, pred.kind), pred.num, NaN, false, h, Layout.ALL_FIELDS);
+        return insertThreshold(thresholdsOf(slot, pred.kind), pred.num, NaN, false, h);
       case Kind.NUM_GTE: case Kind.NUM_LTE: case Kind.BETWEEN:
-        return insertThreshold(thresholdsOf(slot, pred.kind), pred.num, pred.num2, true, h, Layout.ALL_FIELDS);
+        return insertThreshold(thresholdsOf(slot, pred.kind), pred.num, pred.num2, true, h);
       case Kind.STARTS_WITH: forgetAllTextHeld(slot); return affixInsert(slot.prefixes, pred.text, h);
       case Kind.ENDS_WITH: forgetAllTextHeld(slot); return affixInsert(slot.suffixes, pred.text, h);
       default:

@@ -5,6 +5,8 @@
  * checked against its high bound). Parallel typed arrays, so the walk reads
  * contiguous memory (bench: engine, broad and 100k mixed).
  */
+import { Layout } from './layout';
+
 export interface Thresholds {
   size: number;
   /** The threshold, or between's low bound. */
@@ -66,8 +68,11 @@ function placeOf(list: Thresholds, bound: number, after: boolean): number {
   return lo;
 }
 
-/** Files a driver (its list's presence mask `mask`): binary search for its place after equal bounds, then one shift. */
-export function insertThreshold(list: Thresholds, bound: number, high: number, inclusive: boolean, handle: number, mask: number): void {
+/**
+ * Files a driver, its list still empty (drivers.ts copies the mask once entries come): binary search for its
+ * place after equal bounds, then one shift.
+ */
+export function insertThreshold(list: Thresholds, bound: number, high: number, inclusive: boolean, handle: number): void {
   if (list.size === list.bound.length) grow(list);
   const lo = placeOf(list, bound, true);
   const end = list.size;
@@ -80,7 +85,7 @@ export function insertThreshold(list: Thresholds, bound: number, high: number, i
   list.high[lo] = high;
   list.inclusive[lo] = inclusive ? 1 : 0;
   list.handle[lo] = handle;
-  list.mask[lo] = mask;
+  list.mask[lo] = Layout.ALL_FIELDS;
   list.size = end + 1;
 }
 

@@ -6,6 +6,7 @@
  * checkInvariants in the differential, bulk-build and image tests.
  */
 import t from 'tap';
+import { Layout } from '../../src/engine/layout';
 import { createThresholds, insertThreshold, removeThreshold, setThresholdMask, type Thresholds } from '../../src/engine/thresholds';
 
 /** The filed drivers in walk order, as [bound, handle, mask]. */
@@ -16,8 +17,8 @@ t.test('ascending and descending lists keep the bounds true for a value as a pre
   const above = createThresholds(1);
   const below = createThresholds(-1);
   for (const [bound, handle] of [[5, 1], [1, 2], [3, 3], [1, 4]]) {
-    insertThreshold(above, bound, NaN, false, handle, 0);
-    insertThreshold(below, bound, NaN, false, handle, 0);
+    insertThreshold(above, bound, NaN, false, handle);
+    insertThreshold(below, bound, NaN, false, handle);
   }
   t.same(filed(above).map(([b, h]) => [b, h]), [[1, 2], [1, 4], [3, 3], [5, 1]], 'ascending; an equal bound files after the ones before it');
   t.same(filed(below).map(([b, h]) => [b, h]), [[5, 1], [3, 3], [1, 2], [1, 4]], 'descending');
@@ -26,10 +27,12 @@ t.test('ascending and descending lists keep the bounds true for a value as a pre
 t.test('a mask copy follows its own driver among equal bounds, through growth and removals', async (t) => {
   const list = createThresholds(1);
   // Twelve drivers on three bounds (the arrays start at 4 and grow twice).
-  for (let h = 1; h <= 12; h++) insertThreshold(list, h % 3, NaN, true, h, h);
+  for (let h = 1; h <= 12; h++) insertThreshold(list, h % 3, NaN, true, h);
   t.equal(list.size, 12);
   t.ok(list.mask.length >= 12, 'the mask array grew with the others');
-  for (const [, handle, mask] of filed(list)) t.equal(mask, handle, `driver #${handle} carries the mask it was filed with`);
+  for (const [, handle, mask] of filed(list)) t.equal(mask, Layout.ALL_FIELDS, `driver #${handle} is filed with its empty list's mask`);
+  for (let h = 1; h <= 12; h++) setThresholdMask(list, h % 3, h, h);
+  for (const [, handle, mask] of filed(list)) t.equal(mask, handle, `driver #${handle} took its own mask among its bound's equals`);
 
   setThresholdMask(list, 2, 8, 0x70);
   setThresholdMask(list, 0, 3, 0x1);
