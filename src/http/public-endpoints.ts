@@ -177,7 +177,8 @@ export type BodyReader = (done: (body: BodyRead) => void) => void;
 /**
  * Answers a public request on node:http objects: from its headers when they
  * decide it, otherwise after reading its body with `readBody`, and hands the
- * answer to `send` (the lean path's writes it at the end of the turn: turn-writes.ts).
+ * answer to `send`; a read body's answer as the work that computes it, which
+ * the lean path's writer runs at the end of the turn (turn-writes.ts).
  * The caller has already given it a request id and applied the origin policy.
  */
 export function servePublic(
@@ -186,13 +187,14 @@ export function servePublic(
 ): void {
   const early = answerBeforeBody(deps, endpoint, req.method, url, req.headers);
   if (early !== undefined) {
-    write(res, early, locals, send);
+    send(res, withIds(res, early, locals));
     return;
   }
-  readBody((body) => write(res, answerPublic(deps, endpoint, req.headers, body, locals), locals, send));
+  readBody((body) => send(res, () => withIds(res, answerPublic(deps, endpoint, req.headers, body, locals), locals)));
 }
 
-function write(res: ServerResponse, answer: PublicAnswer, locals: RequestLocals, send: AnswerWriter): void {
+/** The answer with the request's ids in its headers. */
+function withIds(res: ServerResponse, answer: PublicAnswer, locals: RequestLocals): PublicAnswer {
   if (locals.decisionId !== undefined && locals.decisionId === locals.requestId) {
     // The request id was minted and is the decision id: sent once, as RuleVault-Decision-Id. Every header line costs
     // the server and, more, the caller's parser (bench: http-evaluate, the floor with the subject's headers).
@@ -202,5 +204,5 @@ function write(res: ServerResponse, answer: PublicAnswer, locals: RequestLocals,
     // setHeader takes node:http's direct path instead of merging header by header (bench: cpu-per-request --workload evaluate).
     answer.headers['X-Request-Id'] = locals.requestId;
   }
-  send(res, answer);
+  return answer;
 }

@@ -96,6 +96,56 @@ t.test('an answer that cannot be written costs its own connection, never the oth
   t.match(line.error, /TypeError: invalid header on bad/);
 });
 
+t.test('held computations run at the end of their turn, all of them before any write, in the order given', async (t) => {
+  const log: string[] = [];
+  const send = createTurnWriter(64, silentLogger);
+  const work = (name: string, body: string) => () => {
+    log.push(`${name} computed`);
+    return answer(body);
+  };
+  send(recorder('a', log), work('a', '1'));
+  send(recorder('b', log), answer('2'));
+  send(recorder('c', log), work('c', '3'));
+  t.same(log, [], 'nothing is computed while the turn runs');
+  await turnEnd();
+  t.same(log, ['a computed', 'c computed', 'a head 200', 'a end 1', 'b head 200', 'b end 2', 'c head 200', 'c end 3']);
+});
+
+t.test('a full batch computes and writes at once', async (t) => {
+  const log: string[] = [];
+  const send = createTurnWriter(2, silentLogger);
+  send(recorder('a', log), () => answer('1'));
+  t.same(log, []);
+  send(recorder('b', log), () => answer('2'));
+  t.same(log, ['a head 200', 'a end 1', 'b head 200', 'b end 2'], 'before the second send returns');
+});
+
+t.test('a limit of 1 or less computes and writes each answer at once', async (t) => {
+  for (const limit of [1, 0]) {
+    const log: string[] = [];
+    createTurnWriter(limit, silentLogger)(recorder('a', log), () => answer('1'));
+    t.same(log, ['a head 200', 'a end 1'], `limit ${limit}: written before send returns`);
+  }
+});
+
+t.test('a computation that throws is answered 500 and logged, never costing the others of its turn', async (t) => {
+  const log: string[] = [];
+  const lines: string[] = [];
+  const send = createTurnWriter(64, createLogger((line) => lines.push(line)));
+  send(recorder('a', log), () => answer('1'));
+  send(recorder('bad', log), () => {
+    throw new RangeError('engine bug');
+  });
+  send(recorder('c', log), () => answer('3'));
+  await turnEnd();
+  t.same(log, ['a head 200', 'a end 1', 'bad head 500', 'bad end {"err":"internal error","code":"internal"}', 'c head 200', 'c end 3']);
+  t.equal(lines.length, 1, 'one log line');
+  const line = JSON.parse(lines[0]!);
+  t.equal(line.level, 'error');
+  t.equal(line.msg, 'answer could not be computed');
+  t.match(line.error, /RangeError: engine bug/);
+});
+
 interface Parsed {
   readonly status: number;
   readonly headers: Record<string, string>;
