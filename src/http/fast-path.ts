@@ -29,7 +29,7 @@ export function createFastPath(deps: HttpDeps): FastPath {
   // The policy express gives every /api route that is not a public endpoint (app.ts), the stream and the admin writes included.
   const streamPolicy = createOriginPolicy(deps.config.corsOrigins, ADMIN_SURFACE);
   const limit = deps.config.limits.maxBodyBytes;
-  // The public endpoints' answers, written together at the end of their turn (bench: http-evaluate).
+  // The public endpoints' answers, computed and then written together at the end of their turn (bench: http-evaluate).
   const send = createTurnWriter(deps.config.answerBatch, deps.logger);
   // The catalog's writes (admin-writes.ts), behind the admin surface's origin policy as on express (bench: http-writes).
   const adminWrite = (req: IncomingMessage, res: ServerResponse, url: string): boolean => {

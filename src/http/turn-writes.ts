@@ -53,10 +53,11 @@ export function writeAnswer(res: AnswerTarget, answer: HeldAnswer): void {
 }
 
 // What a held computation that throws is answered with, as guarded() answers a throw that escapes a handler (fast-path.ts).
+const INTERNAL_BODY = JSON.stringify(errorBody('internal', INTERNAL_MESSAGE));
 const INTERNAL_ANSWER: WrittenAnswer = {
   status: 500,
-  headers: { 'content-type': 'application/json; charset=utf-8' },
-  body: JSON.stringify(errorBody('internal', INTERNAL_MESSAGE)),
+  headers: { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(INTERNAL_BODY) },
+  body: INTERNAL_BODY,
 };
 
 /**
