@@ -1,5 +1,5 @@
 /** Maps anything thrown on the way to an answer into a status and `{ err, code }`. Internals never leak. */
-import type { ServerResponse } from 'node:http';
+import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import { AppError, INTERNAL_MESSAGE, type ErrorCode } from '../errors';
 import { INVALID_JSON, UNSUPPORTED_CHARSET, tooLargeMessage } from './request-body';
 
@@ -65,11 +65,17 @@ export function errorText(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : typeof error;
 }
 
+/** The `{err, code}` answer with `status`: its head and its body, as sendError writes them. */
+export function errorAnswer(status: number, code: ErrorCode, message: string): { status: number; headers: OutgoingHttpHeaders; body: string } {
+  const body = JSON.stringify(errorBody(code, message));
+  return { status, headers: { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) }, body };
+}
+
 /** Answers `{err, code}` with `status` on a node:http response whose head is not yet out. */
 export function sendError(res: ServerResponse, status: number, code: ErrorCode, message: string): void {
-  const body = JSON.stringify(errorBody(code, message));
-  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
+  const answer = errorAnswer(status, code, message);
+  res.writeHead(answer.status, answer.headers);
+  res.end(answer.body);
 }
 
 /** The body of an error answer: the message for people, the catalog code for programs. */

@@ -27,7 +27,7 @@
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
 import type { Logger } from '../log';
 import { INTERNAL_MESSAGE } from '../errors';
-import { errorBody, errorText } from './errors';
+import { errorAnswer, errorText } from './errors';
 
 /** A finished answer: nothing about it is decided after it is handed over. */
 export interface WrittenAnswer {
@@ -53,12 +53,7 @@ export function writeAnswer(res: AnswerTarget, answer: HeldAnswer): void {
 }
 
 // What a held computation that throws is answered with, as guarded() answers a throw that escapes a handler (fast-path.ts).
-const INTERNAL_BODY = JSON.stringify(errorBody('internal', INTERNAL_MESSAGE));
-const INTERNAL_ANSWER: WrittenAnswer = {
-  status: 500,
-  headers: { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(INTERNAL_BODY) },
-  body: INTERNAL_BODY,
-};
+const INTERNAL_ANSWER: WrittenAnswer = errorAnswer(500, 'internal', INTERNAL_MESSAGE);
 
 /**
  * An AnswerWriter that holds answers (and computations) until the end of the
