@@ -2,7 +2,10 @@
  * The log of standard runs behind issue 18's evaluate target, and the day's
  * verdict on it: `node dist/bench/standard-runs.js [YYYY-MM-DD]` (default:
  * today, UTC; exit status 0 when the day meets the target, 1 when not);
- * `--days` prints one line per UTC day in the log (the README's row).
+ * `--days` prints one line per UTC day in the log (the README's row);
+ * `--by-floor [--since <UTC time>]` groups the runs by how fast the floor
+ * was (the fast-hour question below: does the ratio fall as the host gets
+ * faster?).
  *
  * A standard run is `node dist/bench/run.js --runs 3 --only http-evaluate`
  * (docs/bench-method.md): the runner appends one line per such run to
@@ -129,6 +132,46 @@ export function daySummaries(all: readonly StandardRun[]): DaySummary[] {
   });
 }
 
+/** The floor's req/s bands `--by-floor` groups runs into: wide enough to hold several runs each, the last the fast hour's. */
+export const FLOOR_BANDS: readonly number[] = [0, 20_000, 25_000, 27_500, 30_000, FAST_FLOOR_RPS];
+
+/** The runs whose floor served within one band (from `low` req/s, up to the next band's). */
+export interface FloorBand {
+  readonly low: number;
+  /** Infinity for the last band. */
+  readonly high: number;
+  readonly runs: number;
+  readonly under: number;
+  readonly median: number;
+  readonly lowest: number;
+  /** The median of the runs' service CPU per answer less the floor's, in µs: what the service costs beyond the floor at that speed. */
+  readonly cpu_over_floor_us: number;
+}
+
+/**
+ * The runs at or after `since` (ISO; '' for all) by the floor's req/s band,
+ * bands without runs left out: whether the ratio holds as the host gets
+ * faster, which a day's verdict asks of its fast hour.
+ */
+export function floorBands(all: readonly StandardRun[], since = ''): FloorBand[] {
+  const runs = all.filter((run) => run.at >= since);
+  const bands: FloorBand[] = [];
+  FLOOR_BANDS.forEach((low, i) => {
+    const high = FLOOR_BANDS[i + 1] ?? Infinity;
+    const inBand = runs.filter((run) => run.floor_rps >= low && run.floor_rps < high);
+    if (inBand.length === 0) return;
+    const ratios = inBand.map((run) => run.ratio);
+    bands.push({
+      low, high, runs: inBand.length,
+      under: ratios.filter((ratio) => ratio < TARGET).length,
+      median: median(ratios),
+      lowest: Math.min(...ratios),
+      cpu_over_floor_us: median(inBand.map((run) => run.cpu_us - run.floor_cpu_us)),
+    });
+  });
+  return bands;
+}
+
 export const LOG_PATH = path.resolve(__dirname, '..', '..', 'bench', 'standard-runs.ndjson');
 
 export function readRuns(file = LOG_PATH): StandardRun[] {
@@ -170,14 +213,45 @@ function printDays(days: readonly DaySummary[]): void {
   }
 }
 
+function printBands(bands: readonly FloorBand[], since: string): void {
+  console.log(`standard runs${since === '' ? '' : ` since ${since}`} by the floor's req/s, from ${path.relative(process.cwd(), LOG_PATH)}:`);
+  const k = (n: number): string => `${n / 1000}k`;
+  for (const b of bands) {
+    const band = b.high === Infinity ? `${k(b.low)} and up` : `${k(b.low)} to ${k(b.high)}`;
+    console.log(`  floor ${band.padEnd(12)} ${String(b.runs).padStart(3)} runs, ${b.under} under ${TARGET}x  median ${f(b.median)}x, lowest ${f(b.lowest)}x  ` +
+      `service CPU per answer minus the floor's ${b.cpu_over_floor_us >= 0 ? '+' : ''}${b.cpu_over_floor_us.toFixed(1)} µs (median)`);
+  }
+  if (bands.length === 0) console.log('  no runs');
+}
+
+/** A UTC day or time (2026-11-29, 2026-11-29T09:40, ...:00.000Z) as the log writes times, or undefined when it is not one. */
+export function sinceTime(text: string): string | undefined {
+  const match = /^(\d{4}-\d{2}-\d{2})(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?)?Z?$/.exec(text);
+  if (match === null) return undefined;
+  const time = new Date(`${match[1]}${match[2] ?? 'T00:00'}Z`);
+  return Number.isNaN(time.getTime()) ? undefined : time.toISOString();
+}
+
+const USAGE = 'usage: node dist/bench/standard-runs.js [YYYY-MM-DD | --days | --by-floor [--since <UTC time>]]';
+
 if (require.main === module) {
   const day = process.argv[2] ?? new Date().toISOString().slice(0, 10);
   if (day === '--days') {
     printDays(daySummaries(readRuns()));
     process.exit(0);
   }
+  if (day === '--by-floor') {
+    const rest = process.argv.slice(3);
+    const since = rest.length === 0 ? '' : rest.length === 2 && rest[0] === '--since' ? sinceTime(rest[1]) : undefined;
+    if (since === undefined) {
+      console.error(`${USAGE}; --since takes a UTC time such as 2026-11-29T09:40, got ${JSON.stringify(rest.join(' '))}`);
+      process.exit(2);
+    }
+    printBands(floorBands(readRuns(), since), since);
+    process.exit(0);
+  }
   if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) {
-    console.error(`usage: node dist/bench/standard-runs.js [YYYY-MM-DD | --days]; got ${JSON.stringify(day)}`);
+    console.error(`${USAGE}; got ${JSON.stringify(day)}`);
     process.exit(2);
   }
   const verdict = dayVerdict(readRuns(), day);

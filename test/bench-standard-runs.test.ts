@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { aggregate, type ScenarioReport } from '../bench/run';
 import type { CaseResult } from '../bench/scenario';
-import { appendRun, currentBuild, daySummaries, dayVerdict, readRuns, standardRun, type StandardRun } from '../bench/standard-runs';
+import { appendRun, currentBuild, daySummaries, dayVerdict, floorBands, readRuns, sinceTime, standardRun, type StandardRun } from '../bench/standard-runs';
 
 const machine = { cpu: 'AMD EPYC', cores: 2, node: 'v20.20.2', os: 'Linux', memory_gb: 24, load_1m: 1.5 };
 
@@ -75,6 +75,29 @@ t.test('the days in a line each: runs, how many under, the spread, the floor\'s 
   t.match(days[0], { runs: 3, under: 1, median: 0.9, lowest: 0.75, highest: 1.1, floor_rps: { lowest: 22_000, highest: 28_000 }, met: false });
   t.match(days[1], { runs: 1, under: 0, median: 0.95, met: true, judged: true }, 'the verdict is dayVerdict\'s: a fast hour, none under');
   t.match(daySummaries([run('2026-11-28T22:26:00.000Z', 1.0, 36_000)]), [{ day: '2026-11-28', runs: 1, met: false, judged: false }], 'the day the log began is not judged');
+});
+
+t.test('by the floor\'s speed: each band\'s runs, how many under, the median, the lowest, the service\'s CPU over the floor\'s', async (t) => {
+  t.same(floorBands([]), [], 'no runs, no bands');
+  const priced = (at: string, ratio: number, floor_rps: number, cpu_us: number): StandardRun => ({ ...run(at, ratio, floor_rps), cpu_us });
+  const runs = [
+    priced('2026-11-29T01:00:00.000Z', 1.2, 11_000, 60),
+    priced('2026-11-29T02:00:00.000Z', 0.9, 28_000, 33),
+    priced('2026-11-29T03:00:00.000Z', 0.7, 29_999, 40),
+    priced('2026-11-29T04:00:00.000Z', 1.0, 30_000, 30),
+    priced('2026-11-29T05:00:00.000Z', 0.85, 35_000, 34),
+    priced('2026-11-29T06:00:00.000Z', 0.95, 54_000, 32),
+  ];
+  const bands = floorBands(runs);
+  t.same(bands.map((b) => [b.low, b.high, b.runs]), [[0, 20_000, 1], [27_500, 30_000, 2], [30_000, 35_000, 1], [35_000, Infinity, 2]],
+    'a band holds its lower edge, not its upper; empty bands are left out; the last is open');
+  t.match(bands[1], { under: 1, median: 0.7, lowest: 0.7, cpu_over_floor_us: 3 }, 'the floor\'s 30 µs taken from each run\'s service CPU (3 and 10 µs), then the median (of two, the lower: bench/stats.ts)');
+  t.match(bands[3], { under: 0, median: 0.85, lowest: 0.85, cpu_over_floor_us: 2 });
+  t.same(floorBands(runs, '2026-11-29T04:00:00.000Z').map((b) => b.runs), [1, 2], 'since a time: the runs at or after it');
+  t.equal(sinceTime('2026-11-29T09:40'), '2026-11-29T09:40:00.000Z', 'a time without a zone is UTC');
+  t.equal(sinceTime('2026-11-29'), '2026-11-29T00:00:00.000Z', 'a day: its start');
+  t.equal(sinceTime('2026-11-29T09:40:05.5Z'), '2026-11-29T09:40:05.500Z');
+  for (const bad of ['', 'yesterday', '2026-11-29 09:40', '2026-13-01', '2026-11-29T09:40+01:00']) t.equal(sinceTime(bad), undefined, `${JSON.stringify(bad)} is refused`);
 });
 
 t.test('the log: lines appended are read back in order; the build names the commit', async (t) => {
