@@ -67,6 +67,9 @@ export function standardRun(report: ScenarioReport, build: string): StandardRun 
   };
 }
 
+/** A run under the target (the day's verdict fails on one). */
+const isUnder = (run: StandardRun): boolean => run.ratio < TARGET;
+
 export interface DayVerdict {
   readonly day: string;
   readonly runs: readonly StandardRun[];
@@ -82,7 +85,7 @@ export interface DayVerdict {
 /** The verdict on `day` (YYYY-MM-DD, UTC) from every logged run. */
 export function dayVerdict(all: readonly StandardRun[], day: string): DayVerdict {
   const runs = all.filter((run) => run.at.slice(0, 10) === day);
-  const under = runs.filter((run) => run.ratio < TARGET);
+  const under = runs.filter(isUnder);
   const fastest = runs.length === 0 ? undefined : Math.max(...runs.map((run) => run.floor_rps));
   const fast = fastest !== undefined && fastest >= FAST_FLOOR_RPS;
   const partial = `${day}T00:00:00.000Z` < LOG_BEGAN;
@@ -95,14 +98,18 @@ export function dayVerdict(all: readonly StandardRun[], day: string): DayVerdict
   return { day, runs, under, fastest_floor_rps: fastest, met: !partial && runs.length > 0 && under.length === 0 && fast, judged: !partial, reason };
 }
 
-/** One UTC day of the log in a line: how its runs spread, and its verdict. */
-export interface DaySummary {
-  readonly day: string;
+/** How a set of runs' ratios spread: how many, how many under the target, the median, the lowest and highest (a day's, a band's). */
+export interface RatioSpread {
   readonly runs: number;
   readonly under: number;
   readonly median: number;
   readonly lowest: number;
   readonly highest: number;
+}
+
+/** One UTC day of the log in a line: how its runs spread, and its verdict. */
+export interface DaySummary extends RatioSpread {
+  readonly day: string;
   readonly floor_rps: { readonly lowest: number; readonly highest: number };
   readonly met: boolean;
   readonly judged: boolean;
@@ -110,20 +117,26 @@ export interface DaySummary {
   readonly reason: string;
 }
 
+function ratioSpread(runs: readonly StandardRun[]): RatioSpread {
+  const ratios = runs.map((run) => run.ratio);
+  return {
+    runs: ratios.length,
+    under: runs.filter(isUnder).length,
+    median: median(ratios),
+    lowest: Math.min(...ratios),
+    highest: Math.max(...ratios),
+  };
+}
+
 /** Every UTC day the log holds a run of, in order (the verdict's rule: dayVerdict). */
 export function daySummaries(all: readonly StandardRun[]): DaySummary[] {
   const days = [...new Set(all.map((run) => run.at.slice(0, 10)))].sort();
   return days.map((day) => {
     const verdict = dayVerdict(all, day);
-    const ratios = verdict.runs.map((run) => run.ratio);
     const floors = verdict.runs.map((run) => run.floor_rps);
     return {
       day,
-      runs: ratios.length,
-      under: verdict.under.length,
-      median: median(ratios),
-      lowest: Math.min(...ratios),
-      highest: Math.max(...ratios),
+      ...ratioSpread(verdict.runs),
       floor_rps: { lowest: Math.min(...floors), highest: Math.max(...floors) },
       met: verdict.met,
       judged: verdict.judged,
@@ -136,14 +149,10 @@ export function daySummaries(all: readonly StandardRun[]): DaySummary[] {
 export const FLOOR_BANDS: readonly number[] = [0, 20_000, 25_000, 27_500, 30_000, FAST_FLOOR_RPS];
 
 /** The runs whose floor served within one band (from `low` req/s, up to the next band's). */
-export interface FloorBand {
+export interface FloorBand extends RatioSpread {
   readonly low: number;
   /** Infinity for the last band. */
   readonly high: number;
-  readonly runs: number;
-  readonly under: number;
-  readonly median: number;
-  readonly lowest: number;
   /** The median of the runs' service CPU per answer less the floor's, in µs: what the service costs beyond the floor at that speed. */
   readonly cpu_over_floor_us: number;
 }
@@ -160,12 +169,8 @@ export function floorBands(all: readonly StandardRun[], since = ''): FloorBand[]
     const high = FLOOR_BANDS[i + 1] ?? Infinity;
     const inBand = runs.filter((run) => run.floor_rps >= low && run.floor_rps < high);
     if (inBand.length === 0) return;
-    const ratios = inBand.map((run) => run.ratio);
     bands.push({
-      low, high, runs: inBand.length,
-      under: ratios.filter((ratio) => ratio < TARGET).length,
-      median: median(ratios),
-      lowest: Math.min(...ratios),
+      low, high, ...ratioSpread(inBand),
       cpu_over_floor_us: median(inBand.map((run) => run.cpu_us - run.floor_cpu_us)),
     });
   });

@@ -42,8 +42,8 @@ t.test('anything but a standard run makes none', async (t) => {
   t.equal(standardRun(report(three, { name: 'http-secrets' }), 'x'), undefined, 'another scenario');
 });
 
-function run(at: string, ratio: number, floor_rps = 30_000): StandardRun {
-  return { at, build: 'b', cpu: 'c', load_1m: 1, ratio, windows: [ratio, ratio, ratio], rps: floor_rps * ratio, floor_rps, cpu_us: 30, floor_cpu_us: 30 };
+function run(at: string, ratio: number, floor_rps = 30_000, cpu_us = 30): StandardRun {
+  return { at, build: 'b', cpu: 'c', load_1m: 1, ratio, windows: [ratio, ratio, ratio], rps: floor_rps * ratio, floor_rps, cpu_us, floor_cpu_us: 30 };
 }
 
 t.test('the day\'s verdict: every run at or above 0.8x, a fast hour included, counted by UTC day', async (t) => {
@@ -79,14 +79,13 @@ t.test('the days in a line each: runs, how many under, the spread, the floor\'s 
 
 t.test('by the floor\'s speed: each band\'s runs, how many under, the median, the lowest, the service\'s CPU over the floor\'s', async (t) => {
   t.same(floorBands([]), [], 'no runs, no bands');
-  const priced = (at: string, ratio: number, floor_rps: number, cpu_us: number): StandardRun => ({ ...run(at, ratio, floor_rps), cpu_us });
   const runs = [
-    priced('2026-11-29T01:00:00.000Z', 1.2, 11_000, 60),
-    priced('2026-11-29T02:00:00.000Z', 0.9, 28_000, 33),
-    priced('2026-11-29T03:00:00.000Z', 0.7, 29_999, 40),
-    priced('2026-11-29T04:00:00.000Z', 1.0, 30_000, 30),
-    priced('2026-11-29T05:00:00.000Z', 0.85, 35_000, 34),
-    priced('2026-11-29T06:00:00.000Z', 0.95, 54_000, 32),
+    run('2026-11-29T01:00:00.000Z', 1.2, 11_000, 60),
+    run('2026-11-29T02:00:00.000Z', 0.9, 28_000, 33),
+    run('2026-11-29T03:00:00.000Z', 0.7, 29_999, 40),
+    run('2026-11-29T04:00:00.000Z', 1.0, 30_000, 30),
+    run('2026-11-29T05:00:00.000Z', 0.85, 35_000, 34),
+    run('2026-11-29T06:00:00.000Z', 0.95, 54_000, 32),
   ];
   const bands = floorBands(runs);
   t.same(bands.map((b) => [b.low, b.high, b.runs]), [[0, 20_000, 1], [27_500, 30_000, 2], [30_000, 35_000, 1], [35_000, Infinity, 2]],
