@@ -28,7 +28,10 @@ t.test('GET /api/audit/events: filters, full pages and next', async (t) => {
     await otherAdmin.post('/api/rule-engine/rules', { name: `r${i}`, condition_groups: group(`t${i}`) });
   }
   await admin.post('/api/vault/secrets', { key: 'AUDIT_SECRET', value: 'do-not-leak-me' });
-  const all = (await admin.get('/api/audit/events?limit=1000')).json;
+  const allAnswer = await admin.get('/api/audit/events?limit=1000');
+  t.equal(allAnswer.headers.get('content-type'), 'application/json; charset=utf-8', 'JSON, as every admin answer');
+  const all = allAnswer.json;
+  t.same(Object.keys(all), ['events', 'next', 'next_cursor'], 'the answer\'s members in order');
   t.equal(all.next, null, 'the whole log fits one page: next is null');
   t.notOk(JSON.stringify(all).includes('do-not-leak-me'), 'secret values only sealed');
   const ruleEvents = all.events.filter((e: { stream: string }) => e.stream.startsWith('rule-'));
