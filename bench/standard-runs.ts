@@ -234,7 +234,10 @@ export function sinceTime(text: string): string | undefined {
   const match = /^(\d{4}-\d{2}-\d{2})(T\d{2}:\d{2}(:\d{2}(\.\d{1,3})?)?)?Z?$/.exec(text);
   if (match === null) return undefined;
   const time = new Date(`${match[1]}${match[2] ?? 'T00:00'}Z`);
-  return Number.isNaN(time.getTime()) ? undefined : time.toISOString();
+  if (Number.isNaN(time.getTime())) return undefined;
+  const iso = time.toISOString();
+  // Date rolls a day that does not exist (2026-02-30) or T24:00 into the next one: refused, not moved.
+  return iso.startsWith(match[1]!) ? iso : undefined;
 }
 
 const USAGE = 'usage: node dist/bench/standard-runs.js [YYYY-MM-DD | --days | --by-floor [--since <UTC time>]]';
@@ -255,7 +258,7 @@ if (require.main === module) {
     printBands(floorBands(readRuns(), since), since);
     process.exit(0);
   }
-  if (!/^\d{4}-\d{2}-\d{2}$/.test(day)) {
+  if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || sinceTime(day) === undefined) {
     console.error(`${USAGE}; got ${JSON.stringify(day)}`);
     process.exit(2);
   }

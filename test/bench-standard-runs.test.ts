@@ -96,7 +96,7 @@ t.test('by the floor\'s speed: each band\'s runs, how many under, the median, th
   t.equal(sinceTime('2026-11-29T09:40'), '2026-11-29T09:40:00.000Z', 'a time without a zone is UTC');
   t.equal(sinceTime('2026-11-29'), '2026-11-29T00:00:00.000Z', 'a day: its start');
   t.equal(sinceTime('2026-11-29T09:40:05.5Z'), '2026-11-29T09:40:05.500Z');
-  for (const bad of ['', 'yesterday', '2026-11-29 09:40', '2026-13-01', '2026-11-29T09:40+01:00']) t.equal(sinceTime(bad), undefined, `${JSON.stringify(bad)} is refused`);
+  for (const bad of ['', 'yesterday', '2026-11-29 09:40', '2026-13-01', '2026-02-30', '2026-11-31T09:40', '2026-11-29T24:00', '2026-11-29T09:40+01:00']) t.equal(sinceTime(bad), undefined, `${JSON.stringify(bad)} is refused`);
 });
 
 t.test('the log: lines appended are read back in order; the build names the commit', async (t) => {
