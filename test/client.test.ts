@@ -59,9 +59,10 @@ t.test('evaluate', async (t) => {
     t.same(result.entities.map((e) => e.entity_id), ['eval-1']);
   }
   const bad = await evaluate({ url: live.url, apiKey: evaluatorKey, entity_type: 'dataset' as 'context', fields: {} });
-  t.match(bad.err, /entity_type must be one of/);
+  t.match(bad, { err: /entity_type must be one of/, code: 'bad_request', status: 400 });
   const forbidden = await evaluate({ url: live.url, apiKey: readerKey, entity_type: 'context', fields: {} });
-  t.match(forbidden.err, /evaluate scope/);
+  t.match(forbidden, { err: /evaluate scope/, code: 'forbidden', status: 403 });
+  t.match(await evaluate({ url: live.url, apiKey: 'rv_wrong', entity_type: 'context', fields: {} }), { code: 'unauthorized', status: 401 });
 });
 
 t.test('an unreachable service is named with its cause, not just "fetch failed"', async (t) => {
@@ -70,6 +71,15 @@ t.test('an unreachable service is named with its cause, not just "fetch failed"'
   t.same(result, { err: `RuleVault is unreachable (POST http://127.0.0.1:${port}/api/vault/get-secrets): connect ECONNREFUSED 127.0.0.1:${port}`, res: null });
   const evaluated = await evaluate({ url: `http://127.0.0.1:${port}/prefix/`, apiKey: evaluatorKey, entity_type: 'context', fields: {} });
   t.match(evaluated.err, `(POST http://127.0.0.1:${port}/prefix/api/rule-engine/evaluate): connect ECONNREFUSED`);
+  t.same(Object.keys(evaluated), ['err'], 'no code and no status: the service gave no answer');
+});
+
+t.test('getPrompt: the service\'s refusal carries its code; get-compiled answers it 200, so no status', async (t) => {
+  const client = new RuleVaultClient({ url: live.url, apiKey: evaluatorKey });
+  const missing = await client.getPrompt('no-such-prompt', { fallback: 'fb' });
+  t.match(missing, { source: null, res: null, code: 'not_found', err: /no-such-prompt/ }, 'a refusal, not an outage: no fallback');
+  t.notOk('status' in missing);
+  t.match(await new RuleVaultClient({ url: live.url, apiKey: readerKey }).getPrompt('x'), { source: null, code: 'forbidden' });
 });
 
 t.test('admin helpers: create, get, list, update with If-Match, remove; failures as err', async (t) => {
@@ -84,12 +94,13 @@ t.test('admin helpers: create, get, list, update with If-Match, remove; failures
   const updated = await admin.rules.update(id, { status: 'INACTIVE' }, { ifMatch: created.res.revision });
   t.match(updated, { err: null, res: { status: 'INACTIVE' } });
   const stale = await admin.rules.update(id, { name: 'late' }, { ifMatch: created.res.revision });
-  t.match(stale, { res: null, err: /revision/i }, 'a stale If-Match is the service\'s 409 message');
+  t.match(stale, { res: null, err: /revision/i, code: 'conflict', status: 409 }, 'a stale If-Match is the service\'s 409');
   t.same(await admin.rules.remove(id), { err: null, res: null });
-  t.match(await admin.rules.get(id), { res: null, err: /not found|no rule/i });
+  t.match(await admin.rules.get(id), { res: null, err: /not found|no rule/i, code: 'not_found', status: 404 });
+  t.match(await admin.rules.remove(id), { res: null, code: 'not_found', status: 404 }, 'remove fails with its code too');
   const key = await admin.apiKeys.create({ name: 'helper key', scopes: ['evaluate'] });
   t.match(key, { err: null, res: { name: 'helper key', scopes: ['evaluate'], key: /^rv_/ } });
   t.same(await admin.apiKeys.revoke(key.res!.id), { err: null, res: null });
   const forbidden = await new RuleVaultClient({ url: live.url, apiKey: evaluatorKey }).rules.list();
-  t.match(forbidden, { res: null, err: /admin scope/ });
+  t.match(forbidden, { res: null, err: /admin scope/, code: 'forbidden', status: 403 });
 });

@@ -22,8 +22,21 @@ export interface ClientOptions extends ConnectionOptions {
   readonly clock?: () => number;
 }
 
+/**
+ * What a failure adds beside `err`, for programs (README: Error codes):
+ * `code`, the service's error code when its answer carried one, and
+ * `status`, the HTTP status of an answer that was not a success. Both are
+ * absent when the client itself failed (unreachable, timeout, no URL), and
+ * `status` is absent for get-secrets and get-compiled, which answer their
+ * failures 200.
+ */
+export interface FailureDetail {
+  code?: ErrorCode;
+  status?: number;
+}
+
 /** `{ err: null, res }` or `{ err, res: null }`, like get-secrets. */
-export type Result<T> = { err: null; res: T } | { err: string; res: null };
+export type Result<T> = { err: null; res: T } | ({ err: string; res: null } & FailureDetail);
 
 export interface GetSecretsRequest {
   readonly key?: string;
@@ -32,9 +45,9 @@ export interface GetSecretsRequest {
   readonly shouldSetEnv?: boolean;
 }
 
-/** get-secrets' answer; `code` is the service's error code (absent when the client itself failed: unreachable, timeout). */
-export type GetSecretsResult = { err: null; res: Record<string, string> } | { err: string; code?: ErrorCode; res: null };
-export type EvaluateResult = ({ err: null } & EvaluateResponse) | { err: string };
+/** get-secrets' answer; `code` is the service's error code (FailureDetail). */
+export type GetSecretsResult = { err: null; res: Record<string, string> } | ({ err: string; res: null } & FailureDetail);
+export type EvaluateResult = ({ err: null } & EvaluateResponse) | ({ err: string } & FailureDetail);
 
 /** A prompt as POST /api/prompt/get-compiled answers it (OpenLIT's shape, plus type, config and variables). */
 export type CompiledPrompt = Extract<GetCompiledAnswer, { err: null }>['res'];
@@ -70,7 +83,7 @@ export type GetPromptResult =
     lastError: string | null;
   }
   | { err: null; source: 'fallback'; res: { prompt: string; compiledPrompt: string; isFallback: true }; ageMs: null; lastError: string }
-  | { err: string; source: null; res: null; ageMs: null; lastError: null };
+  | ({ err: string; source: null; res: null; ageMs: null; lastError: null } & FailureDetail);
 
 const DEFAULT_PROMPT_TTL_MS = 60_000;
 const DEFAULT_PROMPT_CACHE_SIZE = 1000;
@@ -124,9 +137,9 @@ export class RuleVaultClient {
     if (request.key !== undefined) body.key = request.key;
     if (request.tags !== undefined) body.tags = request.tags;
     const outcome = await send(this.connection, { method: 'POST', path: '/api/vault/get-secrets', body });
-    if (!outcome.ok) return { err: outcome.failure.message, res: null };
-    const err = errorText(outcome.json);
-    if (err !== undefined) return { err, code: errorCode(outcome.json), res: null };
+    if (!outcome.ok) return { ...failed(outcome.failure), res: null };
+    const err = answeredErr(outcome.json);
+    if (err !== undefined) return { ...err, res: null };
     const res = (outcome.json as { res?: unknown }).res;
     if (typeof res !== 'object' || res === null) return { err: UNEXPECTED, res: null };
     const secrets = res as Record<string, string>;
@@ -136,9 +149,10 @@ export class RuleVaultClient {
 
   async evaluate(request: EvaluateRequest): Promise<EvaluateResult> {
     const outcome = await send(this.connection, { method: 'POST', path: '/api/rule-engine/evaluate', body: request });
-    if (!outcome.ok) return { err: outcome.failure.message };
-    const json = outcome.json as { err?: unknown } & EvaluateResponse;
-    if (typeof json.err === 'string') return { err: json.err };
+    if (!outcome.ok) return failed(outcome.failure);
+    const err = answeredErr(outcome.json);
+    if (err !== undefined) return err;
+    const json = outcome.json as EvaluateResponse;
     if (!Array.isArray(json.matchingRuleIds)) return { err: UNEXPECTED };
     const { matchingRuleIds, entities, entity_data } = json;
     return { err: null, matchingRuleIds, entities, ...(entity_data !== undefined ? { entity_data } : {}) };
@@ -195,8 +209,8 @@ export class RuleVaultClient {
   private async fetchPrompt(body: PromptRequestBody): Promise<Outcome> {
     const outcome = await send(this.connection, { method: 'POST', path: '/api/prompt/get-compiled', body });
     if (!outcome.ok) return outcome;
-    const err = errorText(outcome.json);
-    if (err !== undefined) return { ok: false, failure: { message: err, transient: false, status: outcome.status } };
+    const err = answeredErr(outcome.json);
+    if (err !== undefined) return { ok: false, failure: { message: err.err, transient: false, ...(err.code === undefined ? {} : { code: err.code }) } };
     const res = (outcome.json as { res?: unknown }).res;
     if (!isCompiledPrompt(res)) return { ok: false, failure: { message: `${UNEXPECTED} at /api/prompt/get-compiled`, transient: true } };
     return { ...outcome, json: res };
@@ -211,7 +225,7 @@ export class RuleVaultClient {
     if (failure.transient && fallback !== undefined) {
       return { err: null, source: 'fallback', res: { prompt: fallback, compiledPrompt: fallback, isFallback: true }, ageMs: null, lastError: failure.message };
     }
-    return { err: failure.message, source: null, res: null, ageMs: null, lastError: null };
+    return { ...failed(failure), source: null, res: null, ageMs: null, lastError: null };
   }
 
   private served(source: 'cache' | 'stale', entry: CacheEntry<CompiledPrompt>): GetPromptResult {
@@ -279,18 +293,32 @@ function ifMatch(write: WriteOptions | undefined): Record<string, string> {
   return write?.ifMatch === undefined ? {} : { 'If-Match': write.ifMatch };
 }
 
+/** A failure as a result's `err` and FailureDetail. */
+function failed(failure: Failure): { err: string } & FailureDetail {
+  const { message, code, status } = failure;
+  return { err: message, ...(code === undefined ? {} : { code }), ...(status === undefined ? {} : { status }) };
+}
+
+/** The `err` (and `code`) of a success status that carries one: get-secrets' and get-compiled's failures, answered 200. */
+function answeredErr(json: unknown): ({ err: string } & FailureDetail) | undefined {
+  const err = errorText(json);
+  if (err === undefined) return undefined;
+  const code = errorCode(json);
+  return { err, ...(code === undefined ? {} : { code }) };
+}
+
 function record<R>(outcome: Outcome): Result<R> {
-  if (!outcome.ok) return { err: outcome.failure.message, res: null };
+  if (!outcome.ok) return { ...failed(outcome.failure), res: null };
   if (typeof outcome.json !== 'object' || outcome.json === null) return { err: UNEXPECTED, res: null };
   return { err: null, res: outcome.json as R };
 }
 
 function listed<R>(outcome: Outcome, member: string): Result<R[]> {
-  if (!outcome.ok) return { err: outcome.failure.message, res: null };
+  if (!outcome.ok) return { ...failed(outcome.failure), res: null };
   const items = (outcome.json as Record<string, unknown> | null)?.[member];
   return Array.isArray(items) ? { err: null, res: items as R[] } : { err: UNEXPECTED, res: null };
 }
 
 function deleted(outcome: Outcome): Result<null> {
-  return outcome.ok ? { err: null, res: null } : { err: outcome.failure.message, res: null };
+  return outcome.ok ? { err: null, res: null } : { ...failed(outcome.failure), res: null };
 }

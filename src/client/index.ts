@@ -14,10 +14,10 @@ import type { ConnectionOptions } from './transport';
 export type * from './api-types';
 export {
   RuleVaultClient,
-  type AdminResource, type ClientOptions, type CompiledPrompt, type EvaluateResult, type GetPromptOptions, type GetPromptResult,
+  type AdminResource, type ClientOptions, type CompiledPrompt, type EvaluateResult, type FailureDetail, type GetPromptOptions, type GetPromptResult,
   type GetSecretsRequest, type GetSecretsResult, type PromptRef, type PromptSource, type Result, type WriteOptions,
 } from './client';
-export type { ConnectionOptions } from './transport';
+export type { ConnectionOptions, ErrorCode } from './transport';
 
 export interface GetSecretsOptions extends ConnectionOptions, GetSecretsRequest {}
 export type EvaluateOptions = ConnectionOptions & EvaluateRequest;

@@ -30,6 +30,8 @@ export interface Failure {
   readonly transient: boolean;
   /** HTTP status when the service answered. */
   readonly status?: number;
+  /** The service's error code when its answer carried one (README: Error codes). */
+  readonly code?: ErrorCode;
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
@@ -82,9 +84,11 @@ export async function send(options: ConnectionOptions, request: Request): Promis
     const type = response.headers.get('content-type') ?? 'no content type';
     return transient(`RuleVault answered ${response.status} (${type}) without a JSON body at ${url}: is the URL the service's?`, response.status);
   }
-  const err = errorText(json);
-  if (response.status >= 500) return transient(err ?? `RuleVault answered ${response.status}`, response.status);
-  if (response.status >= 400) return { ok: false, failure: { message: err ?? `RuleVault answered ${response.status}`, transient: false, status: response.status } };
+  if (response.status >= 400) {
+    const code = errorCode(json);
+    const failure = { message: errorText(json) ?? `RuleVault answered ${response.status}`, status: response.status, ...(code === undefined ? {} : { code }) };
+    return { ok: false, failure: { ...failure, transient: response.status >= 500 } };
+  }
   return { ok: true, status: response.status, json, etag: response.headers.get('etag') };
 }
 
@@ -103,13 +107,13 @@ export function joinUrl(base: string, path: string): string | undefined {
   if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return undefined;
   const prefix = parsed.pathname.replace(/\/+$/, '');
   const joined = new URL(parsed.origin);
-  const [pathname, query] = path.split('?', 2) as [string, string | undefined];
-  joined.pathname = `${prefix}${pathname}`;
-  if (query !== undefined) joined.search = query;
+  // Split at the first `?` only: the query keeps any later one.
+  const mark = path.indexOf('?');
+  joined.pathname = `${prefix}${mark === -1 ? path : path.slice(0, mark)}`;
+  if (mark !== -1) joined.search = path.slice(mark + 1);
   return joined.href;
 }
 
-/** The `err` member of an error body, when there is one. */
 /** The service's machine-readable error code, when its answer carries one. */
 export function errorCode(json: unknown): ErrorCode | undefined {
   if (typeof json !== 'object' || json === null) return undefined;
@@ -117,6 +121,7 @@ export function errorCode(json: unknown): ErrorCode | undefined {
   return typeof code === 'string' ? (code as ErrorCode) : undefined;
 }
 
+/** The `err` member of an error body, when there is one. */
 export function errorText(json: unknown): string | undefined {
   if (typeof json !== 'object' || json === null) return undefined;
   const err = (json as { err?: unknown }).err;

@@ -192,6 +192,9 @@ t.test('5xx, an answer that is not JSON, and a timeout count as unreachable, eac
   const client = new RuleVaultClient({ url: stub.url, apiKey: KEY, timeoutMs: 300 });
   stub.reply = { kind: 'status', status: 503, contentType: 'application/json', body: JSON.stringify({ err: 'the read models are still catching up' }) };
   t.match(await client.getPrompt('a', { fallback: 'fb' }), { source: 'fallback', lastError: 'the read models are still catching up' });
+  stub.reply = { kind: 'status', status: 503, contentType: 'application/json', body: JSON.stringify({ err: 'the read models are still catching up', code: 'unavailable' }) };
+  t.same(await client.getPrompt('a2'), { err: 'the read models are still catching up', code: 'unavailable', status: 503, source: null, res: null, ageMs: null, lastError: null },
+    'with no fallback: the service\'s code and the status');
   stub.reply = { kind: 'status', status: 200, contentType: 'text/html', body: '<html>proxy login</html>' };
   const html = await client.getPrompt('b', { fallback: 'fb' });
   t.match(html, { source: 'fallback' });
@@ -199,6 +202,7 @@ t.test('5xx, an answer that is not JSON, and a timeout count as unreachable, eac
   stub.reply = { kind: 'hang' };
   const slow = await client.getPrompt('c');
   t.match(slow.err, /did not answer POST http:\/\/127\.0\.0\.1:\d+\/rulevault\/api\/prompt\/get-compiled within 300 ms/);
+  t.notOk('code' in slow || 'status' in slow, 'no answer: no code, no status');
 });
 
 t.test('a base URL with a path prefix is honoured with and without a trailing slash', async (t) => {
