@@ -10,8 +10,10 @@
  * answering from the last rule set and reconnects with Last-Event-ID;
  * `staleness` says how long it has heard nothing.
  */
+import { AppError } from '../errors';
 import type { Limits } from '../limits';
 import { createEngine, type Engine } from '../engine';
+import type { ErrorCode } from './transport';
 import { evaluate, parseEvaluateRequest, type EvaluateResponse, type EvaluationState } from '../service/evaluate';
 import { applyStreamChange, restoreEvaluationState, type StreamChange, type StreamSnapshot } from '../service/evaluation-view';
 
@@ -39,8 +41,8 @@ export interface LocalEvaluateRequest {
   readonly entity_inputs?: Readonly<Record<string, unknown>>;
 }
 
-/** The HTTP answer: 200's body with `err: null`, or the 400's `{err}` (status 400), or 503 before the first rule set. */
-export type LocalEvaluateResult = ({ readonly err: null } & EvaluateResponse) | { readonly err: string; readonly status: number };
+/** The HTTP answer: 200's body with `err: null`, or the 400's `{err, code}` (status 400), or 503 (`unavailable`) before the first rule set. */
+export type LocalEvaluateResult = ({ readonly err: null } & EvaluateResponse) | { readonly err: string; readonly status: number; readonly code: ErrorCode };
 
 export interface LocalEvaluator {
   /** Answers from the rule set held now; never waits and never throws. */
@@ -198,13 +200,14 @@ export function createLocalEvaluator(options: LocalEvaluatorOptions = {}): Local
 
   return {
     evaluate(request) {
-      if (held === undefined) return { err: `no rule set yet from ${base ?? 'RuleVault'}${lastError ? `: ${lastError.message}` : ''}`, status: 503 };
+      if (held === undefined) return { err: `no rule set yet from ${base ?? 'RuleVault'}${lastError ? `: ${lastError.message}` : ''}`, status: 503, code: 'unavailable' };
       try {
         const parsed = parseEvaluateRequest(request, held.limits);
         return { err: null, ...evaluate(held.state, held.engine, parsed, held.limits) };
       } catch (error) {
-        const status = typeof (error as { status?: unknown }).status === 'number' ? (error as { status: number }).status : 500;
-        return { err: error instanceof Error ? error.message : String(error), status };
+        // The evaluate function's refusals are AppErrors (code and status); anything else is a bug, answered as the service would.
+        const message = error instanceof Error ? error.message : String(error);
+        return error instanceof AppError ? { err: message, status: error.status, code: error.code } : { err: message, status: 500, code: 'internal' };
       }
     },
     get position() {

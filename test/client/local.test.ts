@@ -12,6 +12,7 @@ import { checkConditionGroups } from '../../src/engine';
 import { createLocalEvaluator, type LocalEvaluateRequest, type LocalEvaluator } from '../../src/client/local';
 import { randomFields, randomRule, pick, seededRandom, type Random } from '../engine/random-rules';
 import { client, type Answer, type Client } from '../support/http';
+import { freePort } from '../support/process';
 import { removeDir, startTestNode, tempDir, testEnv } from '../support/node';
 import { perSeed, replayHint, testSeeds } from '../support/seeds';
 import { withNode } from '../support/with-node';
@@ -23,7 +24,7 @@ async function evaluateKey(admin: Client): Promise<string> {
 
 /** The HTTP answer in the client's shape. */
 function asLocal(answer: Answer): unknown {
-  return answer.status === 200 ? { err: null, ...answer.json } : { err: answer.json.err, status: answer.status };
+  return answer.status === 200 ? { err: null, ...answer.json } : { err: answer.json.err, status: answer.status, code: answer.json.code };
 }
 
 t.test('differential: the client answers as the service does, once it holds the change', async (t) => {
@@ -146,6 +147,12 @@ t.test('differential: the client answers as the service does, once it holds the 
     t.ok(rules.length > 10 && contexts.length > 3 && prompts.length > 3, `the scenario built a rule set worth comparing (${rules.length} rules, ${contexts.length} contexts, ${prompts.length} prompts)`);
     t.ok(linked > compared / 10, `answers with linked entities: ${linked} of ${compared}`);
   });
+});
+
+t.test('before its first rule set the client answers 503 unavailable, as the service does before it is ready', async (t) => {
+  const local = createLocalEvaluator({ url: `http://127.0.0.1:${await freePort()}`, apiKey: 'rv_unused', reconnectMs: 1000 });
+  t.teardown(() => local.close());
+  t.match(local.evaluate({ entity_type: 'context', fields: {} }), { err: /^no rule set yet from http:\/\/127\.0\.0\.1:\d+/, status: 503, code: 'unavailable' });
 });
 
 t.test('the service goes away: the client keeps answering, says how stale it is, and resumes', async (t) => {
