@@ -168,6 +168,9 @@ export class RuleVaultClient {
   async getPrompt(prompt: PromptRef, options: GetPromptOptions = {}): Promise<GetPromptResult> {
     const body = promptRequest(prompt, options);
     const ttlMs = options.ttlMs ?? this.promptTtlMs;
+    const setting = cacheSettingError(ttlMs, this.cache.capacity);
+    // A mistake in the settings, not an outage: no fallback.
+    if (setting !== undefined) return this.unavailable({ message: setting, transient: false }, options.fallback);
     if (ttlMs <= 0) return this.answerFetched(await this.fetchPrompt(body), options.fallback);
     let key: string;
     try {
@@ -240,6 +243,15 @@ interface PromptRequestBody {
   readonly label?: string;
   readonly variables?: Readonly<Record<string, unknown>>;
   readonly shouldCompile: boolean;
+}
+
+/** Why the prompt cache's settings cannot work (NaN would make every answer stale, or the cache unbounded); undefined when they can. */
+function cacheSettingError(ttlMs: number, capacity: number): string | undefined {
+  if (typeof ttlMs !== 'number' || Number.isNaN(ttlMs)) return `ttlMs (or promptTtlMs) must be a number of milliseconds (0: no cache), not ${String(ttlMs)}`;
+  if (!(Number.isInteger(capacity) && capacity >= 0) && capacity !== Infinity) {
+    return `promptCacheSize must be a whole number of answers (0 or more), not ${String(capacity)}`;
+  }
+  return undefined;
 }
 
 function promptRequest(prompt: PromptRef, options: GetPromptOptions): PromptRequestBody {

@@ -35,6 +35,11 @@ export interface Failure {
 }
 
 const DEFAULT_TIMEOUT_MS = 10_000;
+/**
+ * The longest timer Node keeps (~24.8 days): AbortSignal.timeout accepts up to
+ * 2^32 - 1 but, past this, fires after 1 ms (TimeoutOverflowWarning).
+ */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1;
 
 export interface Request {
   readonly method: 'GET' | 'POST' | 'PATCH' | 'DELETE';
@@ -52,6 +57,10 @@ export async function send(options: ConnectionOptions, request: Request): Promis
   const url = joinUrl(base, request.path);
   if (url === undefined) return refused(`the RuleVault URL ${JSON.stringify(base)} is not an http or https URL`);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  // A bad setting is the caller's mistake: said so, not reported as the service unreachable (AbortSignal.timeout's throw).
+  if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMEOUT_MS) {
+    return refused(`timeoutMs must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, not ${String(timeoutMs)}`);
+  }
   let payload: string | undefined;
   try {
     payload = request.body === undefined ? undefined : JSON.stringify(request.body);

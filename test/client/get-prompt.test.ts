@@ -205,6 +205,22 @@ t.test('5xx, an answer that is not JSON, and a timeout count as unreachable, eac
   t.notOk('code' in slow || 'status' in slow, 'no answer: no code, no status');
 });
 
+t.test('a setting that cannot work is named, sends nothing, and gets no fallback', async (t) => {
+  const stub = await startStub();
+  t.teardown(() => stub.close());
+  // 2^31 is refused: Node's timers fire after 1 ms past 2^31 - 1, though AbortSignal.timeout takes up to 2^32 - 1.
+  for (const timeoutMs of [1.5, 0, -1, Infinity, NaN, 2 ** 31, 2 ** 32]) {
+    const result = await new RuleVaultClient({ url: stub.url, apiKey: KEY, timeoutMs }).getPrompt('greeting', { fallback: 'fb' });
+    t.match(result, { source: null, res: null, err: `timeoutMs must be a whole number of milliseconds from 1 to 2147483647, not ${String(timeoutMs)}` }, `timeoutMs ${timeoutMs}`);
+    t.notMatch(result.err, /unreachable/);
+  }
+  t.match(await new RuleVaultClient({ url: stub.url, apiKey: KEY, promptCacheSize: NaN }).getPrompt('greeting'), { source: null, err: /^promptCacheSize must be a whole number/ });
+  t.match(await new RuleVaultClient({ url: stub.url, apiKey: KEY, promptCacheSize: -2 }).getPrompt('greeting'), { source: null, err: /^promptCacheSize must be a whole number of answers \(0 or more\), not -2$/ });
+  t.match(await new RuleVaultClient({ url: stub.url, apiKey: KEY }).getPrompt('greeting', { ttlMs: NaN, fallback: 'fb' }), { source: null, err: /^ttlMs \(or promptTtlMs\) must be a number/ });
+  t.same(stub.seen, [], 'nothing was sent');
+  t.match(await new RuleVaultClient({ url: stub.url, apiKey: KEY, timeoutMs: 2 ** 31 - 1, promptCacheSize: Infinity }).getPrompt('greeting', { ttlMs: Infinity }), { err: null, source: 'service' }, 'the largest timer, an unbounded cache and a TTL that never ends work');
+});
+
 t.test('a base URL with a path prefix is honoured with and without a trailing slash', async (t) => {
   const stub = await startStub();
   t.teardown(() => stub.close());
