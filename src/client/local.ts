@@ -13,7 +13,7 @@
 import { AppError } from '../errors';
 import type { Limits } from '../limits';
 import { createEngine, type Engine } from '../engine';
-import type { ErrorCode } from './transport';
+import { timerSettingError, type ErrorCode } from './transport';
 import { evaluate, parseEvaluateRequest, type EvaluateResponse, type EvaluationState } from '../service/evaluate';
 import { applyStreamChange, restoreEvaluationState, type StreamChange, type StreamSnapshot } from '../service/evaluation-view';
 
@@ -87,6 +87,10 @@ export function createLocalEvaluator(options: LocalEvaluatorOptions = {}): Local
   const reconnectMs = options.reconnectMs ?? 250;
   const maxReconnectMs = options.maxReconnectMs ?? 5_000;
   const idleTimeoutMs = options.idleTimeoutMs ?? 45_000;
+  // A delay of 0 or NaN would reconnect in a tight loop against the service, and NaN would never idle: refused at once.
+  const badSetting = timerSettingError('reconnectMs', reconnectMs) ?? timerSettingError('maxReconnectMs', maxReconnectMs, reconnectMs) ??
+    timerSettingError('idleTimeoutMs', idleTimeoutMs);
+  if (badSetting !== undefined) throw new RangeError(badSetting);
 
   let held: Held | undefined;
   let position: bigint | undefined;
@@ -223,10 +227,13 @@ export function createLocalEvaluator(options: LocalEvaluatorOptions = {}): Local
       return lastError;
     },
     ready(timeoutMs = 10_000) {
-      return held !== undefined ? Promise.resolve() : this.waitFor(0n, timeoutMs);
+      return refusedWait(timeoutMs) ?? (held !== undefined ? Promise.resolve() : this.waitFor(0n, timeoutMs));
     },
     waitFor(target, timeoutMs = 10_000) {
-      const wanted = BigInt(target);
+      const refused = refusedWait(timeoutMs);
+      if (refused !== undefined) return refused;
+      const wanted = logPosition(target);
+      if (wanted === undefined) return Promise.reject(new TypeError(`position must be a log position (a whole number, 0 or more), not ${JSON.stringify(String(target))}`));
       if (held !== undefined && position !== undefined && position >= wanted) return Promise.resolve();
       return new Promise((resolve, reject) => {
         const timer = setTimeout(() => {
@@ -249,6 +256,20 @@ export function createLocalEvaluator(options: LocalEvaluatorOptions = {}): Local
       current?.abort(new Error('closed'));
     },
   };
+}
+
+/** A wait's timeout that cannot work, as a rejection: past Node's longest timer (or NaN) the wait would end after 1 ms, saying it waited timeoutMs. */
+function refusedWait(timeoutMs: number): Promise<never> | undefined {
+  const bad = timerSettingError('timeoutMs', timeoutMs, 0);
+  return bad === undefined ? undefined : Promise.reject(new RangeError(bad));
+}
+
+/** A position as RuleVault-Position gives it (digits) or a bigint; undefined for anything else (BigInt alone would throw, or take '' or ' 1 ' or '0x1f'). */
+function logPosition(target: unknown): bigint | undefined {
+  if (typeof target === 'bigint') return target >= 0n ? target : undefined;
+  // A JavaScript caller's plain number is taken while it is exact.
+  if (typeof target === 'number') return Number.isSafeInteger(target) && target >= 0 ? BigInt(target) : undefined;
+  return typeof target === 'string' && /^[0-9]+$/.test(target) ? BigInt(target) : undefined;
 }
 
 /** The stream's URL under `base`, keeping a path prefix (`https://host/rulevault/`). */

@@ -58,9 +58,8 @@ export async function send(options: ConnectionOptions, request: Request): Promis
   if (url === undefined) return refused(`the RuleVault URL ${JSON.stringify(base)} is not an http or https URL`);
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   // A bad setting is the caller's mistake: said so, not reported as the service unreachable (AbortSignal.timeout's throw).
-  if (!Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMEOUT_MS) {
-    return refused(`timeoutMs must be a whole number of milliseconds from 1 to ${MAX_TIMEOUT_MS}, not ${String(timeoutMs)}`);
-  }
+  const badTimeout = timerSettingError('timeoutMs', timeoutMs);
+  if (badTimeout !== undefined) return refused(badTimeout);
   let payload: string | undefined;
   try {
     payload = request.body === undefined ? undefined : JSON.stringify(request.body);
@@ -99,6 +98,12 @@ export async function send(options: ConnectionOptions, request: Request): Promis
     return { ok: false, failure: { ...failure, transient: response.status >= 500 } };
   }
   return { ok: true, status: response.status, json, etag: response.headers.get('etag') };
+}
+
+/** Why `value` cannot be a timer's delay in ms (a whole number from `min` to MAX_TIMEOUT_MS), naming `name`; undefined when it can. */
+export function timerSettingError(name: string, value: unknown, min = 1): string | undefined {
+  if (typeof value === 'number' && Number.isInteger(value) && value >= min && value <= MAX_TIMEOUT_MS) return undefined;
+  return `${name} must be a whole number of milliseconds from ${min} to ${MAX_TIMEOUT_MS}, not ${String(value)}`;
 }
 
 /**

@@ -155,6 +155,21 @@ t.test('before its first rule set the client answers 503 unavailable, as the ser
   t.match(local.evaluate({ entity_type: 'context', fields: {} }), { err: /^no rule set yet from http:\/\/127\.0\.0\.1:\d+/, status: 503, code: 'unavailable' });
 });
 
+t.test('settings and positions that cannot work are refused with their names, never taken as a wait of 1 ms or a reconnect loop', async (t) => {
+  const url = `http://127.0.0.1:${await freePort()}`;
+  t.throws(() => createLocalEvaluator({ url, apiKey: 'k', reconnectMs: 0 }), new RangeError('reconnectMs must be a whole number of milliseconds from 1 to 2147483647, not 0'));
+  t.throws(() => createLocalEvaluator({ url, apiKey: 'k', idleTimeoutMs: NaN }), { name: 'RangeError', message: /^idleTimeoutMs .* not NaN$/ });
+  t.throws(() => createLocalEvaluator({ url, apiKey: 'k', reconnectMs: 500, maxReconnectMs: 100 }), { message: /^maxReconnectMs must be a whole number of milliseconds from 500 to/ });
+  const local = createLocalEvaluator({ url, apiKey: 'k', reconnectMs: 1000 });
+  t.teardown(() => local.close());
+  for (const position of ['abc', '', ' 1', '0x1f', '-1', -1n, 1.5]) {
+    await t.rejects(local.waitFor(position as string, 10), { name: 'TypeError', message: /^position must be a log position/ }, `position ${JSON.stringify(String(position))}`);
+  }
+  await t.rejects(local.waitFor('5', 2 ** 31), new RangeError('timeoutMs must be a whole number of milliseconds from 0 to 2147483647, not 2147483648'));
+  await t.rejects(local.ready(NaN), { name: 'RangeError', message: /^timeoutMs .* not NaN$/ });
+  await t.rejects(local.waitFor(7 as unknown as string, 0), { message: /^position 7 not reached within 0 ms \(no rule set yet/ }, 'a plain number is a position');
+});
+
 t.test('the service goes away: the client keeps answering, says how stale it is, and resumes', async (t) => {
   const env = testEnv(tempDir(), { RULEVAULT_STREAM_HEARTBEAT_MS: '50' });
   t.teardown(() => removeDir(env.RULEVAULT_DATA_DIR!));
