@@ -13,9 +13,9 @@
 import { AppError } from '../errors';
 import type { Limits } from '../limits';
 import { createEngine, type Engine } from '../engine';
-import { timerSettingError, type ErrorCode } from './transport';
 import { evaluate, parseEvaluateRequest, type EvaluateResponse, type EvaluationState } from '../service/evaluate';
 import { applyStreamChange, restoreEvaluationState, type StreamChange, type StreamSnapshot } from '../service/evaluation-view';
+import { timerSettingError, type ErrorCode } from './transport';
 
 export interface LocalEvaluatorOptions {
   /** Base URL of the service (a path prefix is kept); default RULEVAULT_URL. */
