@@ -107,6 +107,8 @@ export class RuleVaultClient {
   private readonly promptTtlMs: number;
   private readonly clock: () => number;
   private readonly cache: PromptCache<CompiledPrompt>;
+  /** Why promptCacheSize cannot work (NaN would leave the cache unbounded), answered by getPrompt; checked once, here. */
+  private readonly cacheSizeError: string | undefined;
   /** One request per cache key at a time: concurrent misses and refreshes share it. */
   private readonly inflight = new Map<string, Promise<Outcome>>();
 
@@ -115,7 +117,10 @@ export class RuleVaultClient {
     this.connection = connection;
     this.promptTtlMs = promptTtlMs ?? DEFAULT_PROMPT_TTL_MS;
     this.clock = clock ?? Date.now;
-    this.cache = new PromptCache(promptCacheSize ?? DEFAULT_PROMPT_CACHE_SIZE);
+    const capacity = promptCacheSize ?? DEFAULT_PROMPT_CACHE_SIZE;
+    this.cacheSizeError = (Number.isInteger(capacity) && capacity >= 0) || capacity === Infinity ? undefined
+      : `promptCacheSize must be a whole number of answers (0 or more), not ${String(capacity)}`;
+    this.cache = new PromptCache(capacity);
     const call = (request: Request) => send(this.connection, request);
     this.rules = adminResource(call, '/api/rule-engine/rules', 'rules');
     this.contexts = adminResource(call, '/api/contexts', 'contexts');
@@ -138,8 +143,8 @@ export class RuleVaultClient {
     if (request.tags !== undefined) body.tags = request.tags;
     const outcome = await send(this.connection, { method: 'POST', path: '/api/vault/get-secrets', body });
     if (!outcome.ok) return { ...failed(outcome.failure), res: null };
-    const err = answeredErr(outcome.json);
-    if (err !== undefined) return { ...err, res: null };
+    const refusal = answeredRefusal(outcome.json);
+    if (refusal !== undefined) return { ...failed(refusal), res: null };
     const res = (outcome.json as { res?: unknown }).res;
     if (typeof res !== 'object' || res === null) return { err: UNEXPECTED, res: null };
     const secrets = res as Record<string, string>;
@@ -150,8 +155,8 @@ export class RuleVaultClient {
   async evaluate(request: EvaluateRequest): Promise<EvaluateResult> {
     const outcome = await send(this.connection, { method: 'POST', path: '/api/rule-engine/evaluate', body: request });
     if (!outcome.ok) return failed(outcome.failure);
-    const err = answeredErr(outcome.json);
-    if (err !== undefined) return err;
+    const refusal = answeredRefusal(outcome.json);
+    if (refusal !== undefined) return failed(refusal);
     const json = outcome.json as EvaluateResponse;
     if (!Array.isArray(json.matchingRuleIds)) return { err: UNEXPECTED };
     const { matchingRuleIds, entities, entity_data } = json;
@@ -168,7 +173,7 @@ export class RuleVaultClient {
   async getPrompt(prompt: PromptRef, options: GetPromptOptions = {}): Promise<GetPromptResult> {
     const body = promptRequest(prompt, options);
     const ttlMs = options.ttlMs ?? this.promptTtlMs;
-    const setting = cacheSettingError(ttlMs, this.cache.capacity);
+    const setting = this.cacheSizeError ?? ttlSettingError(ttlMs);
     // A mistake in the settings, not an outage: no fallback.
     if (setting !== undefined) return this.unavailable({ message: setting, transient: false }, options.fallback);
     if (ttlMs <= 0) return this.answerFetched(await this.fetchPrompt(body), options.fallback);
@@ -212,8 +217,8 @@ export class RuleVaultClient {
   private async fetchPrompt(body: PromptRequestBody): Promise<Outcome> {
     const outcome = await send(this.connection, { method: 'POST', path: '/api/prompt/get-compiled', body });
     if (!outcome.ok) return outcome;
-    const err = answeredErr(outcome.json);
-    if (err !== undefined) return { ok: false, failure: { message: err.err, transient: false, ...(err.code === undefined ? {} : { code: err.code }) } };
+    const refusal = answeredRefusal(outcome.json);
+    if (refusal !== undefined) return { ok: false, failure: refusal };
     const res = (outcome.json as { res?: unknown }).res;
     if (!isCompiledPrompt(res)) return { ok: false, failure: { message: `${UNEXPECTED} at /api/prompt/get-compiled`, transient: true } };
     return { ...outcome, json: res };
@@ -245,13 +250,9 @@ interface PromptRequestBody {
   readonly shouldCompile: boolean;
 }
 
-/** Why the prompt cache's settings cannot work (NaN would make every answer stale, or the cache unbounded); undefined when they can. */
-function cacheSettingError(ttlMs: number, capacity: number): string | undefined {
-  if (typeof ttlMs !== 'number' || Number.isNaN(ttlMs)) return `ttlMs (or promptTtlMs) must be a number of milliseconds (0: no cache), not ${String(ttlMs)}`;
-  if (!(Number.isInteger(capacity) && capacity >= 0) && capacity !== Infinity) {
-    return `promptCacheSize must be a whole number of answers (0 or more), not ${String(capacity)}`;
-  }
-  return undefined;
+/** Why a TTL cannot work (NaN would make every answer stale); undefined when it can. */
+function ttlSettingError(ttlMs: number): string | undefined {
+  return typeof ttlMs === 'number' && !Number.isNaN(ttlMs) ? undefined : `ttlMs (or promptTtlMs) must be a number of milliseconds (0: no cache), not ${String(ttlMs)}`;
 }
 
 function promptRequest(prompt: PromptRef, options: GetPromptOptions): PromptRequestBody {
@@ -311,12 +312,12 @@ function failed(failure: Failure): { err: string } & FailureDetail {
   return { err: message, ...(code === undefined ? {} : { code }), ...(status === undefined ? {} : { status }) };
 }
 
-/** The `err` (and `code`) of a success status that carries one: get-secrets' and get-compiled's failures, answered 200. */
-function answeredErr(json: unknown): ({ err: string } & FailureDetail) | undefined {
-  const err = errorText(json);
-  if (err === undefined) return undefined;
+/** The service's refusal in a success status's body (`err`, and `code`): get-secrets' and get-compiled's failures, answered 200. */
+function answeredRefusal(json: unknown): Failure | undefined {
+  const message = errorText(json);
+  if (message === undefined) return undefined;
   const code = errorCode(json);
-  return { err, ...(code === undefined ? {} : { code }) };
+  return { message, transient: false, ...(code === undefined ? {} : { code }) };
 }
 
 function record<R>(outcome: Outcome): Result<R> {

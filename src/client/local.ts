@@ -227,7 +227,8 @@ export function createLocalEvaluator(options: LocalEvaluatorOptions = {}): Local
       return lastError;
     },
     ready(timeoutMs = 10_000) {
-      return refusedWait(timeoutMs) ?? (held !== undefined ? Promise.resolve() : this.waitFor(0n, timeoutMs));
+      // waitFor checks the timeout itself.
+      return held === undefined ? this.waitFor(0n, timeoutMs) : refusedWait(timeoutMs) ?? Promise.resolve();
     },
     waitFor(target, timeoutMs = 10_000) {
       const refused = refusedWait(timeoutMs);

@@ -23,7 +23,7 @@ export type Lookup<V> =
 export class PromptCache<V> {
   private readonly entries = new Map<string, CacheEntry<V>>();
 
-  constructor(readonly capacity: number) {}
+  constructor(private readonly capacity: number) {}
 
   lookup(key: string, now: number, ttlMs: number): Lookup<V> {
     const entry = this.entries.get(key);
