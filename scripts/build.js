@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * The build, and the check that skips it when it is current (README "Operator
- * CLI": no rebuild on every call). Plain JavaScript on purpose: it must run
+ * The build, and the check that skips it when it is current (docs/cli.md,
+ * "No rebuild on every call"). Plain JavaScript on purpose: it must run
  * before anything is compiled.
  *
  *   node scripts/build.js              tsc, then stamp the build
@@ -85,11 +85,23 @@ function build() {
   return 0;
 }
 
-/** Builds when needed; returns 0 when the build is current afterwards. */
+/** Builds when needed, saying why; returns 0 when the build is current afterwards. */
 function ensureBuilt() {
   if (!isStale()) return 0;
-  process.stderr.write('rulevault: sources changed since the last build; building (tsc) ...\n');
-  return build();
+  if (fs.existsSync(STAMP)) {
+    process.stderr.write('rulevault: sources changed since the last build; building (tsc) ...\n');
+    return build();
+  }
+  if (fs.existsSync(path.dirname(STAMP))) {
+    process.stderr.write('rulevault: the last build did not finish; building again (tsc) ...\n');
+    return build();
+  }
+  // A fresh clone: the first start waits for the whole build, so say what it is and that it happens once.
+  process.stderr.write('rulevault: no build yet; building the service (tsc) and the web console (vite) into dist/, once: about a minute ...\n');
+  const started = Date.now();
+  const code = build();
+  if (code === 0) process.stderr.write(`rulevault: built in ${Math.round((Date.now() - started) / 1000)} s\n`);
+  return code;
 }
 
 if (require.main === module) {

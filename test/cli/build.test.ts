@@ -44,7 +44,7 @@ t.test('builds when missing or stale, skips when current, retries after a failur
 
   const first = await build(root, '--if-stale');
   t.equal(first.code, 0, first.stderr);
-  t.match(first.stderr, /sources changed since the last build; building/, 'no build yet: it builds');
+  t.match(first.stderr, /^rulevault: no build yet; building the service \(tsc\) and the web console \(vite\) into dist\/, once: about a minute \.\.\.\nrulevault: built in \d+ s\n$/, 'no build yet: it says so (not "sources changed"), builds, and says how long it took');
   t.match(readFileSync(output, 'utf8'), /answer = 1/);
 
   const current = await build(root, '--if-stale');
@@ -55,7 +55,7 @@ t.test('builds when missing or stale, skips when current, retries after a failur
   utimesSync(source, later, later);
   const stale = await build(root, '--if-stale');
   t.equal(stale.code, 0, stale.stderr);
-  t.match(stale.stderr, /building/);
+  t.match(stale.stderr, /sources changed since the last build; building/, 'a stale build says why it builds');
   t.match(readFileSync(output, 'utf8'), /answer = 2/, 'a newer source is built');
 
   writeFileSync(source, 'export const answer: number = "three";\n');
@@ -67,7 +67,7 @@ t.test('builds when missing or stale, skips when current, retries after a failur
   t.notOk(existsSync(stamp), 'and removes the stamp');
   const again = await build(root, '--if-stale');
   t.not(again.code, 0);
-  t.match(again.stderr, /building/, 'so the next call builds again rather than run what tsc emitted beside its errors');
+  t.match(again.stderr, /the last build did not finish; building again/, 'so the next call builds again rather than run what tsc emitted beside its errors');
 
   writeFileSync(source, 'export const answer: number = 4;\n');
   const forced = await build(root);
