@@ -18,9 +18,8 @@
  * how many times faster the subject is.
  *
  * Output: a table on stdout with the machine and the exact command, and
- * bench/results.json + bench/RESULTS.md; a standard run of http-evaluate
- * also adds a line to bench/standard-runs.ndjson (bench/standard-runs.ts).
- * A run with --only replaces only the scenarios it ran; the others keep
+ * bench/results.json + bench/RESULTS.md (every dated run also goes in
+ * bench/HISTORY.md, by hand, with its build). A run with --only replaces only the scenarios it ran; the others keep
  * their earlier results (each scenario records its own machine, command and
  * date).
  */
@@ -30,7 +29,6 @@ import os from 'node:os';
 import path from 'node:path';
 import { RESULT_MARKER } from './child';
 import type { CaseResult, Timing } from './scenario';
-import { appendRun, currentBuild, standardRun } from './standard-runs';
 import { median } from './stats';
 
 interface Args {
@@ -259,12 +257,6 @@ function main(): void {
   writeFileSync(jsonPath, `${JSON.stringify({ scenarios: merged }, null, 2)}\n`);
   writeFileSync(path.join(SOURCE_DIR, 'RESULTS.md'), markdown(all));
   console.log(`\nwrote ${path.relative(process.cwd(), jsonPath)} and bench/RESULTS.md`);
-  for (const r of fresh) {
-    const standard = standardRun(r, currentBuild());
-    if (standard === undefined) continue;
-    appendRun(standard);
-    console.log(`appended to bench/standard-runs.ndjson: ${standard.ratio.toFixed(2)}x the floor; the day so far: node dist/bench/standard-runs.js`);
-  }
 }
 
 if (require.main === module) main();
