@@ -48,7 +48,7 @@ export function buildClientPackage(outDir: string, entry: string = ENTRY): Recor
     `# ${PACKAGE_NAME}`,
     '',
     'The RuleVault client: getSecrets, evaluate, getPrompt (cached, with a fallback) and admin helpers.',
-    'See the "Client library" section of the RuleVault README.',
+    'See docs/client.md ("The client library") in the RuleVault repository.',
     '',
   ].join('\n'));
   return manifest;

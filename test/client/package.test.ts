@@ -2,7 +2,7 @@
  * @rulevault/client as a user gets it: built and `npm pack`ed from this
  * repository, installed offline into an empty folder, then used from `import`
  * and `require` by real Node processes against a real node, with nothing of
- * the server in the installed tree; the README's TypeScript examples
+ * the server in the installed tree; docs/client.md's TypeScript examples
  * type-check under `strict` against the installed package's declarations.
  */
 import { execFile } from 'node:child_process';
@@ -103,22 +103,19 @@ t.test('import and require both work against a real node', async (t) => {
   }
 });
 
-/** The ```ts blocks of the README's "## Client library" section. */
-function readmeExamples(): string[] {
-  const readme = readFileSync(path.join(ROOT, 'README.md'), 'utf8');
-  const start = readme.indexOf('\n## Client library\n');
-  const end = readme.indexOf('\n## ', start + 1);
-  const section = readme.slice(start, end === -1 ? undefined : end);
-  return [...section.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!);
+/** The ```ts blocks of the client library's page, docs/client.md. */
+function documentedExamples(): string[] {
+  const page = readFileSync(path.join(ROOT, 'docs', 'client.md'), 'utf8');
+  return [...page.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => match[1]!);
 }
 
-t.test('the README\'s client examples compile under strict against the installed package (ESM and CommonJS)', async (t) => {
-  const examples = readmeExamples();
-  t.ok(examples.length >= 3, `the README has client examples (${examples.length})`);
+t.test('the client page\'s examples compile under strict against the installed package (ESM and CommonJS)', async (t) => {
+  const examples = documentedExamples();
+  t.ok(examples.length >= 3, `docs/client.md has client examples (${examples.length})`);
   const dir = path.join(consumer, 'examples');
   mkdirSync(dir);
   const files = examples.map((code, index) => {
-    const file = `readme-${index + 1}.mts`;
+    const file = `example-${index + 1}.mts`;
     writeFileSync(path.join(dir, file), code);
     return file;
   });

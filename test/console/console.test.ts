@@ -5,7 +5,7 @@
  * conflict) and to check what the page claims (a created key works, then not).
  * Any request to another origin, CSP violation or page error fails the file.
  * Screenshots go to docs/console when CONSOLE_SCREENSHOTS=1 (committed, shown
- * in the README), else to a temp folder, removed when every test passed.
+ * in docs/console.md), else to a temp folder, removed when every test passed.
  */
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
