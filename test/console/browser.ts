@@ -1,12 +1,26 @@
 /**
- * One headless Chromium (Debian's package, driven by playwright-core) for the
- * console's end-to-end tests, and the guards every page runs under: a request
- * to another origin, or a Content-Security-Policy violation, is recorded and
+ * One headless Chromium, driven by playwright-core, for the console's
+ * end-to-end tests, and the guards every page runs under: a request to
+ * another origin, or a Content-Security-Policy violation, is recorded and
  * fails the test that reads `problems`.
+ *
+ * The browser is Debian's `chromium` where it is installed, else the one the
+ * `@sparticuz/chromium` devDependency ships inside its package: `npm ci`
+ * brings it where a tool's own browser download fails, so a fresh clone's
+ * `npm test` needs nothing installed beforehand.
  */
+import { existsSync } from 'node:fs';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 
-export const CHROMIUM = '/usr/bin/chromium';
+const DEBIAN_CHROMIUM = '/usr/bin/chromium';
+
+/** The browser's executable: Debian's where present, else the packaged one (unpacked to the temp folder on first use). */
+export async function chromiumPath(): Promise<string> {
+  if (existsSync(DEBIAN_CHROMIUM)) return DEBIAN_CHROMIUM;
+  // An ES module only: imported, not required.
+  const { default: packaged } = await import('@sparticuz/chromium');
+  return packaged.executablePath();
+}
 
 export interface ConsoleBrowser {
   readonly browser: Browser;
@@ -18,8 +32,10 @@ export interface ConsoleBrowser {
 
 export async function launchBrowser(origin: string): Promise<ConsoleBrowser> {
   const browser = await chromium.launch({
-    executablePath: CHROMIUM,
+    executablePath: await chromiumPath(),
     headless: true,
+    // Our own flags, not the package's `args`: those turn off web security and site isolation, which the CSP and
+    // other-origin guards below rely on.
     args: [
       '--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync'
