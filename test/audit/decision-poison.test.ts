@@ -63,3 +63,30 @@ t.test('variables nested past 32 levels are a 400 naming the limit; the records 
   }
   t.equal(await metric(node, 'rulevault_audit_sink_write_errors_total'), 0, 'no write failed');
 });
+
+t.test('a decision id planted in another record\'s variables is not taken for a record', async (t) => {
+  const node = await nodeWith(t, { RULEVAULT_DECISION_LOG: '1' });
+  const admin = client(node.url, node.adminKey);
+  const app = client(node.url, await evaluateKey(node));
+  const first = await app.post('/api/rule-engine/evaluate', { entity_type: 'context', fields: { n: 1 } });
+  const firstId = first.headers.get(HEADER)!;
+  const never = '01900000-0000-7000-8000-0000000000aa';
+  // Objects shaped like a record's first member, the way a line starts: one with an id never issued, one with a real one.
+  for (const planted of [never, firstId]) {
+    const answer = await app.post('/api/rule-engine/evaluate', {
+      entity_type: 'context', fields: { n: 2 },
+      entity_inputs: { variables: { note: { decision_id: planted, at: 'x' }, list: [{ decision_id: planted, answer: {} }] } },
+    });
+    t.equal(answer.status, 200);
+  }
+
+  const missing = await admin.get(`/api/audit/decisions/${never}`);
+  t.equal(missing.status, 404, missing.text);
+  t.equal(missing.json.code, 'not_found');
+  t.equal((await admin.get(`/api/audit/decisions/${never}/replay`)).status, 404);
+
+  const real = await admin.get(`/api/audit/decisions/${firstId}`);
+  t.equal(real.status, 200, real.text);
+  t.equal(real.json.decision_id, firstId);
+  t.same(real.json.request.fields, { n: 1 }, 'the record itself, not the planted copy');
+});
