@@ -4,7 +4,7 @@
  * secret-read audit. They read the sink files beside a running service, as
  * the admin API does (GET /api/audit/decisions/:id, /api/audit/secret-reads).
  */
-import { decisionNotFound, readDecision } from '../../src/audit/decision-log';
+import { decisionNotFound, readDecision, replayable } from '../../src/audit/decision-log';
 import type { ReplayReport } from '../../src/audit/decision-replay';
 import { listSecretReads } from '../../src/audit/read-audit';
 import { createAuditService } from '../../src/audit/service';
@@ -27,8 +27,14 @@ const decision: Command = {
   async run({ args: [id], options, out }) {
     const asOf = typeof options['as-of'] === 'string' ? options['as-of'] : undefined;
     const config = storeConfig(out);
-    const record = readDecision(config.auditSink.dir, id!);
-    if (record === undefined) throw new CliError(decisionNotFound(id!));
+    const stored = readDecision(config.auditSink.dir, id!);
+    if (stored === undefined) throw new CliError(decisionNotFound(id!));
+    if ('incomplete' in stored) {
+      // A stand-in: what it keeps is shown, and the failure says why there is nothing to replay.
+      out.document({ record: stored });
+      out.lines(`decision ${stored.decision_id}  ${stored.at}  key ${stored.key_id}  position ${stored.position ?? '(empty log)'}`, `answer   ${JSON.stringify(stored.answer)}`);
+    }
+    const record = replayable(stored);
     const replay = await onStore(config, (store) =>
       createAuditService({ store, readModel: createReadModel(), limits: config.limits, timeTravel: CLI_TIME_TRAVEL }).replayDecision(record, asOf));
     out.document({ record, replay });

@@ -16,9 +16,15 @@
  * The records themselves (contexts, rendered prompts) are rebuilt from the
  * log at the recorded position, so the sink holds ids and a hash, not
  * copies of the catalog, and stays small.
+ *
+ * A record that cannot be serialized is written as a stand-in saying why
+ * (its id, time, key, position and answer), and counted: the sink retries a
+ * batch it could not write, so one such record left in the batch would hold
+ * back every record after it for good.
  */
 import { createHash } from 'node:crypto';
 import type { AuditSinkSettings } from '../config';
+import { conflict } from '../errors';
 import type { EvaluateRequest, EvaluateResponse } from '../service/evaluate';
 import { timeOrderedId } from '../uuid';
 import { findLine, ndjsonWriter } from './ndjson-writer';
@@ -51,6 +57,23 @@ export interface DecisionRecord {
     readonly entity_data_sha256?: string;
   };
 }
+
+/**
+ * What is written instead of a record that could not be serialized: what identifies the decision and its answer,
+ * from members that always serialize, and why the rest is missing.
+ */
+export interface DecisionStandIn {
+  readonly decision_id: string;
+  readonly at: string;
+  readonly key_id: string;
+  readonly position: string | null;
+  /** Why this record keeps no request, masked paths or entity_data digest. */
+  readonly incomplete: string;
+  readonly answer: Pick<DecisionRecord['answer'], 'matchingRuleIds' | 'entities'>;
+}
+
+/** A line of the decision files: a record, or the stand-in of one that could not be serialized. */
+export type StoredDecision = DecisionRecord | DecisionStandIn;
 
 export type DecisionSettings = AuditSinkSettings['decisions'];
 
@@ -96,7 +119,8 @@ export function createDecisionLog({ dir, settings, metrics, now = Date.now }: De
   let sink: Sink<Pending> | undefined;
   if (settings.enabled) {
     const files = { dir, prefix: DECISIONS_PREFIX, maxFileBytes: settings.maxFileBytes, maxFiles: settings.maxFiles };
-    const writer = ndjsonWriter<Pending>(files, (pending) => pending.id, (pending) => JSON.stringify(toRecord(pending, masks)));
+    const replaced = (error: Error) => metrics.replaced('decisions', error);
+    const writer = ndjsonWriter<Pending>(files, (pending) => pending.id, (pending) => recordLine(pending, masks, replaced));
     sink = createSink(writer, {
       queueCapacity: settings.queueCapacity,
       onDropped: (count) => metrics.dropped('decisions', count),
@@ -124,6 +148,33 @@ export function createDecisionLog({ dir, settings, metrics, now = Date.now }: De
     },
     flush: () => sink?.flush(),
     close: () => sink?.close(),
+  };
+}
+
+/** The line of a queued decision: its record, or its stand-in when the record cannot be serialized (`replaced` is told). */
+export function recordLine(pending: Pending, masks: ReadonlySet<string>, replaced: (error: Error) => void): string {
+  try {
+    return JSON.stringify(toRecord(pending, masks));
+  } catch (error) {
+    const why = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    replaced(new Error(`decision record ${pending.id} could not be serialized (${why}); a stand-in was written instead`));
+    return JSON.stringify(standIn(pending, why));
+  }
+}
+
+function standIn(pending: Pending, why: string): DecisionStandIn {
+  const { answer } = pending;
+  return {
+    decision_id: pending.id,
+    at: new Date(pending.atMs).toISOString(),
+    key_id: pending.keyId,
+    position: pending.position === undefined ? null : pending.position.toString(),
+    incomplete: `the record could not be serialized (${why}): its request, masked paths and entity_data digest are not kept`,
+    // Copied member by member: the answer's ids and entities are strings the service made, whatever the request held.
+    answer: {
+      matchingRuleIds: [...answer.matchingRuleIds],
+      entities: answer.entities.map(({ rule_id, entity_type, entity_id }) => ({ rule_id, entity_type, entity_id })),
+    },
   };
 }
 
@@ -169,10 +220,16 @@ function maskValues(values: Readonly<Record<string, unknown>>, masks: ReadonlySe
   return copy ?? (values as Record<string, unknown>);
 }
 
-/** A decision record by id from the sink files in `dir`, beside a running service; undefined when there is none. */
-export function readDecision(dir: string, id: string): DecisionRecord | undefined {
+/** A decision record (or its stand-in) by id from the sink files in `dir`, beside a running service; undefined when there is none. */
+export function readDecision(dir: string, id: string): StoredDecision | undefined {
   const line = findLine({ dir, prefix: DECISIONS_PREFIX }, 'decision_id', id);
-  return line === undefined ? undefined : (JSON.parse(line) as DecisionRecord);
+  return line === undefined ? undefined : (JSON.parse(line) as StoredDecision);
+}
+
+/** The record to replay; a stand-in cannot be (409 naming why: its request was not kept). */
+export function replayable(record: StoredDecision): DecisionRecord {
+  if ('incomplete' in record) throw conflict(`decision ${record.decision_id} cannot be replayed: ${record.incomplete}`);
+  return record;
 }
 
 /** Why a decision id may have no record: said once, for the API and the CLI. */

@@ -603,6 +603,23 @@ export interface DecisionRecord {
   answer: DecisionAnswer;
 }
 
+export interface DecisionStandIn {
+  decision_id: string;
+  at: string;
+  key_id: string;
+  position: Position | null;
+  /** why the record could not be written whole (it could not be serialized): it keeps no request, masked paths or entity_data digest, and cannot be replayed */
+  incomplete: string;
+  answer: {
+    matchingRuleIds: string[];
+    entities: ({
+      rule_id: string;
+      entity_type: "context" | "prompt" | "evaluation";
+      entity_id: string;
+    })[];
+  };
+}
+
 export interface DecisionAnswer {
   matchingRuleIds: string[];
   entities: ({

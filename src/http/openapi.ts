@@ -124,7 +124,7 @@ const ERROR_MEANING = {
   401: 'No API key, or the key is unknown or revoked',
   403: 'The key lacks the scope, or the browser Origin is not allowed',
   404: 'No such resource (or it is deleted)',
-  409: 'The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed)',
+  409: 'The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay',
   413: 'The request body is larger than RULEVAULT_MAX_BODY_BYTES (an import: RULEVAULT_IMPORT_MAX_BYTES, or more items than RULEVAULT_IMPORT_MAX_ITEMS)',
   503: 'The read models are still catching up with the log',
 } as const;
@@ -601,6 +601,14 @@ const schemas: { [name: string]: SchemaObject } = {
     }),
     masked: { ...strings, description: 'paths of the masked values (`fields.<name>`, `entity_inputs.variables.<name>`)' },
     answer: ref('DecisionAnswer'),
+  }),
+  DecisionStandIn: record({
+    decision_id: str,
+    at: str,
+    key_id: str,
+    position: nullable(ref('Position')),
+    incomplete: { type: 'string', description: 'why the record could not be written whole (it could not be serialized): it keeps no request, masked paths or entity_data digest, and cannot be replayed' },
+    answer: record({ matchingRuleIds: strings, entities: evaluateAnswerMembers.entities }),
   }),
   DecisionAnswer: record({
     matchingRuleIds: strings,
@@ -1125,7 +1133,10 @@ const paths: { [path: string]: PathItem } = {
       summary: 'The record of an evaluate answer by its decision id (scope admin; decision logging on and the answer sampled)',
       tags: ['audit'],
       parameters: [idParameter('decision')],
-      responses: { 200: answer('the decision record', ref('DecisionRecord')), ...errors(400, ...ADMIN_READ_ERRORS, 404) },
+      responses: {
+        200: answer('the decision record, or the stand-in written for one that could not be serialized', { anyOf: [ref('DecisionRecord'), ref('DecisionStandIn')] }),
+        ...errors(400, ...ADMIN_READ_ERRORS, 404),
+      },
     },
   },
   '/api/audit/decisions/{id}/replay': {
@@ -1137,7 +1148,7 @@ const paths: { [path: string]: PathItem } = {
         idParameter('decision'),
         { name: 'as_of', in: 'query', description: 'replay here instead: a log position, an ISO 8601 time with a zone, or `head` (the log now)', schema: str },
       ],
-      responses: { 200: answer('the replay and the differences', ref('DecisionReplay')), ...errors(400, ...ADMIN_READ_ERRORS, 404) },
+      responses: { 200: answer('the replay and the differences', ref('DecisionReplay')), ...errors(400, ...ADMIN_READ_ERRORS, 404, 409) },
     },
   },
   '/api/audit/secret-reads': {

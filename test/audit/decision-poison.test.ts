@@ -1,13 +1,20 @@
 /**
- * Black-box: decision records that cannot be poisoned (issue 62, items 4 and
- * 7) on a real node over loopback with the real sink files. A request nested
- * past the bound is refused where it is parsed, so no record of it can stall
- * the writer; and an id planted inside a record's variables is never taken
- * for that record's own id.
+ * Decision records that cannot be poisoned (issue 62, items 4 and 7), on a
+ * real node over loopback with the real sink files. A request nested past the
+ * bound is refused where it is parsed; a record that cannot be serialized all
+ * the same (the writer driven in process, with what the bound now keeps out)
+ * is written as a stand-in and the rest of its batch goes on; and an id
+ * planted inside a record's variables is never taken for a record.
  */
+import { Registry } from 'prom-client';
 import t from 'tap';
+import { createDecisionLog, readDecision, type DecisionStandIn } from '../../src/audit/decision-log';
+import { createAuditSinkMetrics } from '../../src/audit/sink-metrics';
+import { loadConfig } from '../../src/config';
+import type { EvaluateRequest, EvaluateResponse } from '../../src/service/evaluate';
 import { client } from '../support/http';
-import type { TestNode } from '../support/node';
+import { removeDir, tempDir, type TestNode } from '../support/node';
+import { runAudit } from './support/run-audit';
 import { nodeWith } from './support/sink';
 
 const HEADER = 'rulevault-decision-id';
@@ -89,4 +96,58 @@ t.test('a decision id planted in another record\'s variables is not taken for a 
   t.equal(real.status, 200, real.text);
   t.equal(real.json.decision_id, firstId);
   t.same(real.json.request.fields, { n: 1 }, 'the record itself, not the planted copy');
+});
+
+t.test('a record that cannot be serialized is written as a stand-in, counted, and the rest of its batch goes on', async (t) => {
+  const dir = tempDir();
+  t.teardown(() => removeDir(dir));
+  const registry = new Registry();
+  const logged: string[] = [];
+  const metrics = createAuditSinkMetrics(registry, (_sink, error) => logged.push(error.message));
+  const log = createDecisionLog({ dir, settings: loadConfig({ RULEVAULT_DECISION_LOG: '1' }).auditSink.decisions, metrics });
+  // What the review's request was before the bound: nesting JSON.stringify overflows the stack on.
+  let deep: Record<string, unknown> = { a: 1 };
+  for (let i = 0; i < 100_000; i++) deep = { a: deep };
+  const request = (variables: Record<string, unknown>): EvaluateRequest => ({
+    entityType: 'context', fields: { tier: 'gold' }, includeEntityData: false, variables, version: undefined, label: undefined, shouldCompile: true, strict: false,
+  });
+  const answer: EvaluateResponse = { matchingRuleIds: ['r1'], entities: [{ rule_id: 'r1', entity_type: 'context', entity_id: 'c1' }] };
+  const ids = [
+    log.decide('k1', request({ n: 1 }), answer, 5n),
+    log.decide('k1', request(deep), answer, 6n),
+    log.decide('k1', request({ n: 3 }), answer, 7n),
+  ];
+  t.equal(log.queued, 3);
+  log.flush();
+  t.equal(log.queued, 0, 'the batch was written: nothing is left to retry');
+  log.close();
+
+  const [before, standIn, after] = ids.map((id) => readDecision(dir, id));
+  t.same(before && 'request' in before && before.request.entity_inputs.variables, { n: 1 }, 'the record before it, whole');
+  t.same(after && 'request' in after && after.request.entity_inputs.variables, { n: 3 }, 'the record after it, whole');
+  t.same(standIn, {
+    decision_id: ids[1], at: standIn?.at, key_id: 'k1', position: '6',
+    incomplete: 'the record could not be serialized (RangeError: Maximum call stack size exceeded): its request, masked paths and entity_data digest are not kept',
+    answer: { matchingRuleIds: ['r1'], entities: [{ rule_id: 'r1', entity_type: 'context', entity_id: 'c1' }] },
+  }, 'the stand-in: id, time, key, position, answer, and why');
+  t.ok(Math.abs(Date.parse(standIn!.at) - Date.now()) < 60_000);
+  t.match(await registry.getSingleMetricAsString('rulevault_audit_records_replaced_total'), /rulevault_audit_records_replaced_total\{sink="decisions"\} 1\b/);
+  t.match(await registry.getSingleMetricAsString('rulevault_audit_sink_write_errors_total'), /\{sink="decisions"\} 0\b/, 'not a failed write');
+  t.same(logged, [`decision record ${ids[1]} could not be serialized (RangeError: Maximum call stack size exceeded); a stand-in was written instead`]);
+
+  // A node reading that folder: the stand-in is looked up as it is, and a replay says why there is none.
+  const node = await nodeWith(t, { RULEVAULT_DECISION_LOG: '1', RULEVAULT_AUDIT_DIR: dir });
+  const admin = client(node.url, node.adminKey);
+  const looked = await admin.get(`/api/audit/decisions/${ids[1]}`);
+  t.equal(looked.status, 200, looked.text);
+  t.same(looked.json, standIn);
+  const replay = await admin.get(`/api/audit/decisions/${ids[1]}/replay`);
+  t.equal(replay.status, 409, replay.text);
+  t.equal(replay.json.code, 'conflict');
+  t.equal(replay.json.err, `decision ${ids[1]} cannot be replayed: ${(standIn as DecisionStandIn).incomplete}`);
+  t.equal((await admin.get(`/api/audit/decisions/${ids[2]}`)).status, 200);
+  const cli = await runAudit(['decision', ids[1]!], node.env);
+  t.equal(cli.code, 1, 'the CLI fails: nothing to replay');
+  t.match(cli.stdout, /answer +\{"matchingRuleIds":\["r1"\]/, 'after showing what the stand-in keeps');
+  t.match(cli.stderr, /cannot be replayed: the record could not be serialized/);
 });
