@@ -3,7 +3,8 @@
  * `RuleVault-Decision-Id` response header); with decision logging on, a
  * sample of answers is recorded with what is needed to replay them: the
  * time, the key id, the log position the answer was computed at, the
- * request (named fields masked) and the answer.
+ * request (the values at the masked paths replaced: decision-mask.ts) and
+ * the answer.
  *
  * The request path only draws the id and, when sampled, queues references
  * to the request and the answer it already holds (both are fresh objects
@@ -28,11 +29,9 @@ import { conflict } from '../errors';
 import type { EvaluateRequest, EvaluateResponse } from '../service/evaluate';
 import { timeOrderedId } from '../uuid';
 import { findLine, ndjsonWriter } from './ndjson-writer';
+import { compileMasks, MASKED, maskValues, type Masks } from './decision-mask';
 import { createSink, type Sink } from './sink';
 import type { AuditSinkMetrics } from './sink-metrics';
-
-/** What stands in a record for a masked value. */
-export const MASKED = '[masked]';
 
 export interface DecisionRecord {
   readonly decision_id: string;
@@ -48,7 +47,7 @@ export interface DecisionRecord {
     readonly include_entity_data: boolean;
     readonly entity_inputs: Record<string, unknown>;
   };
-  /** Paths of the masked values (`fields.<name>`, `entity_inputs.variables.<name>`). */
+  /** Paths of the masked values (`fields.<name>`, `entity_inputs.variables.<path>`: `entity_inputs.variables.customer.ssn`). */
   readonly masked: readonly string[];
   readonly answer: {
     readonly matchingRuleIds: readonly string[];
@@ -115,7 +114,7 @@ export const DECISIONS_PREFIX = 'decisions';
 const SAMPLE_SCALE = 1_000_000;
 
 export function createDecisionLog({ dir, settings, metrics, now = Date.now }: DecisionLogDeps): DecisionLog {
-  const masks = new Set(settings.maskFields);
+  const masks = compileMasks(settings.maskFields);
   let sink: Sink<Pending> | undefined;
   if (settings.enabled) {
     const files = { dir, prefix: DECISIONS_PREFIX, maxFileBytes: settings.maxFileBytes, maxFiles: settings.maxFiles };
@@ -152,7 +151,7 @@ export function createDecisionLog({ dir, settings, metrics, now = Date.now }: De
 }
 
 /** The line of a queued decision: its record, or its stand-in when the record cannot be serialized (`replaced` is told). */
-export function recordLine(pending: Pending, masks: ReadonlySet<string>, replaced: (error: Error) => void): string {
+export function recordLine(pending: Pending, masks: Masks, replaced: (error: Error) => void): string {
   try {
     return JSON.stringify(toRecord(pending, masks));
   } catch (error) {
@@ -179,7 +178,7 @@ function standIn(pending: Pending, why: string): DecisionStandIn {
 }
 
 /** The record of a queued decision, masked. */
-export function toRecord(pending: Pending, masks: ReadonlySet<string>): DecisionRecord {
+export function toRecord(pending: Pending, masks: Masks): DecisionRecord {
   const { request, answer } = pending;
   const masked: string[] = [];
   const fields = maskValues(request.fields, masks, 'fields', masked);
@@ -205,19 +204,6 @@ export function toRecord(pending: Pending, masks: ReadonlySet<string>): Decision
 /** SHA-256 of the JSON of an answer's entity_data, as a record and a replay compare it. */
 export function entityDataDigest(entityData: unknown): string {
   return createHash('sha256').update(JSON.stringify(entityData), 'utf8').digest('hex');
-}
-
-function maskValues(values: Readonly<Record<string, unknown>>, masks: ReadonlySet<string>, prefix: string, masked: string[]): Record<string, unknown> {
-  if (masks.size === 0) return values as Record<string, unknown>;
-  let copy: Record<string, unknown> | undefined;
-  for (const name of Object.keys(values)) {
-    if (!masks.has(name)) continue;
-    // A null prototype: a field named __proto__ stays a plain member.
-    copy ??= Object.assign(Object.create(null) as Record<string, unknown>, values);
-    copy[name] = MASKED;
-    masked.push(`${prefix}.${name}`);
-  }
-  return copy ?? (values as Record<string, unknown>);
 }
 
 /** A decision record (or its stand-in) by id from the sink files in `dir`, beside a running service; undefined when there is none. */

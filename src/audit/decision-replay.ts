@@ -4,14 +4,15 @@
  * with the recorded one. Pure: the caller folds the log to the point
  * (time-travel.ts) and evaluates; this builds the request and the report.
  *
- * Masked values cannot be replayed: a masked field is left out of the
- * replayed request (its conditions are judged as on an absent field), and
- * the report names it, so a difference it causes is not mistaken for a
- * change of the rules.
+ * Masked values cannot be replayed: each is left out of the replayed
+ * request (a masked field's conditions are judged as on an absent field, a
+ * masked variable renders as a missing one), and the report names them,
+ * so a difference they cause is not mistaken for a change of the rules.
  */
 import type { EvaluateResponse } from '../service/evaluate';
 import { toJsonPosition } from '../store/port';
-import { entityDataDigest, MASKED, type DecisionRecord } from './decision-log';
+import { entityDataDigest, type DecisionRecord } from './decision-log';
+import { MASKED } from './decision-mask';
 import type { AsOf } from './time-travel';
 
 /** Where a record is replayed by default: the position its answer was computed at. */
@@ -19,19 +20,33 @@ export function recordedPoint(record: DecisionRecord): AsOf {
   return { kind: 'position', position: BigInt(record.position ?? '0') };
 }
 
-/** The evaluate body a record replays: its request with masked values left out. */
+/** The evaluate body a record replays: its request with the masked values left out. */
 export function replayBody(record: DecisionRecord): Record<string, unknown> {
   const { request } = record;
-  const unmasked = (values: Record<string, unknown>) =>
-    Object.fromEntries(Object.entries(values).filter(([, value]) => value !== MASKED));
   const inputs = request.entity_inputs;
   const variables = (inputs.variables ?? {}) as Record<string, unknown>;
+  const paths = new Set(record.masked);
+  // Every path that leads to a masked one: the walk goes down only there. Paths are compared as the record wrote
+  // them (member names joined by `.`), so a member whose name holds a dot is found as it was masked.
+  const above = new Set(record.masked.flatMap((path) => [...path.matchAll(/\./g)].map((dot) => path.slice(0, dot.index))));
+  const unmasked = (values: object, prefix: string) => (paths.size === 0 ? values : withoutMasked(values, prefix, paths, above));
   return {
     entity_type: request.entity_type,
-    fields: record.masked.length === 0 ? request.fields : unmasked(request.fields),
+    fields: unmasked(request.fields, 'fields'),
     include_entity_data: request.include_entity_data,
-    entity_inputs: { ...inputs, variables: record.masked.length === 0 ? variables : unmasked(variables) },
+    entity_inputs: { ...inputs, variables: unmasked(variables, 'entity_inputs.variables') },
   };
+}
+
+/** `values` without the members at `paths` that hold MASKED (in an array, an absent element). */
+function withoutMasked(values: object, prefix: string, paths: ReadonlySet<string>, above: ReadonlySet<string>): unknown {
+  const copy = (Array.isArray(values) ? [...values] : Object.assign(Object.create(null) as object, values)) as Record<string, unknown>;
+  for (const [key, value] of Object.entries(values)) {
+    const path = `${prefix}.${key}`;
+    if (paths.has(path) && value === MASKED) delete copy[key];
+    else if (above.has(path) && typeof value === 'object' && value !== null) copy[key] = withoutMasked(value, path, paths, above);
+  }
+  return copy;
 }
 
 interface SetDifference {

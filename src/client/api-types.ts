@@ -595,10 +595,10 @@ export interface DecisionRecord {
     /** as sent; a masked value is "[masked]" (RULEVAULT_DECISION_LOG_MASK_FIELDS) */
     fields: Record<string, unknown>;
     include_entity_data: boolean;
-    /** variables (masked like fields), shouldCompile, strict, and version or label when given */
+    /** variables (masked like fields, at any depth), shouldCompile, strict, and version or label when given */
     entity_inputs: Record<string, unknown>;
   };
-  /** paths of the masked values (`fields.<name>`, `entity_inputs.variables.<name>`) */
+  /** paths of the masked values (`fields.<name>`, `entity_inputs.variables.<path>`, as `entity_inputs.variables.customer.ssn`) */
   masked: string[];
   answer: DecisionAnswer;
 }

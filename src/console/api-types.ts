@@ -948,12 +948,12 @@ export interface components {
             decision_id: string;
             /** @description the API key that called */
             key_id: string;
-            /** @description paths of the masked values (`fields.<name>`, `entity_inputs.variables.<name>`) */
+            /** @description paths of the masked values (`fields.<name>`, `entity_inputs.variables.<path>`, as `entity_inputs.variables.customer.ssn`) */
             masked: string[];
             /** @description the log position the answer was computed at (null: the empty log) */
             position: components["schemas"]["Position"] | null;
             request: {
-                /** @description variables (masked like fields), shouldCompile, strict, and version or label when given */
+                /** @description variables (masked like fields, at any depth), shouldCompile, strict, and version or label when given */
                 entity_inputs: Record<string, never>;
                 /** @enum {string} */
                 entity_type: "context" | "prompt" | "evaluation";

@@ -597,9 +597,9 @@ const schemas: { [name: string]: SchemaObject } = {
       entity_type: ENTITY_TYPE,
       fields: { type: 'object', description: 'as sent; a masked value is "[masked]" (RULEVAULT_DECISION_LOG_MASK_FIELDS)' },
       include_entity_data: { type: 'boolean' },
-      entity_inputs: { type: 'object', description: 'variables (masked like fields), shouldCompile, strict, and version or label when given' },
+      entity_inputs: { type: 'object', description: 'variables (masked like fields, at any depth), shouldCompile, strict, and version or label when given' },
     }),
-    masked: { ...strings, description: 'paths of the masked values (`fields.<name>`, `entity_inputs.variables.<name>`)' },
+    masked: { ...strings, description: 'paths of the masked values (`fields.<name>`, `entity_inputs.variables.<path>`, as `entity_inputs.variables.customer.ssn`)' },
     answer: ref('DecisionAnswer'),
   }),
   DecisionStandIn: record({
