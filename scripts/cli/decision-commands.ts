@@ -51,7 +51,9 @@ const decision: Command = {
 
 function replayLines(replay: ReplayReport): string[] {
   const at = `replayed at position ${replay.replayed_at.position ?? '(empty log)'}`;
-  if (replay.same) return [`${at}: the same answer`];
+  // What masked values keep the replay from reproducing, said whatever the outcome: neither agreement nor a difference there means much.
+  const unreproducible = Object.entries(replay.unreproducible).map(([part, paths]) => `  ? ${part}: not reproducible, it depends on masked ${paths!.join(', ')}`);
+  if (replay.same) return [`${at}: the same answer${unreproducible.length > 0 ? ' in the parts it could reproduce' : ''}`, ...unreproducible];
   const lines = [`${at}: the answer differs`];
   const { matchingRuleIds, entities, entity_data } = replay.differences;
   for (const [name, diff] of [['matchingRuleIds', matchingRuleIds], ['entities', entities]] as const) {
@@ -61,7 +63,7 @@ function replayLines(replay: ReplayReport): string[] {
   }
   if (entity_data !== undefined) lines.push(`  entity_data: sha256 ${entity_data.recorded_sha256 ?? 'none'} then, ${entity_data.replayed_sha256 ?? 'none'} now`);
   if (replay.masked.length > 0) lines.push(`  (masked values were left out of the replay: ${replay.masked.join(', ')})`);
-  return lines;
+  return [...lines, ...unreproducible];
 }
 
 const reads: Command = {

@@ -13,8 +13,12 @@
  * is sent.
  *
  * What a record keeps of the answer: `matchingRuleIds` and `entities` as
- * answered, and a SHA-256 of `entity_data` when the request asked for it.
- * The records themselves (contexts, rendered prompts) are rebuilt from the
+ * answered, and a SHA-256 of `entity_data` when the request asked for it,
+ * unless a value was masked: the rendered prompts hold the caller's
+ * variables, so a plain digest would let anyone with the record and the
+ * template check a guess of a masked value (a short one falls to a few
+ * hundred guesses), and no replay could match it anyway, the value being
+ * gone (docs/decisions/pending-masking-by-path.md). The records themselves (contexts, rendered prompts) are rebuilt from the
  * log at the recorded position, so the sink holds ids and a hash, not
  * copies of the catalog, and stays small.
  *
@@ -52,7 +56,7 @@ export interface DecisionRecord {
   readonly answer: {
     readonly matchingRuleIds: readonly string[];
     readonly entities: EvaluateResponse['entities'];
-    /** SHA-256 (hex) of JSON of the answer's entity_data; present when the request asked for entity data. */
+    /** SHA-256 (hex) of JSON of the answer's entity_data; present when the request asked for entity data and nothing was masked. */
     readonly entity_data_sha256?: string;
   };
 }
@@ -196,7 +200,7 @@ export function toRecord(pending: Pending, masks: Masks): DecisionRecord {
     answer: {
       matchingRuleIds: answer.matchingRuleIds,
       entities: answer.entities,
-      ...(answer.entity_data === undefined ? {} : { entity_data_sha256: entityDataDigest(answer.entity_data) }),
+      ...(answer.entity_data === undefined || masked.length > 0 ? {} : { entity_data_sha256: entityDataDigest(answer.entity_data) }),
     },
   };
 }

@@ -627,7 +627,7 @@ export interface DecisionAnswer {
     entity_type: "context" | "prompt" | "evaluation";
     entity_id: string;
   })[];
-  /** SHA-256 of the JSON of entity_data, when the request asked for it */
+  /** SHA-256 of the JSON of entity_data, when the request asked for it and nothing was masked (a digest of what a masked value rendered into would let a guess of it be checked) */
   entity_data_sha256?: string;
 }
 
@@ -638,10 +638,16 @@ export interface DecisionReplay {
     position: Position | null;
     at: string | null;
   };
-  /** true when the replayed answer equals the recorded one */
+  /** true when the replayed answer equals the recorded one in every part compared */
   same: boolean;
-  /** masked values, left out of the replay: a difference may come from them */
+  /** masked values, left out of the replay */
   masked: string[];
+  /** the parts of the answer the replay cannot reproduce, each with the masked values it depends on: matchingRuleIds and entities when a rule at the replayed point reads a masked field, entity_data whenever a value was masked (its digest is not kept, so it is not compared) */
+  unreproducible: {
+    matchingRuleIds?: string[];
+    entities?: string[];
+    entity_data?: string[];
+  };
   recorded: DecisionAnswer;
   replayed: DecisionAnswer;
   differences: {

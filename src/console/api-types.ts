@@ -936,7 +936,7 @@ export interface components {
                 entity_type: "context" | "prompt" | "evaluation";
                 rule_id: string;
             }[];
-            /** @description SHA-256 of the JSON of entity_data, when the request asked for it */
+            /** @description SHA-256 of the JSON of entity_data, when the request asked for it and nothing was masked (a digest of what a masked value rendered into would let a guess of it be checked) */
             entity_data_sha256?: string;
             matchingRuleIds: string[];
         };
@@ -973,7 +973,7 @@ export interface components {
                 };
                 matchingRuleIds?: components["schemas"]["SetDifference"];
             };
-            /** @description masked values, left out of the replay: a difference may come from them */
+            /** @description masked values, left out of the replay */
             masked: string[];
             recorded: components["schemas"]["DecisionAnswer"];
             recorded_position: components["schemas"]["Position"] | null;
@@ -982,8 +982,14 @@ export interface components {
                 at: string | null;
                 position: components["schemas"]["Position"] | null;
             };
-            /** @description true when the replayed answer equals the recorded one */
+            /** @description true when the replayed answer equals the recorded one in every part compared */
             same: boolean;
+            /** @description the parts of the answer the replay cannot reproduce, each with the masked values it depends on: matchingRuleIds and entities when a rule at the replayed point reads a masked field, entity_data whenever a value was masked (its digest is not kept, so it is not compared) */
+            unreproducible: {
+                entities?: string[];
+                entity_data?: string[];
+                matchingRuleIds?: string[];
+            };
         };
         DecisionStandIn: {
             answer: {

@@ -613,14 +613,18 @@ const schemas: { [name: string]: SchemaObject } = {
   DecisionAnswer: record({
     matchingRuleIds: strings,
     entities: evaluateAnswerMembers.entities,
-    entity_data_sha256: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'SHA-256 of the JSON of entity_data, when the request asked for it' },
+    entity_data_sha256: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'SHA-256 of the JSON of entity_data, when the request asked for it and nothing was masked (a digest of what a masked value rendered into would let a guess of it be checked)' },
   }, ['entity_data_sha256']),
   DecisionReplay: record({
     decision_id: str,
     recorded_position: nullable(ref('Position')),
     replayed_at: record({ position: nullable(ref('Position')), at: nullable(str) }),
-    same: { type: 'boolean', description: 'true when the replayed answer equals the recorded one' },
-    masked: { ...strings, description: 'masked values, left out of the replay: a difference may come from them' },
+    same: { type: 'boolean', description: 'true when the replayed answer equals the recorded one in every part compared' },
+    masked: { ...strings, description: 'masked values, left out of the replay' },
+    unreproducible: {
+      ...record({ matchingRuleIds: strings, entities: strings, entity_data: strings }, ['matchingRuleIds', 'entities', 'entity_data']),
+      description: 'the parts of the answer the replay cannot reproduce, each with the masked values it depends on: matchingRuleIds and entities when a rule at the replayed point reads a masked field, entity_data whenever a value was masked (its digest is not kept, so it is not compared)',
+    },
     recorded: ref('DecisionAnswer'),
     replayed: ref('DecisionAnswer'),
     differences: record({

@@ -95,7 +95,7 @@ function DecisionView({ record, replay }: { record: DecisionRecord; replay: Deci
           </tbody>
         </table>
       )}
-      {record.masked.length > 0 && <p class="hint">Masked values are not stored ({record.masked.join(', ')}); the replay leaves them out, so a difference may come from them.</p>}
+      {record.masked.length > 0 && <p class="hint">Masked values are not stored ({record.masked.join(', ')}), nor a digest of the entity data they may have rendered into; the replay leaves them out.</p>}
       <h3>The answer</h3>
       <AnswerLists answer={record.answer} />
       <h3>Replay</h3>
@@ -110,6 +110,7 @@ function DecisionView({ record, replay }: { record: DecisionRecord; replay: Deci
           </ul>
         </div>
       )}
+      <UnreproducibleList parts={replay.unreproducible} />
     </div>
   );
 }
@@ -131,6 +132,19 @@ function DifferenceItem({ what, only }: { what: string; only: DecisionReplay['di
       {what}: {only.only_recorded.length > 0 && <>only in the record <code>{only.only_recorded.join(', ')}</code> </>}
       {only.only_replayed.length > 0 && <>only in the replay <code>{only.only_replayed.join(', ')}</code></>}
     </li>
+  );
+}
+
+const PART_NAMES = { matchingRuleIds: 'Matching rules', entities: 'Entities', entity_data: 'Entity data' } as const;
+
+function UnreproducibleList({ parts }: { parts: DecisionReplay['unreproducible'] }) {
+  const listed = (Object.keys(PART_NAMES) as (keyof typeof PART_NAMES)[]).filter((part) => parts[part] !== undefined);
+  if (listed.length === 0) return null;
+  return (
+    <>
+      <p class="hint">The replay cannot reproduce these parts: they depend on masked values.</p>
+      <ul>{listed.map((part) => <li key={part}>{PART_NAMES[part]}: <code>{parts[part]!.join(', ')}</code></li>)}</ul>
+    </>
   );
 }
 
