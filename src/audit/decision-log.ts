@@ -155,7 +155,7 @@ export function createDecisionLog({ dir, settings, metrics, now = Date.now }: De
 }
 
 /** The line of a queued decision: its record, or its stand-in when the record cannot be serialized (`replaced` is told). */
-export function recordLine(pending: Pending, masks: Masks, replaced: (error: Error) => void): string {
+function recordLine(pending: Pending, masks: Masks, replaced: (error: Error) => void): string {
   try {
     return JSON.stringify(toRecord(pending, masks));
   } catch (error) {
