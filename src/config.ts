@@ -91,7 +91,7 @@ export interface AuditSinkSettings {
     readonly enabled: boolean;
     /** Fraction of evaluate answers recorded, above 0 and at most 1. */
     readonly sampleRate: number;
-    /** Input field names (and prompt variable names) whose values are masked in records. */
+    /** Paths of input fields and prompt variables whose values records keep as "[masked]" (`customer.ssn`; `*` one segment, `**` any number: src/audit/decision-mask.ts). */
     readonly maskFields: readonly string[];
     /** Records waiting to be written, at most; more are dropped and counted. */
     readonly queueCapacity: number;

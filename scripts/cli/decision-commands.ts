@@ -4,7 +4,7 @@
  * secret-read audit. They read the sink files beside a running service, as
  * the admin API does (GET /api/audit/decisions/:id, /api/audit/secret-reads).
  */
-import { decisionNotFound, readDecision } from '../../src/audit/decision-log';
+import { decisionNotFound, readDecision, replayable } from '../../src/audit/decision-log';
 import type { ReplayReport } from '../../src/audit/decision-replay';
 import { listSecretReads } from '../../src/audit/read-audit';
 import { createAuditService } from '../../src/audit/service';
@@ -27,8 +27,14 @@ const decision: Command = {
   async run({ args: [id], options, out }) {
     const asOf = typeof options['as-of'] === 'string' ? options['as-of'] : undefined;
     const config = storeConfig(out);
-    const record = readDecision(config.auditSink.dir, id!);
-    if (record === undefined) throw new CliError(decisionNotFound(id!));
+    const stored = readDecision(config.auditSink.dir, id!);
+    if (stored === undefined) throw new CliError(decisionNotFound(id!));
+    if ('incomplete' in stored) {
+      // A stand-in: what it keeps is shown, and the failure says why there is nothing to replay.
+      out.document({ record: stored });
+      out.lines(`decision ${stored.decision_id}  ${stored.at}  key ${stored.key_id}  position ${stored.position ?? '(empty log)'}`, `answer   ${JSON.stringify(stored.answer)}`);
+    }
+    const record = replayable(stored);
     const replay = await onStore(config, (store) =>
       createAuditService({ store, readModel: createReadModel(), limits: config.limits, timeTravel: CLI_TIME_TRAVEL }).replayDecision(record, asOf));
     out.document({ record, replay });
@@ -45,7 +51,9 @@ const decision: Command = {
 
 function replayLines(replay: ReplayReport): string[] {
   const at = `replayed at position ${replay.replayed_at.position ?? '(empty log)'}`;
-  if (replay.same) return [`${at}: the same answer`];
+  // What masked values keep the replay from reproducing, said whatever the outcome: neither agreement nor a difference there means much.
+  const unreproducible = Object.entries(replay.unreproducible).map(([part, paths]) => `  ? ${part}: not reproducible, it depends on masked ${paths!.join(', ')}`);
+  if (replay.same) return [`${at}: the same answer${unreproducible.length > 0 ? ' in the parts it could reproduce' : ''}`, ...unreproducible];
   const lines = [`${at}: the answer differs`];
   const { matchingRuleIds, entities, entity_data } = replay.differences;
   for (const [name, diff] of [['matchingRuleIds', matchingRuleIds], ['entities', entities]] as const) {
@@ -55,7 +63,7 @@ function replayLines(replay: ReplayReport): string[] {
   }
   if (entity_data !== undefined) lines.push(`  entity_data: sha256 ${entity_data.recorded_sha256 ?? 'none'} then, ${entity_data.replayed_sha256 ?? 'none'} now`);
   if (replay.masked.length > 0) lines.push(`  (masked values were left out of the replay: ${replay.masked.join(', ')})`);
-  return lines;
+  return [...lines, ...unreproducible];
 }
 
 const reads: Command = {

@@ -3,7 +3,8 @@
  * `RuleVault-Decision-Id` response header); with decision logging on, a
  * sample of answers is recorded with what is needed to replay them: the
  * time, the key id, the log position the answer was computed at, the
- * request (named fields masked) and the answer.
+ * request (the values at the masked paths replaced: decision-mask.ts) and
+ * the answer.
  *
  * The request path only draws the id and, when sampled, queues references
  * to the request and the answer it already holds (both are fresh objects
@@ -12,21 +13,29 @@
  * is sent.
  *
  * What a record keeps of the answer: `matchingRuleIds` and `entities` as
- * answered, and a SHA-256 of `entity_data` when the request asked for it.
- * The records themselves (contexts, rendered prompts) are rebuilt from the
+ * answered, and a SHA-256 of `entity_data` when the request asked for it,
+ * unless a value was masked: the rendered prompts hold the caller's
+ * variables, so a plain digest would let anyone with the record and the
+ * template check a guess of a masked value (a short one falls to a few
+ * hundred guesses), and no replay could match it anyway, the value being
+ * gone (docs/decisions/pending-masking-by-path.md). The records themselves (contexts, rendered prompts) are rebuilt from the
  * log at the recorded position, so the sink holds ids and a hash, not
  * copies of the catalog, and stays small.
+ *
+ * A record that cannot be serialized is written as a stand-in saying why
+ * (its id, time, key, position and answer), and counted: the sink retries a
+ * batch it could not write, so one such record left in the batch would hold
+ * back every record after it for good.
  */
 import { createHash } from 'node:crypto';
 import type { AuditSinkSettings } from '../config';
+import { conflict } from '../errors';
 import type { EvaluateRequest, EvaluateResponse } from '../service/evaluate';
 import { timeOrderedId } from '../uuid';
 import { findLine, ndjsonWriter } from './ndjson-writer';
+import { compileMasks, MASKED, maskValues, type Masks } from './decision-mask';
 import { createSink, type Sink } from './sink';
 import type { AuditSinkMetrics } from './sink-metrics';
-
-/** What stands in a record for a masked value. */
-export const MASKED = '[masked]';
 
 export interface DecisionRecord {
   readonly decision_id: string;
@@ -42,15 +51,32 @@ export interface DecisionRecord {
     readonly include_entity_data: boolean;
     readonly entity_inputs: Record<string, unknown>;
   };
-  /** Paths of the masked values (`fields.<name>`, `entity_inputs.variables.<name>`). */
+  /** Paths of the masked values (`fields.<name>`, `entity_inputs.variables.<path>`: `entity_inputs.variables.customer.ssn`). */
   readonly masked: readonly string[];
   readonly answer: {
     readonly matchingRuleIds: readonly string[];
     readonly entities: EvaluateResponse['entities'];
-    /** SHA-256 (hex) of JSON of the answer's entity_data; present when the request asked for entity data. */
+    /** SHA-256 (hex) of JSON of the answer's entity_data; present when the request asked for entity data and nothing was masked. */
     readonly entity_data_sha256?: string;
   };
 }
+
+/**
+ * What is written instead of a record that could not be serialized: what identifies the decision and its answer,
+ * from members that always serialize, and why the rest is missing.
+ */
+export interface DecisionStandIn {
+  readonly decision_id: string;
+  readonly at: string;
+  readonly key_id: string;
+  readonly position: string | null;
+  /** Why this record keeps no request, masked paths or entity_data digest. */
+  readonly incomplete: string;
+  readonly answer: Pick<DecisionRecord['answer'], 'matchingRuleIds' | 'entities'>;
+}
+
+/** A line of the decision files: a record, or the stand-in of one that could not be serialized. */
+export type StoredDecision = DecisionRecord | DecisionStandIn;
 
 export type DecisionSettings = AuditSinkSettings['decisions'];
 
@@ -92,11 +118,12 @@ export const DECISIONS_PREFIX = 'decisions';
 const SAMPLE_SCALE = 1_000_000;
 
 export function createDecisionLog({ dir, settings, metrics, now = Date.now }: DecisionLogDeps): DecisionLog {
-  const masks = new Set(settings.maskFields);
+  const masks = compileMasks(settings.maskFields);
   let sink: Sink<Pending> | undefined;
   if (settings.enabled) {
     const files = { dir, prefix: DECISIONS_PREFIX, maxFileBytes: settings.maxFileBytes, maxFiles: settings.maxFiles };
-    const writer = ndjsonWriter<Pending>(files, (pending) => pending.id, (pending) => JSON.stringify(toRecord(pending, masks)));
+    const replaced = (error: Error) => metrics.replaced('decisions', error);
+    const writer = ndjsonWriter<Pending>(files, (pending) => pending.id, (pending) => recordLine(pending, masks, replaced));
     sink = createSink(writer, {
       queueCapacity: settings.queueCapacity,
       onDropped: (count) => metrics.dropped('decisions', count),
@@ -127,8 +154,35 @@ export function createDecisionLog({ dir, settings, metrics, now = Date.now }: De
   };
 }
 
+/** The line of a queued decision: its record, or its stand-in when the record cannot be serialized (`replaced` is told). */
+function recordLine(pending: Pending, masks: Masks, replaced: (error: Error) => void): string {
+  try {
+    return JSON.stringify(toRecord(pending, masks));
+  } catch (error) {
+    const why = error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+    replaced(new Error(`decision record ${pending.id} could not be serialized (${why}); a stand-in was written instead`));
+    return JSON.stringify(standIn(pending, why));
+  }
+}
+
+function standIn(pending: Pending, why: string): DecisionStandIn {
+  const { answer } = pending;
+  return {
+    decision_id: pending.id,
+    at: new Date(pending.atMs).toISOString(),
+    key_id: pending.keyId,
+    position: pending.position === undefined ? null : pending.position.toString(),
+    incomplete: `the record could not be serialized (${why}): its request, masked paths and entity_data digest are not kept`,
+    // Copied member by member: the answer's ids and entities are strings the service made, whatever the request held.
+    answer: {
+      matchingRuleIds: [...answer.matchingRuleIds],
+      entities: answer.entities.map(({ rule_id, entity_type, entity_id }) => ({ rule_id, entity_type, entity_id })),
+    },
+  };
+}
+
 /** The record of a queued decision, masked. */
-export function toRecord(pending: Pending, masks: ReadonlySet<string>): DecisionRecord {
+export function toRecord(pending: Pending, masks: Masks): DecisionRecord {
   const { request, answer } = pending;
   const masked: string[] = [];
   const fields = maskValues(request.fields, masks, 'fields', masked);
@@ -146,7 +200,7 @@ export function toRecord(pending: Pending, masks: ReadonlySet<string>): Decision
     answer: {
       matchingRuleIds: answer.matchingRuleIds,
       entities: answer.entities,
-      ...(answer.entity_data === undefined ? {} : { entity_data_sha256: entityDataDigest(answer.entity_data) }),
+      ...(answer.entity_data === undefined || masked.length > 0 ? {} : { entity_data_sha256: entityDataDigest(answer.entity_data) }),
     },
   };
 }
@@ -156,23 +210,16 @@ export function entityDataDigest(entityData: unknown): string {
   return createHash('sha256').update(JSON.stringify(entityData), 'utf8').digest('hex');
 }
 
-function maskValues(values: Readonly<Record<string, unknown>>, masks: ReadonlySet<string>, prefix: string, masked: string[]): Record<string, unknown> {
-  if (masks.size === 0) return values as Record<string, unknown>;
-  let copy: Record<string, unknown> | undefined;
-  for (const name of Object.keys(values)) {
-    if (!masks.has(name)) continue;
-    // A null prototype: a field named __proto__ stays a plain member.
-    copy ??= Object.assign(Object.create(null) as Record<string, unknown>, values);
-    copy[name] = MASKED;
-    masked.push(`${prefix}.${name}`);
-  }
-  return copy ?? (values as Record<string, unknown>);
+/** A decision record (or its stand-in) by id from the sink files in `dir`, beside a running service; undefined when there is none. */
+export function readDecision(dir: string, id: string): StoredDecision | undefined {
+  const line = findLine({ dir, prefix: DECISIONS_PREFIX }, 'decision_id', id);
+  return line === undefined ? undefined : (JSON.parse(line) as StoredDecision);
 }
 
-/** A decision record by id from the sink files in `dir`, beside a running service; undefined when there is none. */
-export function readDecision(dir: string, id: string): DecisionRecord | undefined {
-  const line = findLine({ dir, prefix: DECISIONS_PREFIX }, 'decision_id', id);
-  return line === undefined ? undefined : (JSON.parse(line) as DecisionRecord);
+/** The record to replay; a stand-in cannot be (409 naming why: its request was not kept). */
+export function replayable(record: StoredDecision): DecisionRecord {
+  if ('incomplete' in record) throw conflict(`decision ${record.decision_id} cannot be replayed: ${record.incomplete}`);
+  return record;
 }
 
 /** Why a decision id may have no record: said once, for the API and the CLI. */

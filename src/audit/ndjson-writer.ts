@@ -105,7 +105,7 @@ export function findLine(files: Pick<NdjsonFiles, 'dir' | 'prefix'>, key: string
   const own = fileName(files.prefix, id);
   const home = names.filter((name) => name <= own).pop();
   const order = [...(home === undefined ? [] : [home]), ...names.filter((name) => name !== home).reverse()];
-  const needle = Buffer.from(`{${JSON.stringify(key)}:${JSON.stringify(id)},`, 'utf8');
+  const start = Buffer.from(`{${JSON.stringify(key)}:${JSON.stringify(id)},`, 'utf8');
   for (const name of order) {
     let bytes: Buffer;
     try {
@@ -113,10 +113,22 @@ export function findLine(files: Pick<NdjsonFiles, 'dir' | 'prefix'>, key: string
     } catch {
       continue; // deleted by retention since it was listed
     }
-    const at = bytes.indexOf(needle);
+    const at = lineStartingWith(bytes, start);
     if (at === -1) continue;
     const end = bytes.indexOf(0x0a, at);
     return bytes.toString('utf8', at, end === -1 ? bytes.length : end);
   }
   return undefined;
 }
+
+/**
+ * Where the first line that starts with `start` begins, or -1. Only a line's start: the same text inside a record
+ * (an object in a caller's variables) is not a record. JSON text holds no raw newline, so one before it is a line's end.
+ */
+function lineStartingWith(bytes: Buffer, start: Buffer): number {
+  if (bytes.subarray(0, start.length).equals(start)) return 0;
+  const at = bytes.indexOf(Buffer.concat([NEWLINE, start]));
+  return at === -1 ? -1 : at + 1;
+}
+
+const NEWLINE = Buffer.from('\n');

@@ -210,6 +210,24 @@ export async function scanInSlices(engine: ScanEngine, fields: Fields, options?:
   return ids.sort();
 }
 
+/**
+ * Of `names`, the fields a condition of some active rule reads (a replay
+ * asks it of the fields a decision record masked: only those could have
+ * changed its answer). In slices, as scanInSlices; it stops once all are found.
+ */
+export async function fieldsReadInSlices(engine: ScanEngine, names: readonly string[], options?: SliceOptions): Promise<Set<string>> {
+  const read = new Set<string>();
+  if (names.length === 0) return read;
+  const wanted = new Set(names);
+  await inSlices(engine.active, (checked) => {
+    for (const group of checked.groups) {
+      for (const { condition } of group.conditions) if (wanted.has(condition.field)) read.add(condition.field);
+    }
+    return read.size < wanted.size;
+  }, options);
+  return read;
+}
+
 /** A scan engine and the rules it scans, so that another can be derived from it. */
 export interface ScanEngine extends Engine {
   readonly active: readonly CheckedRule[];

@@ -12,12 +12,12 @@ import { readAllRules } from '../service/read-ahead';
 import { toJsonPosition, type EventStore } from '../store/port';
 import { readEventPage } from './audit-log';
 import type { DecisionRecord } from './decision-log';
-import { recordedPoint, replayBody, replayReport } from './decision-replay';
+import { maskedFieldNames, recordedPoint, replayBody, replayReport } from './decision-replay';
 import { digestStateInSlices } from './digest';
 import { dryRun } from './dry-run';
 import { eventCursor, parseEventQuery, type EventQueryText } from './event-filter';
 import { checkNamedRules, explainRules, readExplainOptions, type ExplainOptions } from './explain';
-import { scanInSlices } from './rule-check';
+import { fieldsReadInSlices, scanInSlices } from './rule-check';
 import { createTimeTravel, parseAsOf, type PointInTime, type TimeTravelOptions } from './time-travel';
 
 export interface AuditDeps {
@@ -73,7 +73,8 @@ export function createAuditService({ store, readModel, limits, timeTravel: optio
       const point = await timeTravel.at(
         asOf === undefined ? recordedPoint(record) : asOf === 'head' ? { kind: 'position', position: (await store.headPosition()) ?? 0n } : parseAsOf(asOf),
       );
-      return replayReport(record, await evaluateAt(point, request, limits), point);
+      const answer = await evaluateAt(point, request, limits);
+      return replayReport(record, answer, point, await fieldsReadInSlices(point.engine, maskedFieldNames(record)));
     },
 
     explain: (body: unknown) => explainLive(readModel, limits, body),

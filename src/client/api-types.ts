@@ -595,12 +595,29 @@ export interface DecisionRecord {
     /** as sent; a masked value is "[masked]" (RULEVAULT_DECISION_LOG_MASK_FIELDS) */
     fields: Record<string, unknown>;
     include_entity_data: boolean;
-    /** variables (masked like fields), shouldCompile, strict, and version or label when given */
+    /** variables (masked like fields, at any depth), shouldCompile, strict, and version or label when given */
     entity_inputs: Record<string, unknown>;
   };
-  /** paths of the masked values (`fields.<name>`, `entity_inputs.variables.<name>`) */
+  /** paths of the masked values (`fields.<name>`, `entity_inputs.variables.<path>`, as `entity_inputs.variables.customer.ssn`) */
   masked: string[];
   answer: DecisionAnswer;
+}
+
+export interface DecisionStandIn {
+  decision_id: string;
+  at: string;
+  key_id: string;
+  position: Position | null;
+  /** why the record could not be written whole (it could not be serialized): it keeps no request, masked paths or entity_data digest, and cannot be replayed */
+  incomplete: string;
+  answer: {
+    matchingRuleIds: string[];
+    entities: ({
+      rule_id: string;
+      entity_type: "context" | "prompt" | "evaluation";
+      entity_id: string;
+    })[];
+  };
 }
 
 export interface DecisionAnswer {
@@ -610,7 +627,7 @@ export interface DecisionAnswer {
     entity_type: "context" | "prompt" | "evaluation";
     entity_id: string;
   })[];
-  /** SHA-256 of the JSON of entity_data, when the request asked for it */
+  /** SHA-256 of the JSON of entity_data, when the request asked for it and nothing was masked (a digest of what a masked value rendered into would let a guess of it be checked) */
   entity_data_sha256?: string;
 }
 
@@ -621,10 +638,16 @@ export interface DecisionReplay {
     position: Position | null;
     at: string | null;
   };
-  /** true when the replayed answer equals the recorded one */
+  /** true when the replayed answer equals the recorded one in every part compared */
   same: boolean;
-  /** masked values, left out of the replay: a difference may come from them */
+  /** masked values, left out of the replay */
   masked: string[];
+  /** the parts of the answer the replay cannot reproduce, each with the masked values it depends on: matchingRuleIds and entities when a rule at the replayed point reads a masked field, entity_data whenever a value was masked (its digest is not kept, so it is not compared) */
+  unreproducible: {
+    matchingRuleIds?: string[];
+    entities?: string[];
+    entity_data?: string[];
+  };
   recorded: DecisionAnswer;
   replayed: DecisionAnswer;
   differences: {

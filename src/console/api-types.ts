@@ -936,7 +936,7 @@ export interface components {
                 entity_type: "context" | "prompt" | "evaluation";
                 rule_id: string;
             }[];
-            /** @description SHA-256 of the JSON of entity_data, when the request asked for it */
+            /** @description SHA-256 of the JSON of entity_data, when the request asked for it and nothing was masked (a digest of what a masked value rendered into would let a guess of it be checked) */
             entity_data_sha256?: string;
             matchingRuleIds: string[];
         };
@@ -948,12 +948,12 @@ export interface components {
             decision_id: string;
             /** @description the API key that called */
             key_id: string;
-            /** @description paths of the masked values (`fields.<name>`, `entity_inputs.variables.<name>`) */
+            /** @description paths of the masked values (`fields.<name>`, `entity_inputs.variables.<path>`, as `entity_inputs.variables.customer.ssn`) */
             masked: string[];
             /** @description the log position the answer was computed at (null: the empty log) */
             position: components["schemas"]["Position"] | null;
             request: {
-                /** @description variables (masked like fields), shouldCompile, strict, and version or label when given */
+                /** @description variables (masked like fields, at any depth), shouldCompile, strict, and version or label when given */
                 entity_inputs: Record<string, never>;
                 /** @enum {string} */
                 entity_type: "context" | "prompt" | "evaluation";
@@ -973,7 +973,7 @@ export interface components {
                 };
                 matchingRuleIds?: components["schemas"]["SetDifference"];
             };
-            /** @description masked values, left out of the replay: a difference may come from them */
+            /** @description masked values, left out of the replay */
             masked: string[];
             recorded: components["schemas"]["DecisionAnswer"];
             recorded_position: components["schemas"]["Position"] | null;
@@ -982,8 +982,31 @@ export interface components {
                 at: string | null;
                 position: components["schemas"]["Position"] | null;
             };
-            /** @description true when the replayed answer equals the recorded one */
+            /** @description true when the replayed answer equals the recorded one in every part compared */
             same: boolean;
+            /** @description the parts of the answer the replay cannot reproduce, each with the masked values it depends on: matchingRuleIds and entities when a rule at the replayed point reads a masked field, entity_data whenever a value was masked (its digest is not kept, so it is not compared) */
+            unreproducible: {
+                entities?: string[];
+                entity_data?: string[];
+                matchingRuleIds?: string[];
+            };
+        };
+        DecisionStandIn: {
+            answer: {
+                entities: {
+                    entity_id: string;
+                    /** @enum {string} */
+                    entity_type: "context" | "prompt" | "evaluation";
+                    rule_id: string;
+                }[];
+                matchingRuleIds: string[];
+            };
+            at: string;
+            decision_id: string;
+            /** @description why the record could not be written whole (it could not be serialized): it keeps no request, masked paths or entity_data digest, and cannot be replayed */
+            incomplete: string;
+            key_id: string;
+            position: components["schemas"]["Position"] | null;
         };
         Digest: {
             counts: {
@@ -1904,7 +1927,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed) */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2029,7 +2052,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed) */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2139,13 +2162,13 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the decision record */
+            /** @description the decision record, or the stand-in written for one that could not be serialized */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["DecisionRecord"];
+                    "application/json": components["schemas"]["DecisionRecord"] | components["schemas"]["DecisionStandIn"];
                 };
             };
             /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
@@ -2248,6 +2271,15 @@ export interface operations {
             };
             /** @description No such resource (or it is deleted) */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2790,7 +2822,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed) */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2876,7 +2908,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed) */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2955,7 +2987,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed) */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3135,7 +3167,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed) */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3295,7 +3327,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed) */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3381,7 +3413,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed) */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3551,7 +3583,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed) */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3644,7 +3676,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed) */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3730,7 +3762,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed) */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4240,7 +4272,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed) */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4326,7 +4358,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed) */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4636,7 +4668,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed) */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4723,7 +4755,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed) */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4809,7 +4841,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed) */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -35,6 +35,8 @@ export type Digest = Schemas['Digest'];
 export type ChainStatus = Schemas['ChainStatus'];
 export type SignedCheckpoint = Schemas['SignedCheckpoint'];
 export type DecisionRecord = Schemas['DecisionRecord'];
+/** Written instead of a record that could not be serialized: no request, nothing to replay. */
+export type DecisionStandIn = Schemas['DecisionStandIn'];
 export type DecisionReplay = Schemas['DecisionReplay'];
 export type SecretRead = Schemas['SecretReadPage']['reads'][number];
 export type EntityType = EvaluateRequest['entity_type'];
@@ -256,7 +258,7 @@ export const chainStatus = (api: Api) => call<ChainStatus>(api, 'GET', '/api/aud
 export const startChainVerify = (api: Api, full: boolean) => call<ChainStatus>(api, 'POST', '/api/audit/chain/verify', { body: full ? { full: true } : {} });
 export const signCheckpoint = (api: Api) => call<SignedCheckpoint>(api, 'POST', '/api/audit/chain/checkpoints');
 
-export const decisionRecord = (api: Api, id: string) => call<DecisionRecord>(api, 'GET', `/api/audit/decisions/${enc(id)}`);
+export const decisionRecord = (api: Api, id: string) => call<DecisionRecord | DecisionStandIn>(api, 'GET', `/api/audit/decisions/${enc(id)}`);
 /** The record replayed at its own position, or at `asOf` (`head`: the log now). */
 export const decisionReplay = (api: Api, id: string, asOf?: string) => call<DecisionReplay>(api, 'GET', `/api/audit/decisions/${enc(id)}/replay${queryString({ as_of: asOf })}`);
 

@@ -213,7 +213,7 @@ export function checkIfMatch(what: string, id: string, revision: bigint, ifMatch
 }
 
 /** Whether `value` nests objects or arrays deeper than `limit` levels; iterative, so any depth is safe to check. */
-function nestedDeeperThan(value: unknown, limit: number): boolean {
+export function nestedDeeperThan(value: unknown, limit: number): boolean {
   const stack: [unknown, number][] = [[value, 1]];
   while (stack.length > 0) {
     const [item, depth] = stack.pop()!;

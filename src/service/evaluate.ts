@@ -10,7 +10,7 @@ import type { Engine, FieldValue, Fields } from '../engine';
 import { selectVersion } from '../../projections/prompts';
 import { parseVersion } from '../prompts/semver';
 import type { RenderLimits } from '../prompts/template';
-import { isPlainObject } from '../domain/input';
+import { isPlainObject, nestedDeeperThan } from '../domain/input';
 import { readLabel } from '../domain/prompts';
 import { renderVersion, type OutputBudget } from './prompt-render';
 import { contextView } from './views';
@@ -45,6 +45,14 @@ type FieldLimits = Pick<Limits, 'maxFields' | 'maxFieldKeyLength' | 'maxFieldVal
 /** What rendering the prompts of one answer may cost (README, Prompt templates). */
 export type PromptLimits = RenderLimits & Pick<Limits, 'responseMaxRenderBytes'>;
 
+/**
+ * Levels of `entity_inputs.variables`, the variables object itself the first (README, Limits). A decision record
+ * serializes the request after the answer is sent, and JSON.stringify overflows the stack near 4,000 levels: bounded
+ * where the request is read, as meta_properties are, such a request is a 400 naming the bound instead of a record
+ * nobody can write (docs/decisions/pending-bounded-variables.md).
+ */
+export const VARIABLES_MAX_DEPTH = 32;
+
 /** Joined once, not per request (bench: cpu-per-request --workload evaluate). */
 const ALLOWED_TYPES = ENTITY_TYPES.join(', ');
 
@@ -66,6 +74,9 @@ export function parseEvaluateRequest(body: unknown, limits: FieldLimits): Evalua
   if (!isPlainObject(inputs)) throw badRequest('entity_inputs must be an object');
   const variables = inputs.variables === undefined ? {} : inputs.variables;
   if (!isPlainObject(variables)) throw badRequest('entity_inputs.variables must be an object');
+  if (nestedDeeperThan(variables, VARIABLES_MAX_DEPTH)) {
+    throw badRequest(`entity_inputs.variables is nested deeper than ${VARIABLES_MAX_DEPTH} levels (the limit for evaluate variables)`);
+  }
   const version = inputs.version;
   if (version !== undefined && (typeof version !== 'string' || parseVersion(version) === undefined)) {
     throw badRequest('entity_inputs.version must be a version string like 1.2.0');

@@ -85,7 +85,7 @@ t.test('at 100%: the record, its replay at its position and at the head, masking
   t.same(record.json.masked, ['fields.user.email']);
   t.same(record.json.answer.matchingRuleIds, answer.json.matchingRuleIds);
   t.same(record.json.answer.entities, answer.json.entities);
-  t.match(record.json.answer.entity_data_sha256, /^[0-9a-f]{64}$/);
+  t.notOk('entity_data_sha256' in record.json.answer, 'a masked value: no digest of entity_data (decision-masking.test.ts)');
   t.ok(Math.abs(Date.parse(record.json.at) - Date.now()) < 60_000);
   const bytes = sinkBytes(node);
   t.ok(bytes.includes(id), 'the grep below can see what the sink holds');
@@ -96,7 +96,17 @@ t.test('at 100%: the record, its replay at its position and at the head, masking
   t.equal(same.json.same, true);
   t.same(same.json.differences, {});
   t.equal(same.json.replayed_at.position, position);
-  t.same(same.json.replayed, same.json.recorded);
+  t.same(same.json.replayed.entities, same.json.recorded.entities);
+
+  // Nothing masked: the record keeps the entity_data digest, and the replay compares it.
+  const plain = await app.post('/api/rule-engine/evaluate', { entity_type: 'context', include_entity_data: true, fields: { tier: 'gold' } });
+  const plainId = plain.headers.get(HEADER)!;
+  const plainRecord = await admin.get(`/api/audit/decisions/${plainId}`);
+  t.equal(plainRecord.json.answer.entity_data_sha256, createHash('sha256').update(JSON.stringify(plain.json.entity_data)).digest('hex'));
+  const plainSame = await admin.get(`/api/audit/decisions/${plainId}/replay`);
+  t.equal(plainSame.json.same, true);
+  t.same(plainSame.json.replayed, plainSame.json.recorded);
+  t.same(plainSame.json.unreproducible, {});
 
   // The rule changes after the decision: the answer at the head differs, the one at the recorded position does not.
   const patched = await admin.patch(`/api/rule-engine/rules/${ruleId}`, { condition_groups: [{ conditions: [{ field: 'tier', operator: 'equals', value: 'silver' }] }] });
@@ -109,7 +119,9 @@ t.test('at 100%: the record, its replay at its position and at the head, masking
   t.equal(atHead.json.replayed_at.position, patched.json.position);
   t.same(atHead.json.differences.matchingRuleIds, { only_recorded: [ruleId], only_replayed: [] });
   t.same(atHead.json.differences.entities, { only_recorded: [`${ruleId} context:${context.id}`], only_replayed: [] });
-  t.same(atHead.json.differences.entity_data.replayed_sha256, createHash('sha256').update('{}').digest('hex'));
+  t.notOk('entity_data' in atHead.json.differences, 'a masked record keeps no digest to compare');
+  const plainHead = await admin.get(`/api/audit/decisions/${plainId}/replay?as_of=head`);
+  t.same(plainHead.json.differences.entity_data.replayed_sha256, createHash('sha256').update('{}').digest('hex'));
   t.equal((await admin.get(`/api/audit/decisions/${id}/replay?as_of=soon`)).status, 400);
   t.equal((await admin.get(`/api/audit/decisions/${id}/replay?at=1`)).status, 400, 'an unknown parameter is refused');
   t.equal((await app.get(`/api/audit/decisions/${id}`)).status, 403, 'scope admin');

@@ -12,6 +12,10 @@ import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import t from 'tap';
 import type { Page } from 'playwright-core';
+import { Registry } from 'prom-client';
+import { createDecisionLog } from '../../src/audit/decision-log';
+import { createAuditSinkMetrics } from '../../src/audit/sink-metrics';
+import { loadConfig } from '../../src/config';
 import { createLogger } from '../../src/log';
 import { client } from '../support/http';
 import { removeDir, startTestNode, tempDir, testEnv, type TestNode } from '../support/node';
@@ -457,6 +461,32 @@ t.test('a decision record: looked up by its id from the keyboard, masked input, 
   await page.getByText('Same answer').waitFor();
   await open('audit/decisions/00000000-0000-7000-8000-000000000000');
   await page.getByRole('alert').filter({ hasText: 'HTTP 404' }).waitFor();
+});
+
+t.test('a decision record with masked entity data, and a stand-in: what the replay cannot reproduce, and no replay', async (t) => {
+  const decider = await admin().post('/api/api-keys', { name: 'decider 2', scopes: ['evaluate'] });
+  const answer = await client(node.url, (decider.json as { key: string }).key).post('/api/rule-engine/evaluate', {
+    entity_type: 'context', include_entity_data: true, fields: { tier: 'platinum', email: 'masked-person@example.com' },
+  });
+  await open(`audit/decisions/${answer.headers.get('RuleVault-Decision-Id')}`);
+  await page.getByText('The replay cannot reproduce these parts').waitFor();
+  t.ok(await page.getByRole('listitem').filter({ hasText: 'Entity data: fields.email' }).isVisible(), 'the part and the masked value it depends on');
+
+  // A record that could not be serialized, written by the sink's own writer into the node's audit folder.
+  const metrics = createAuditSinkMetrics(new Registry(), () => {});
+  const log = createDecisionLog({ dir: path.join(dataDir, 'audit'), settings: loadConfig({ RULEVAULT_DECISION_LOG: '1' }).auditSink.decisions, metrics });
+  let deep: Record<string, unknown> = {};
+  for (let i = 0; i < 100_000; i++) deep = { a: deep };
+  const id = log.decide('k-stand-in', {
+    entityType: 'context', fields: {}, includeEntityData: false, variables: deep, version: undefined, label: undefined, shouldCompile: true, strict: false,
+  }, { matchingRuleIds: ['r-stand-in'], entities: [] }, 1n);
+  log.close();
+  requests.length = 0;
+  await open(`audit/decisions/${id}`);
+  await page.getByText('Incomplete record').waitFor();
+  t.ok(await page.getByText(/could not be serialized \(RangeError/).isVisible(), 'why');
+  t.ok(await page.getByText('r-stand-in').isVisible(), 'the answer it keeps');
+  t.notOk(requests.some((r) => r.includes('/replay')), 'no replay is asked for');
 });
 
 t.test('secret reads: the list paged by the server, filtered; never a value', async (t) => {

@@ -7,7 +7,7 @@
 import { useState } from 'preact/hooks';
 import {
   decisionRecord, decisionReplay, secretReadsPage,
-  type Api, type DecisionRecord, type DecisionReplay, type SecretReadFilter,
+  type Api, type DecisionRecord, type DecisionReplay, type DecisionStandIn, type SecretReadFilter,
 } from '../api';
 import { go } from '../router';
 import { Field, MoreButton, Show, useLoad, usePages, when } from '../ui';
@@ -18,10 +18,7 @@ type ReplayPoint = 'recorded' | 'head';
 export function DecisionPage({ api, id }: { api: Api; id: string | undefined }) {
   const [text, setText] = useState(id ?? '');
   const [point, setPoint] = useState<ReplayPoint>('recorded');
-  const [found] = useLoad(
-    () => (id === undefined ? Promise.resolve(undefined) : Promise.all([decisionRecord(api, id), decisionReplay(api, id, point === 'head' ? 'head' : undefined)])),
-    [api, id, point],
-  );
+  const [found] = useLoad(() => (id === undefined ? Promise.resolve(undefined) : recordAndReplay(api, id, point)), [api, id, point]);
   return (
     <section aria-labelledby="decision-title">
       <AuditNav current="decisions" />
@@ -39,9 +36,41 @@ export function DecisionPage({ api, id }: { api: Api; id: string | undefined }) 
         <button type="submit">Look up</button>
       </form>
       {id === undefined ? <p>A record exists when decision logging is on (<code>RULEVAULT_DECISION_LOG=1</code>) and the answer was sampled.</p> : (
-        <Show loaded={found} what="the decision record">{(pair) => pair !== undefined && <DecisionView record={pair[0]} replay={pair[1]} />}</Show>
+        <Show loaded={found} what="the decision record">{(pair) => pair !== undefined && (
+          pair.length === 1 ? <StandInView record={pair[0]} /> : <DecisionView record={pair[0]} replay={pair[1]} />
+        )}</Show>
       )}
     </section>
+  );
+}
+
+/** The record and its replay; a stand-in alone, as there is no request to replay. */
+async function recordAndReplay(api: Api, id: string, point: ReplayPoint): Promise<[DecisionStandIn] | [DecisionRecord, DecisionReplay]> {
+  const record = await decisionRecord(api, id);
+  if ('incomplete' in record) return [record];
+  return [record, await decisionReplay(api, id, point === 'head' ? 'head' : undefined)];
+}
+
+function StandInView({ record }: { record: DecisionStandIn }) {
+  return (
+    <div class="panel">
+      <DecisionFacts record={record} />
+      <p class="error" role="status"><strong>Incomplete record</strong>: {record.incomplete}</p>
+      <h3>The answer</h3>
+      <AnswerLists answer={record.answer} />
+    </div>
+  );
+}
+
+function DecisionFacts({ record }: { record: DecisionRecord | DecisionStandIn }) {
+  return (
+    <dl class="digest">
+      <dt>Decision id</dt><dd><code>{record.decision_id}</code></dd>
+      <dt>Time</dt><dd>{when(record.at)}</dd>
+      <dt>Key id</dt><dd><code>{record.key_id}</code></dd>
+      <dt>Position</dt><dd>{record.position ?? 'none (the empty log)'}</dd>
+      {'request' in record && <><dt>Entity type</dt><dd>{record.request.entity_type}{record.request.include_entity_data && ' · with entity data'}</dd></>}
+    </dl>
   );
 }
 
@@ -50,13 +79,7 @@ function DecisionView({ record, replay }: { record: DecisionRecord; replay: Deci
   const fields = Object.entries(record.request.fields as Record<string, unknown>);
   return (
     <div class="panel">
-      <dl class="digest">
-        <dt>Decision id</dt><dd><code>{record.decision_id}</code></dd>
-        <dt>Time</dt><dd>{when(record.at)}</dd>
-        <dt>Key id</dt><dd><code>{record.key_id}</code></dd>
-        <dt>Position</dt><dd>{record.position ?? 'none (the empty log)'}</dd>
-        <dt>Entity type</dt><dd>{record.request.entity_type}{record.request.include_entity_data && ' · with entity data'}</dd>
-      </dl>
+      <DecisionFacts record={record} />
       <h3>Input fields</h3>
       {fields.length === 0 ? <p>None.</p> : (
         <table class="list">
@@ -72,7 +95,7 @@ function DecisionView({ record, replay }: { record: DecisionRecord; replay: Deci
           </tbody>
         </table>
       )}
-      {record.masked.length > 0 && <p class="hint">Masked values are not stored ({record.masked.join(', ')}); the replay leaves them out, so a difference may come from them.</p>}
+      {record.masked.length > 0 && <p class="hint">Masked values are not stored ({record.masked.join(', ')}), nor a digest of the entity data they may have rendered into; the replay leaves them out.</p>}
       <h3>The answer</h3>
       <AnswerLists answer={record.answer} />
       <h3>Replay</h3>
@@ -87,16 +110,17 @@ function DecisionView({ record, replay }: { record: DecisionRecord; replay: Deci
           </ul>
         </div>
       )}
+      <UnreproducibleList parts={replay.unreproducible} />
     </div>
   );
 }
 
-function AnswerLists({ answer }: { answer: DecisionRecord['answer'] }) {
+function AnswerLists({ answer }: { answer: DecisionRecord['answer'] | DecisionStandIn['answer'] }) {
   return (
     <dl class="digest">
       <dt>Matching rules</dt><dd>{answer.matchingRuleIds.length === 0 ? 'none' : answer.matchingRuleIds.map((r) => <code key={r}>{r} </code>)}</dd>
       <dt>Entities</dt><dd>{answer.entities.length === 0 ? 'none' : answer.entities.map((e) => <code key={`${e.rule_id}${e.entity_id}`}>{e.entity_type}:{e.entity_id} </code>)}</dd>
-      {answer.entity_data_sha256 !== undefined && <><dt>Entity data</dt><dd>SHA-256 <code>{answer.entity_data_sha256}</code></dd></>}
+      {'entity_data_sha256' in answer && answer.entity_data_sha256 !== undefined && <><dt>Entity data</dt><dd>SHA-256 <code>{answer.entity_data_sha256}</code></dd></>}
     </dl>
   );
 }
@@ -108,6 +132,19 @@ function DifferenceItem({ what, only }: { what: string; only: DecisionReplay['di
       {what}: {only.only_recorded.length > 0 && <>only in the record <code>{only.only_recorded.join(', ')}</code> </>}
       {only.only_replayed.length > 0 && <>only in the replay <code>{only.only_replayed.join(', ')}</code></>}
     </li>
+  );
+}
+
+const PART_NAMES = { matchingRuleIds: 'Matching rules', entities: 'Entities', entity_data: 'Entity data' } as const;
+
+function UnreproducibleList({ parts }: { parts: DecisionReplay['unreproducible'] }) {
+  const listed = (Object.keys(PART_NAMES) as (keyof typeof PART_NAMES)[]).filter((part) => parts[part] !== undefined);
+  if (listed.length === 0) return null;
+  return (
+    <>
+      <p class="hint">The replay cannot reproduce these parts: they depend on masked values.</p>
+      <ul>{listed.map((part) => <li key={part}>{PART_NAMES[part]}: <code>{parts[part]!.join(', ')}</code></li>)}</ul>
+    </>
   );
 }
 

@@ -4,7 +4,7 @@
  * audit sink (src/audit/sink.ts), as the CLI does.
  */
 import { Router } from 'express';
-import { decisionNotFound, readDecision } from '../../audit/decision-log';
+import { decisionNotFound, readDecision, replayable } from '../../audit/decision-log';
 import { listSecretReads, SECRET_READ_QUERY_PARAMS } from '../../audit/read-audit';
 import { AppError } from '../../errors';
 import { adminRequest } from '../admin-request';
@@ -29,7 +29,7 @@ export function auditRecordsRouter(deps: HttpDeps): Router {
 
   router.get('/api/audit/decisions/:id/replay', async (req, res) => {
     const { query } = adminRequest(deps, req, res, ['as_of']);
-    res.json(await deps.audit.replayDecision(decision(param(req, 'id')), query.as_of));
+    res.json(await deps.audit.replayDecision(replayable(decision(param(req, 'id'))), query.as_of));
   });
 
   router.get('/api/audit/secret-reads', (req, res) => {
