@@ -648,9 +648,14 @@ export interface SecretReadPage {
     /** a UUID version 7 */
     read_id: string;
     at: string;
-    key_id: string;
+    /** the API key that called; null when the call named none that exists */
+    key_id: string | null;
     /** the X-Request-Id of the read */
     request_id: string | null;
+    /** ok: answered (`err` null); error: answered `err` with `code` */
+    outcome: "ok" | "error";
+    /** the error code answered; null when the outcome is ok */
+    code: ("bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "payload_too_large" | "unavailable" | "internal") | null;
     /** the secrets returned; never a value */
     secrets: {
       id: string;

@@ -1663,7 +1663,15 @@ export interface components {
             next_cursor: string | null;
             reads: {
                 at: string;
-                key_id: string;
+                /** @description the error code answered; null when the outcome is ok */
+                code: ("bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "payload_too_large" | "unavailable" | "internal") | null;
+                /** @description the API key that called; null when the call named none that exists */
+                key_id: string | null;
+                /**
+                 * @description ok: answered (`err` null); error: answered `err` with `code`
+                 * @enum {string}
+                 */
+                outcome: "ok" | "error";
                 /** @description a UUID version 7 */
                 read_id: string;
                 /** @description the X-Request-Id of the read */
@@ -2466,6 +2474,8 @@ export interface operations {
                 key_id?: string;
                 /** @description reads per page, 1 to 1000 (default 100) */
                 limit?: string;
+                /** @description ok: calls answered; error: calls refused or failed */
+                outcome?: "ok" | "error";
                 /** @description a secret's id or key: reads that returned it */
                 secret?: string;
                 /** @description ISO 8601 time with a zone, inclusive */
