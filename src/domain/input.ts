@@ -125,7 +125,7 @@ export function readQuery(query: unknown, allowed: readonly string[]): { readonl
 }
 
 /** A caller's name quoted for an error message, cut short so a huge one is not echoed back whole. */
-function quoteName(name: string): string {
+export function quoteName(name: string): string {
   return name.length <= 100 ? JSON.stringify(name) : `${JSON.stringify(name.slice(0, 100))}...`;
 }
 

@@ -2,7 +2,7 @@
  * Black-box: a get-secrets call is answered HTTP 200 whatever happened (contract §1.2), so the
  * request's log line, its metrics series and the secret-read audit say what the body said: the
  * outcome and the error code. A probe of the vault (no key, a guessed key, a key without the scope)
- * can be alerted on and audited.
+ * can be alerted on and audited. And a lookup by a key that does not exist answers `err`.
  */
 import t from 'tap';
 import { createLogger } from '../../src/log';
@@ -36,6 +36,7 @@ forCells(t, 'get-secrets-outcomes', (t, cell) => {
     { id: 'probe-no-key', key: undefined, body: {}, code: 'unauthorized', keyId: null },
     { id: 'probe-bad-key', key: 'rv_guessed-0123456789', body: {}, code: 'unauthorized', keyId: null },
     { id: 'probe-no-scope', key: evaluator.key, body: {}, code: 'forbidden', keyId: evaluator.id },
+    { id: 'read-missing', key: reader.key, body: { key: 'OPENAI_APIKEY' }, code: 'not_found', keyId: reader.id },
     { id: 'read-bad-body', key: reader.key, body: { key: 5 }, code: 'bad_request', keyId: reader.id },
     { id: 'read-ok', key: reader.key, body: { key: 'OPENAI_API_KEY' }, code: null, keyId: reader.id },
   ] as const;
@@ -58,6 +59,7 @@ forCells(t, 'get-secrets-outcomes', (t, cell) => {
     const base = `method="POST",route="${ROUTE}",status="200"`;
     t.equal(count(`${base},outcome="error",code="unauthorized"`), 2, 'no key and a bad key');
     t.equal(count(`${base},outcome="error",code="forbidden"`), 1, 'a key without the scope');
+    t.equal(count(`${base},outcome="error",code="not_found"`), 1, 'a key that does not exist');
     t.equal(count(`${base},outcome="error",code="bad_request"`), 1, 'a bad body');
     t.equal(count(`${base},outcome="ok"`), 1, 'the answered read');
     t.equal(count(base), 0, 'no get-secrets series without an outcome');
