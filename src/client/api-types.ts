@@ -41,8 +41,8 @@ export interface NotReady {
 
 export interface EvaluateRequest {
   entity_type: "context" | "prompt" | "evaluation";
-  /** at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited */
-  fields: { [name: string]: string | number | boolean };
+  /** at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited; null is an absent field */
+  fields: { [name: string]: string | number | boolean | null };
   include_entity_data?: boolean;
   entity_inputs?: {
     variables?: Record<string, unknown>;
@@ -762,8 +762,8 @@ export interface SignedCheckpoint {
 
 export interface AuditEvaluateRequest {
   entity_type: "context" | "prompt" | "evaluation";
-  /** at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited */
-  fields: { [name: string]: string | number | boolean };
+  /** at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited; null is an absent field */
+  fields: { [name: string]: string | number | boolean | null };
   include_entity_data?: boolean;
   entity_inputs?: {
     variables?: Record<string, unknown>;
@@ -803,8 +803,8 @@ export interface AuditEvaluateResponse {
 
 export interface ExplainRequest {
   entity_type: "context" | "prompt" | "evaluation";
-  /** at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited */
-  fields: { [name: string]: string | number | boolean };
+  /** at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited; null is an absent field */
+  fields: { [name: string]: string | number | boolean | null };
   include_entity_data?: boolean;
   entity_inputs?: {
     variables?: Record<string, unknown>;
@@ -858,8 +858,8 @@ export interface RuleExplanation {
 
 export interface DryRunRequest {
   entity_type: "context" | "prompt" | "evaluation";
-  /** at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited */
-  fields: { [name: string]: string | number | boolean };
+  /** at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited; null is an absent field */
+  fields: { [name: string]: string | number | boolean | null };
   include_entity_data?: boolean;
   entity_inputs?: {
     variables?: Record<string, unknown>;

@@ -736,9 +736,9 @@ export interface components {
             explain?: boolean;
             /** @description explain only those of the rules asked about with a condition on this field */
             field?: string;
-            /** @description at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited */
+            /** @description at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited; null is an absent field */
             fields: {
-                [key: string]: string | number | boolean;
+                [key: string]: string | number | boolean | null;
             };
             include_entity_data?: boolean;
             /** @description rules to explain besides the matching ones, matched or not, ACTIVE or not; each must exist (400 otherwise) */
@@ -1051,9 +1051,9 @@ export interface components {
             };
             /** @enum {string} */
             entity_type: "context" | "prompt" | "evaluation";
-            /** @description at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited */
+            /** @description at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited; null is an absent field */
             fields: {
-                [key: string]: string | number | boolean;
+                [key: string]: string | number | boolean | null;
             };
             include_entity_data?: boolean;
             /** @description draft rules: each a rule create body (validated as one; a 400 names `rules[<index>]` and the member), with an optional `id` naming a live rule to put the draft in its place; without `id` the draft answers as `draft-<index>` */
@@ -1140,9 +1140,9 @@ export interface components {
             };
             /** @enum {string} */
             entity_type: "context" | "prompt" | "evaluation";
-            /** @description at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited */
+            /** @description at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited; null is an absent field */
             fields: {
-                [key: string]: string | number | boolean;
+                [key: string]: string | number | boolean | null;
             };
             include_entity_data?: boolean;
         } & {
@@ -1183,9 +1183,9 @@ export interface components {
             entity_type: "context" | "prompt" | "evaluation";
             /** @description explain only those of the rules asked about with a condition on this field */
             field?: string;
-            /** @description at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited */
+            /** @description at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited; null is an absent field */
             fields: {
-                [key: string]: string | number | boolean;
+                [key: string]: string | number | boolean | null;
             };
             include_entity_data?: boolean;
             /** @description rules to explain besides the matching ones, matched or not, ACTIVE or not; each must exist (400 otherwise) */

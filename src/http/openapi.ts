@@ -242,8 +242,8 @@ const evaluateMembers = {
   entity_type: ENTITY_TYPE,
   fields: {
     type: 'object',
-    description: 'at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited',
-    additionalProperties: { type: ['string', 'number', 'boolean'] },
+    description: 'at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited; null is an absent field',
+    additionalProperties: { type: ['string', 'number', 'boolean', 'null'] },
   },
   include_entity_data: { type: 'boolean' },
   entity_inputs: input({
