@@ -130,7 +130,7 @@ export function quoteName(name: string): string {
 }
 
 /** The allowed name within two edits of `name` (a typo), if exactly one is closest. */
-function closestName(name: string, allowed: readonly string[]): string | undefined {
+export function closestName(name: string, allowed: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = 3;
   for (const candidate of allowed) {
