@@ -3,6 +3,8 @@
  * `npm run cli`, `npm run audit`). The command tree is declared in scripts/cli/;
  * every command has --help and --json, and a usage mistake exits 2.
  */
+import { readFileSync } from 'node:fs';
+import path from 'node:path';
 import { dispatch, type Group } from './cli/command';
 import { auditGroup } from './cli/audit-commands';
 import { importCommand } from './cli/import-command';
@@ -13,7 +15,14 @@ export const ROOT: Group = {
   name: 'rulevault',
   summary: 'RuleVault from the command line: API keys, the log and master-key rotation on the store; secrets and imports over HTTP; the auditor\'s commands.',
   commands: [...storeCommands, secretsGroup, importCommand, auditGroup],
+  version: packageVersion(),
 };
+
+/** The version of the package this CLI was built from (dist/scripts/ sits two folders below package.json). */
+function packageVersion(): string {
+  const manifest = JSON.parse(readFileSync(path.join(__dirname, '..', '..', 'package.json'), 'utf8')) as { version?: unknown };
+  return typeof manifest.version === 'string' ? manifest.version : 'unknown';
+}
 
 /**
  * Runs one command line and exits with its code. Exiting rather than waiting

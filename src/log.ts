@@ -4,6 +4,7 @@
  * named like a secret value are redacted.
  */
 import pino from 'pino';
+import { ERROR_STATUS } from './errors';
 
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export type LogLevel = (typeof LOG_LEVELS)[number];
@@ -26,6 +27,11 @@ export interface RequestLine {
   readonly status: number;
   readonly duration_ms: number;
   readonly key_id: string | null;
+  /**
+   * On an endpoint answered 200 whatever happened (get-secrets, get-compiled): the body's error code, null
+   * when it answered; the line then says `outcome` ("ok" or "error") and `code`. Undefined elsewhere: the status tells.
+   */
+  readonly code?: string | null;
 }
 
 const REDACT = [
@@ -68,7 +74,8 @@ export function createLogger(write?: (line: string) => void, level: LogLevel = '
         `{"level":"info","time":"${isoNow()}","request_id":${JSON.stringify(line.request_id)},` +
           `"method":${JSON.stringify(line.method)},"route":${JSON.stringify(line.route)},"status":${line.status},` +
           `"duration_ms":${line.duration_ms},"key_id":${line.key_id === null ? 'null' : JSON.stringify(line.key_id)},` +
-          `"msg":"${line.status >= 500 ? 'request failed' : 'request'}"}\n`,
+          outcomeMembers(line.code) +
+          `"msg":"${line.status >= 500 || isInternal(line.code) ? 'request failed' : 'request'}"}\n`,
       );
     },
     info: (message, fields = {}) => base.info(fields, message),
@@ -76,6 +83,17 @@ export function createLogger(write?: (line: string) => void, level: LogLevel = '
     error: (message, fields = {}) => base.error(fields, message),
     pino: base,
   };
+}
+
+/** The line's `outcome` and `code` members, when the status cannot tell them (RequestLine.code). */
+function outcomeMembers(code: string | null | undefined): string {
+  if (code === undefined) return '';
+  return code === null ? '"outcome":"ok","code":null,' : `"outcome":"error","code":${JSON.stringify(code)},`;
+}
+
+/** An always-200 answer whose error is the service's (internal, unavailable) is a failed request, as a 5xx is. */
+function isInternal(code: string | null | undefined): boolean {
+  return typeof code === 'string' && (ERROR_STATUS as Record<string, number>)[code]! >= 500;
 }
 
 /** A logger that drops everything, for tests and tools that print their own output. */

@@ -10,7 +10,8 @@ import type { EventStore } from './store/port';
 
 export interface Metrics {
   readonly registry: Registry;
-  observeRequest(method: string, route: string, status: number, seconds: number): void;
+  /** `code`: on an always-200 endpoint, the body's error code (null: answered); the series then carry `outcome` and `code`. */
+  observeRequest(method: string, route: string, status: number, seconds: number, code?: string | null): void;
   observeMatches(count: number): void;
   secretsRead(keyId: string, count: number): void;
   setReplaySeconds(seconds: number): void;
@@ -106,9 +107,9 @@ export function createMetrics(readModel: ReadModel, store: EventStore): Metrics 
 
 const LATENCY_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1];
 
-/** One (method, route, status) series: its request count and latency histogram. */
+/** One (method, route, status[, outcome, code]) series: its request count and latency histogram. */
 interface Series {
-  readonly labels: { readonly method: string; readonly route: string; readonly status: string };
+  readonly labels: { readonly method: string; readonly route: string; readonly status: string; readonly outcome?: string; readonly code?: string };
   count: number;
   sum: number;
   /** Observations per bucket (not cumulative); index LATENCY_BUCKETS.length is above the last bound. */
@@ -125,19 +126,24 @@ interface Series {
  * with no allocation once its series exists.
  */
 function createRequestSeries() {
-  // route -> method -> status: the labels come from small fixed sets (the route label is a pattern, never a raw path).
-  const byRoute = new Map<string, Map<string, Map<number, Series>>>();
+  // route -> method -> status (or, on an always-200 endpoint, its outcome: `200 <code>`): the labels come from small fixed
+  // sets (the route label is a pattern, never a raw path; a code is one of the catalog's).
+  const byRoute = new Map<string, Map<string, Map<number | string, Series>>>();
   const all: Series[] = [];
 
-  function seriesFor(method: string, route: string, status: number): Series {
+  function seriesFor(method: string, route: string, status: number, code: string | null | undefined): Series {
     let byMethod = byRoute.get(route);
     if (byMethod === undefined) byRoute.set(route, (byMethod = new Map()));
     let byStatus = byMethod.get(method);
     if (byStatus === undefined) byMethod.set(method, (byStatus = new Map()));
-    let series = byStatus.get(status);
+    const key = code === undefined ? status : `${status} ${code ?? ''}`;
+    let series = byStatus.get(key);
     if (series === undefined) {
-      series = { labels: { method, route, status: String(status) }, count: 0, sum: 0, buckets: new Float64Array(LATENCY_BUCKETS.length + 1) };
-      byStatus.set(status, series);
+      const labels = code === undefined
+        ? { method, route, status: String(status) }
+        : code === null ? { method, route, status: String(status), outcome: 'ok' } : { method, route, status: String(status), outcome: 'error', code };
+      series = { labels, count: 0, sum: 0, buckets: new Float64Array(LATENCY_BUCKETS.length + 1) };
+      byStatus.set(key, series);
       all.push(series);
     }
     return series;
@@ -186,8 +192,8 @@ function createRequestSeries() {
   return {
     counter,
     histogram,
-    observe(method: string, route: string, status: number, seconds: number): void {
-      const series = seriesFor(method, route, status);
+    observe(method: string, route: string, status: number, seconds: number, code?: string | null): void {
+      const series = seriesFor(method, route, status, code);
       series.count += 1;
       series.sum += seconds;
       let i = 0;

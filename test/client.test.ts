@@ -41,6 +41,13 @@ t.test('getSecrets falls back to RULEVAULT_URL and RULEVAULT_API_KEY; shouldSetE
   t.equal(process.env.CLIENT_OTHER, undefined);
 });
 
+t.test('shouldSetEnv with a key that does not exist: err naming the key, nothing set', async (t) => {
+  const result = await getSecrets({ url: live.url, apiKey: readerKey, key: 'CLIENT_TEST_TOKN', shouldSetEnv: true });
+  t.same(result, { err: 'no secret "CLIENT_TEST_TOKN" that this API key may read', code: 'not_found', res: null });
+  t.equal(process.env.CLIENT_TEST_TOKN, undefined);
+  t.same(await getSecrets({ url: live.url, apiKey: readerKey, tags: ['none'], shouldSetEnv: true }), { err: null, res: {} }, 'tags that match nothing: an empty answer');
+});
+
 t.test('failures come back as err, the way the server reports them', async (t) => {
   t.same(await getSecrets({ url: live.url, apiKey: 'rv_wrong' }), { err: 'the API key is invalid or has been revoked', code: 'unauthorized', res: null });
   t.same(await getSecrets({ url: live.url, apiKey: evaluatorKey }), { err: 'this API key lacks the secrets:read scope', code: 'forbidden', res: null });

@@ -4,6 +4,7 @@
  * output mode all come from that declaration, so no command can lack them.
  */
 import { parseArgs } from 'node:util';
+import { closestName } from '../../src/domain/input';
 
 export interface Option {
   /** The long name, without `--`. */
@@ -58,6 +59,8 @@ export interface Group {
   readonly name: string;
   readonly summary: string;
   readonly commands: readonly (Command | Group)[];
+  /** The root's: `--version` prints it (`<name> <version>`, or `{"name", "version"}` with --json). */
+  readonly version?: string;
 }
 
 export const JSON_OPTION: Option = { name: 'json', help: 'print one JSON document on stdout (errors as JSON on stderr)' };
@@ -103,13 +106,19 @@ async function walk(group: Group, path: string[], argv: readonly string[], out: 
     out.write(groupHelp(group, path));
     return 0;
   }
+  if (first === '--version' && group.version !== undefined) {
+    out.lines(`${group.name} ${group.version}`);
+    out.document({ name: group.name, version: group.version });
+    return 0;
+  }
   if (first === undefined || first.startsWith('-')) {
     const what = first === undefined ? 'a command is missing' : `unknown option ${optionName(first)} (a command comes first)`;
     throw new UsageError(`${what}; commands: ${group.commands.map((c) => c.name).join(', ')}`, groupUsage(path));
   }
   const next = group.commands.find((c) => c.name === first);
   if (next === undefined) {
-    throw new UsageError(`unknown command "${first}" for ${path.join(' ')}; commands: ${group.commands.map((c) => c.name).join(', ')}`, groupUsage(path));
+    const names = group.commands.map((c) => c.name);
+    throw new UsageError(`unknown command "${first}" for ${path.join(' ')}${didYouMean(first, names)}; commands: ${names.join(', ')}`, groupUsage(path));
   }
   if (isGroup(next)) return walk(next, [...path, next.name], rest, out);
   return runCommand(next, [...path, next.name], rest, out);
@@ -148,7 +157,10 @@ function parse(command: Command, path: string[], argv: readonly string[], rest: 
     }
     if (token.kind !== 'option') continue;
     const option = declared.find((o) => o.name === token.name);
-    if (option === undefined) throw new UsageError(`unknown option ${token.rawName} for ${path.join(' ')}`, usage);
+    if (option === undefined) {
+      const hint = token.rawName.startsWith('--') ? didYouMean(token.name, declared.map((o) => o.name), '--') : '';
+      throw new UsageError(`unknown option ${token.rawName} for ${path.join(' ')}${hint}`, usage);
+    }
     if (option.value !== undefined && token.value === undefined) throw new UsageError(`option --${option.name} needs a value ${option.value}`, usage);
     if (option.value === undefined && token.inlineValue) throw new UsageError(`option --${option.name} takes no value`, usage);
   }
@@ -188,6 +200,12 @@ function report(error: unknown, out: Output, io: Io): number {
   const details = error instanceof CliError ? error.details : {};
   io.stderr(out.json ? JSON.stringify({ error: { kind: 'failed', message, ...details } }) + '\n' : `error: ${message}\n`);
   return error instanceof CliError ? error.exitCode : 1;
+}
+
+/** ` (did you mean "secrets"?)` for a name within two edits of exactly one closest name (the admin API's own rule), else nothing. */
+function didYouMean(typed: string, names: readonly string[], prefix = ''): string {
+  const hint = closestName(typed, names);
+  return hint === undefined ? '' : ` (did you mean ${prefix === '' ? `"${hint}"` : `${prefix}${hint}`}?)`;
 }
 
 /** An option as typed, without an inline value (`--value=x` → `--value`). */

@@ -94,8 +94,10 @@ const reads: Command = {
     }
     out.document(page);
     out.lines(...columns(
-      ['at', 'key id', 'request id', 'secrets (key@version)'],
-      page.reads.map((r) => [r.at, r.key_id, r.request_id ?? '-', r.secrets.map((s) => `${s.key}@${s.value_version}`).join(' ') || '(none)']),
+      ['at', 'key id', 'request id', 'outcome', 'secrets (key@version)'],
+      page.reads.map((r) => [
+        r.at, r.key_id ?? '(none)', r.request_id ?? '-', r.code ?? r.outcome, r.secrets.map((s) => `${s.key}@${s.value_version}`).join(' ') || '(none)',
+      ]),
     ));
     if (page.next_cursor !== null) out.lines(`more: --cursor ${page.next_cursor}`);
   },

@@ -18,10 +18,11 @@
  *   the verdict (see `markDecisive`).
  */
 import type { CatalogState, RuleRecord } from '../../projections';
+import { findPrompt } from '../../projections/prompts';
 import { decideCreateRule, parseRuleCreate, type RuleContext } from '../domain/rules';
 import { isPlainObject } from '../domain/input';
 import { AppError, badRequest } from '../errors';
-import type { EntityLink, RuleBody } from '../events';
+import type { EntityLink, RuleBody, RuleEvent } from '../events';
 import type { Engine, Fields } from '../engine';
 import { evaluate, parseEvaluateRequest, type EvaluateRequest } from '../service/evaluate';
 import { toJsonPosition } from '../store/port';
@@ -47,6 +48,7 @@ export function readDrafts(value: unknown, state: CatalogState, maxRegexLength: 
   const context: RuleContext = {
     maxRegexLength,
     entityExists: (link: EntityLink) => (link.entity_type === 'context' ? state.contexts.has(link.entity_id) : state.prompts.has(link.entity_id)),
+    promptIdOf: (ref) => findPrompt(state.prompts, ref)?.id,
   };
   const seen = new Map<string, number>();
   return value.map((item, index) => {
@@ -61,9 +63,10 @@ export function readDrafts(value: unknown, state: CatalogState, maxRegexLength: 
     if (earlier !== undefined) throw badRequest(`${path}.id repeats rules[${earlier}].id: one draft per rule`);
     seen.set(ruleId, index);
     const rule = withPath(path, () => {
-      const parsed = parseRuleCreate(body);
-      decideCreateRule(ruleId, parsed, context);
-      return parsed;
+      // The decided rule, not the body: its prompt links given by name are ids there, as a write would store them.
+      const [created] = decideCreateRule(ruleId, parseRuleCreate(body), context);
+      const { id: _id, ...decided } = (created as Extract<RuleEvent, { type: 'RuleCreated' }>).data;
+      return decided;
     });
     return { index, record: draftRecord(ruleId, rule), replaces: id !== undefined };
   });

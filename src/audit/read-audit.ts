@@ -1,7 +1,8 @@
 /**
  * The secret-read audit: every get-secrets answer is recorded with the key
- * id, the request id, the time, and the secrets returned as ids, keys and
- * versions. Never a value: the record is built from the vault's records
+ * id, the request id, the time, its outcome and error code (a refused call,
+ * no key or a bad one or no scope, is a probe of the vault worth keeping),
+ * and the secrets returned as ids, keys and versions. Never a value: the record is built from the vault's records
  * (ids and versions), not from the answer's plaintext, which only names the
  * keys that were returned.
  *
@@ -15,7 +16,7 @@
 import type Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { AppError, badRequest } from '../errors';
+import { AppError, badRequest, type ErrorCode } from '../errors';
 import type { SecretRecord } from '../../projections';
 import { decodeCursor, encodeCursor, parseLimit } from '../service/listing';
 import { timeOrderedId } from '../uuid';
@@ -26,11 +27,19 @@ import type { AuditSinkMetrics } from './sink-metrics';
 export interface SecretReadRecord {
   readonly read_id: string;
   readonly at: string;
-  readonly key_id: string;
+  /** The API key that called; null when the call named none that exists (no key, an unknown or revoked one). */
+  readonly key_id: string | null;
   readonly request_id: string | null;
-  /** The secrets returned, by key order of the answer. */
+  /** `ok`: the answer's `err` was null; `error`: it named what was wrong, with `code`. */
+  readonly outcome: ReadOutcome;
+  /** The error code the caller was answered (README, Error codes), null when `outcome` is ok. */
+  readonly code: ErrorCode | null;
+  /** The secrets returned, by key order of the answer (none when `outcome` is error). */
   readonly secrets: readonly { readonly id: string; readonly key: string; readonly version: number; readonly value_version: number }[];
 }
+
+export const READ_OUTCOMES = ['ok', 'error'] as const;
+export type ReadOutcome = (typeof READ_OUTCOMES)[number];
 
 /** What a secret read's record is made of: the vault's records of the secrets answered. */
 export type ReadSecret = Pick<SecretRecord, 'id' | 'key' | 'version' | 'value_version'>;
@@ -53,6 +62,12 @@ export interface ReadAudit {
    * Fail-closed: throws a 503 AppError when the record cannot be written.
    */
   recordRead(keyId: string, secrets: readonly ReadSecret[], requestId: string | undefined): void;
+  /**
+   * Records a get-secrets call answered with an error (no or bad key, no scope, a bad body, a key
+   * lookup that found nothing, ...): `keyId` when the call named an existing key. Never refuses:
+   * no value is answered, so fail-closed has nothing to hold back; the record is queued.
+   */
+  recordFailure(keyId: string | undefined, code: ErrorCode, requestId: string | undefined): void;
   /** Writes what is queued now, so a lookup that follows sees it. */
   flush(): void;
   close(): void;
@@ -68,8 +83,10 @@ export const REFUSED_MESSAGE =
 /** A read as queued: the id and the ISO time are made when it is written, off the request path. */
 interface PendingRead {
   readonly atMs: number;
+  /** '' for no key: the file's column is NOT NULL since version 1, and a key_id filter is never empty (parseReadQuery). */
   readonly keyId: string;
   readonly requestId: string | null;
+  readonly code: ErrorCode | null;
   /** JSON of the record's `secrets` (its answer set, below). */
   readonly secrets: string;
 }
@@ -99,7 +116,7 @@ export function createReadAudit(deps: {
   });
   return {
     recordRead(keyId, secrets, requestId) {
-      const record: PendingRead = { atMs: now(), keyId, requestId: requestId ?? null, secrets: answerSetText(secrets) };
+      const record: PendingRead = { atMs: now(), keyId, requestId: requestId ?? null, code: null, secrets: answerSetText(secrets) };
       if (!settings.failClosed) {
         sink.enqueue(record);
         return;
@@ -110,10 +127,15 @@ export function createReadAudit(deps: {
         throw new AppError('unavailable', REFUSED_MESSAGE);
       }
     },
+    recordFailure(keyId, code, requestId) {
+      sink.enqueue({ atMs: now(), keyId: keyId ?? '', requestId: requestId ?? null, code, secrets: NOTHING_READ });
+    },
     flush: () => sink.flush(),
     close: () => sink.close(),
   };
 }
+
+const NOTHING_READ = '[]';
 
 // get-secrets hands the same array for every read of one selection (get-secrets.ts): its JSON is made once (bench: cpu-per-request --workload secrets).
 const answerSetTexts = new WeakMap<readonly ReadSecret[], string>();
@@ -140,7 +162,7 @@ function answerSetText(secrets: readonly ReadSecret[]): string {
  */
 const SCHEMA = `
   CREATE TABLE IF NOT EXISTS read_calls (
-    seq INTEGER PRIMARY KEY, id TEXT NOT NULL, at TEXT NOT NULL, key_id TEXT NOT NULL, request_id TEXT, answer_set INTEGER NOT NULL);
+    seq INTEGER PRIMARY KEY, id TEXT NOT NULL, at TEXT NOT NULL, key_id TEXT NOT NULL, request_id TEXT, answer_set INTEGER NOT NULL, code TEXT);
   CREATE INDEX IF NOT EXISTS read_calls_by_key ON read_calls (key_id, seq);
   CREATE INDEX IF NOT EXISTS read_calls_by_time ON read_calls (at, seq);
   CREATE INDEX IF NOT EXISTS read_calls_by_set ON read_calls (answer_set, seq);
@@ -164,6 +186,18 @@ const MIGRATE_V1 = `
   DROP TABLE read_secrets;
   DROP TABLE reads;`;
 
+/**
+ * Version 3: `read_calls.code`, the error code of a call answered with `err` (null: answered). A
+ * column added in place (no copy of the table): a file of version 2 is upgraded in an instant.
+ * The index is partial: an answered read, the common call, pays no entry in it.
+ */
+const ADD_CODE = 'ALTER TABLE read_calls ADD COLUMN code TEXT';
+const CODE_INDEX = 'CREATE INDEX IF NOT EXISTS read_calls_by_code ON read_calls (seq) WHERE code IS NOT NULL';
+
+function hasColumn(db: Database.Database, table: string, column: string): boolean {
+  return (db.prepare(`PRAGMA table_info(${table})`).all() as { name: string }[]).some((row) => row.name === column);
+}
+
 /** Answer sets remembered by their JSON, per open file (a bound, not a working-set size: a set missed is looked up). */
 const KNOWN_SETS = 4096;
 
@@ -177,8 +211,10 @@ const readTable = (shared: boolean): SinkTable<PendingRead> => ({
     db.transaction(() => {
       db.exec(SCHEMA);
       if (hasTable(db, 'reads')) db.exec(MIGRATE_V1);
+      if (!hasColumn(db, 'read_calls', 'code')) db.exec(ADD_CODE);
+      db.exec(CODE_INDEX);
     })();
-    const insertCall = db.prepare('INSERT INTO read_calls (id, at, key_id, request_id, answer_set) VALUES (?, ?, ?, ?, ?)');
+    const insertCall = db.prepare('INSERT INTO read_calls (id, at, key_id, request_id, answer_set, code) VALUES (?, ?, ?, ?, ?, ?)');
     const findSet = db.prepare('SELECT set_id FROM answer_sets WHERE secrets = ?').pluck();
     const insertSet = db.prepare('INSERT INTO answer_sets (secrets) VALUES (?)');
     const insertMember = db.prepare('INSERT INTO answer_set_members (set_id, secret_id, secret_key) VALUES (?, ?, ?)');
@@ -206,7 +242,7 @@ const readTable = (shared: boolean): SinkTable<PendingRead> => ({
             known.set(record.secrets, set);
           }
         }
-        insertCall.run(timeOrderedId(record.atMs), new Date(record.atMs).toISOString(), record.keyId, record.requestId, set);
+        insertCall.run(timeOrderedId(record.atMs), new Date(record.atMs).toISOString(), record.keyId, record.requestId, set, record.code);
       },
       trim(keep) {
         if (trimCalls.run(keep).changes === 0) return;
@@ -222,12 +258,13 @@ const readTable = (shared: boolean): SinkTable<PendingRead> => ({
 
 // ---- listing ------------------------------------------------------------------
 
-export const SECRET_READ_QUERY_PARAMS = ['key_id', 'secret', 'from', 'to', 'limit', 'cursor'] as const;
+export const SECRET_READ_QUERY_PARAMS = ['key_id', 'secret', 'outcome', 'from', 'to', 'limit', 'cursor'] as const;
 const DEFAULT_LIMIT = 100;
 
 interface ReadQuery {
   readonly keyId: string | undefined;
   readonly secret: string | undefined;
+  readonly outcome: ReadOutcome | undefined;
   readonly from: string | undefined;
   readonly to: string | undefined;
   readonly limit: number;
@@ -252,8 +289,12 @@ export function parseReadQuery(query: QueryText): ReadQuery {
     if (!/^[0-9]{1,15}$/.test(key)) throw badRequest('cursor is not a cursor of this list: pass the next_cursor of a previous page of it unchanged');
     afterSeq = Number(key);
   }
+  const outcome = text('outcome');
+  if (outcome !== undefined && !(READ_OUTCOMES as readonly string[]).includes(outcome)) {
+    throw badRequest(`outcome must be one of ${READ_OUTCOMES.join(', ')}`);
+  }
   return {
-    keyId: text('key_id'), secret: text('secret'), from: time('from'), to: time('to'),
+    keyId: text('key_id'), secret: text('secret'), outcome: outcome as ReadOutcome | undefined, from: time('from'), to: time('to'),
     limit: parseLimit(query.limit, DEFAULT_LIMIT), afterSeq,
   };
 }
@@ -289,28 +330,48 @@ interface Layout {
   readonly from: string;
   readonly columns: string;
   readonly secretFilter: string;
+  /** The SQL of a call answered with an error (older layouts recorded answered reads only). */
+  readonly failed: string;
   record(row: Record<string, unknown>): SecretReadRecord;
 }
 
-const V2: Layout = {
-  from: 'read_calls r JOIN answer_sets s ON s.set_id = r.answer_set',
-  columns: 'r.seq AS seq, r.id AS id, r.at AS at, r.key_id AS key_id, r.request_id AS request_id, s.secrets AS secrets',
-  secretFilter: 'r.answer_set IN (SELECT m.set_id FROM answer_set_members m WHERE m.secret_id = ? OR m.secret_key = ?)',
-  record: (row) => ({
-    read_id: row.id as string, at: row.at as string, key_id: row.key_id as string, request_id: row.request_id as string | null,
+/** A record as the API shows it, from the row's columns; the file keeps '' for no key (PendingRead). */
+function v2Record(row: Record<string, unknown>): SecretReadRecord {
+  const code = (row.code ?? null) as ErrorCode | null;
+  return {
+    read_id: row.id as string, at: row.at as string, key_id: row.key_id === '' ? null : (row.key_id as string),
+    request_id: row.request_id as string | null, outcome: code === null ? 'ok' : 'error', code,
     secrets: JSON.parse(row.secrets as string) as SecretReadRecord['secrets'],
-  }),
+  };
+}
+
+const V2_COLUMNS = 'r.seq AS seq, r.id AS id, r.at AS at, r.key_id AS key_id, r.request_id AS request_id, s.secrets AS secrets';
+
+const V3: Layout = {
+  from: 'read_calls r JOIN answer_sets s ON s.set_id = r.answer_set',
+  columns: `${V2_COLUMNS}, r.code AS code`,
+  secretFilter: 'r.answer_set IN (SELECT m.set_id FROM answer_set_members m WHERE m.secret_id = ? OR m.secret_key = ?)',
+  failed: 'r.code IS NOT NULL',
+  record: v2Record,
 };
+
+const V2: Layout = { ...V3, columns: V2_COLUMNS, failed: '0' };
 
 const V1: Layout = {
   from: 'reads r',
   columns: 'r.seq AS seq, r.record AS record',
   secretFilter: 'EXISTS (SELECT 1 FROM read_secrets s WHERE s.seq = r.seq AND (s.secret_id = ? OR s.secret_key = ?))',
-  record: (row) => JSON.parse(row.record as string) as SecretReadRecord,
+  failed: '0',
+  record: (row) => ({ ...(JSON.parse(row.record as string) as SecretReadRecord), outcome: 'ok', code: null }),
 };
 
+function layoutOf(db: Database.Database): Layout | undefined {
+  if (hasTable(db, 'read_calls')) return hasColumn(db, 'read_calls', 'code') ? V3 : V2;
+  return hasTable(db, 'reads') ? V1 : undefined;
+}
+
 function page(db: Database.Database, query: ReadQuery): SecretReadPage {
-  const layout = hasTable(db, 'read_calls') ? V2 : hasTable(db, 'reads') ? V1 : undefined;
+  const layout = layoutOf(db);
   if (layout === undefined) return { reads: [], next_cursor: null };
   const where = ['r.seq > ?'];
   const params: (string | number)[] = [query.afterSeq];
@@ -330,6 +391,7 @@ function page(db: Database.Database, query: ReadQuery): SecretReadPage {
     where.push(layout.secretFilter);
     params.push(query.secret, query.secret);
   }
+  if (query.outcome !== undefined) where.push(query.outcome === 'error' ? layout.failed : `NOT (${layout.failed})`);
   // One more than the page: whether a next page exists, so the last page never points at an empty one.
   const rows = db
     .prepare(`SELECT ${layout.columns} FROM ${layout.from} WHERE ${where.join(' AND ')} ORDER BY r.seq LIMIT ?`)

@@ -41,8 +41,8 @@ export interface NotReady {
 
 export interface EvaluateRequest {
   entity_type: "context" | "prompt" | "evaluation";
-  /** at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited */
-  fields: { [name: string]: string | number | boolean };
+  /** at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited; null is an absent field */
+  fields: { [name: string]: string | number | boolean | null };
   include_entity_data?: boolean;
   entity_inputs?: {
     variables?: Record<string, unknown>;
@@ -671,9 +671,14 @@ export interface SecretReadPage {
     /** a UUID version 7 */
     read_id: string;
     at: string;
-    key_id: string;
+    /** the API key that called; null when the call named none that exists */
+    key_id: string | null;
     /** the X-Request-Id of the read */
     request_id: string | null;
+    /** ok: answered (`err` null); error: answered `err` with `code` */
+    outcome: "ok" | "error";
+    /** the error code answered; null when the outcome is ok */
+    code: ("bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "payload_too_large" | "unavailable" | "internal") | null;
     /** the secrets returned; never a value */
     secrets: {
       id: string;
@@ -780,8 +785,8 @@ export interface SignedCheckpoint {
 
 export interface AuditEvaluateRequest {
   entity_type: "context" | "prompt" | "evaluation";
-  /** at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited */
-  fields: { [name: string]: string | number | boolean };
+  /** at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited; null is an absent field */
+  fields: { [name: string]: string | number | boolean | null };
   include_entity_data?: boolean;
   entity_inputs?: {
     variables?: Record<string, unknown>;
@@ -821,8 +826,8 @@ export interface AuditEvaluateResponse {
 
 export interface ExplainRequest {
   entity_type: "context" | "prompt" | "evaluation";
-  /** at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited */
-  fields: { [name: string]: string | number | boolean };
+  /** at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited; null is an absent field */
+  fields: { [name: string]: string | number | boolean | null };
   include_entity_data?: boolean;
   entity_inputs?: {
     variables?: Record<string, unknown>;
@@ -876,8 +881,8 @@ export interface RuleExplanation {
 
 export interface DryRunRequest {
   entity_type: "context" | "prompt" | "evaluation";
-  /** at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited */
-  fields: { [name: string]: string | number | boolean };
+  /** at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited; null is an absent field */
+  fields: { [name: string]: string | number | boolean | null };
   include_entity_data?: boolean;
   entity_inputs?: {
     variables?: Record<string, unknown>;

@@ -41,7 +41,11 @@ export type Result<T> = { err: null; res: T } | ({ err: string; res: null } & Fa
 export interface GetSecretsRequest {
   readonly key?: string;
   readonly tags?: readonly string[];
-  /** Also set each returned secret in process.env; request and response are unchanged. */
+  /**
+   * Also set each returned secret in process.env; request and response are unchanged. A lookup by `key`
+   * that finds nothing sets nothing and answers the service's `err` (code not_found, naming the key):
+   * an app asking for OPENAI_API_KEY never starts with it silently unset.
+   */
   readonly shouldSetEnv?: boolean;
 }
 

@@ -36,7 +36,8 @@ export interface LocalEvaluatorOptions {
 /** The body of POST /api/rule-engine/evaluate. */
 export interface LocalEvaluateRequest {
   readonly entity_type: 'context' | 'prompt' | 'evaluation';
-  readonly fields: Readonly<Record<string, string | number | boolean>>;
+  /** null: an absent field, as on the service (contract §2). */
+  readonly fields: Readonly<Record<string, string | number | boolean | null>>;
   readonly include_entity_data?: boolean;
   readonly entity_inputs?: Readonly<Record<string, unknown>>;
 }

@@ -736,9 +736,9 @@ export interface components {
             explain?: boolean;
             /** @description explain only those of the rules asked about with a condition on this field */
             field?: string;
-            /** @description at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited */
+            /** @description at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited; null is an absent field */
             fields: {
-                [key: string]: string | number | boolean;
+                [key: string]: string | number | boolean | null;
             };
             include_entity_data?: boolean;
             /** @description rules to explain besides the matching ones, matched or not, ACTIVE or not; each must exist (400 otherwise) */
@@ -1074,9 +1074,9 @@ export interface components {
             };
             /** @enum {string} */
             entity_type: "context" | "prompt" | "evaluation";
-            /** @description at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited */
+            /** @description at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited; null is an absent field */
             fields: {
-                [key: string]: string | number | boolean;
+                [key: string]: string | number | boolean | null;
             };
             include_entity_data?: boolean;
             /** @description draft rules: each a rule create body (validated as one; a 400 names `rules[<index>]` and the member), with an optional `id` naming a live rule to put the draft in its place; without `id` the draft answers as `draft-<index>` */
@@ -1163,9 +1163,9 @@ export interface components {
             };
             /** @enum {string} */
             entity_type: "context" | "prompt" | "evaluation";
-            /** @description at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited */
+            /** @description at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited; null is an absent field */
             fields: {
-                [key: string]: string | number | boolean;
+                [key: string]: string | number | boolean | null;
             };
             include_entity_data?: boolean;
         } & {
@@ -1206,9 +1206,9 @@ export interface components {
             entity_type: "context" | "prompt" | "evaluation";
             /** @description explain only those of the rules asked about with a condition on this field */
             field?: string;
-            /** @description at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited */
+            /** @description at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited; null is an absent field */
             fields: {
-                [key: string]: string | number | boolean;
+                [key: string]: string | number | boolean | null;
             };
             include_entity_data?: boolean;
             /** @description rules to explain besides the matching ones, matched or not, ACTIVE or not; each must exist (400 otherwise) */
@@ -1686,7 +1686,15 @@ export interface components {
             next_cursor: string | null;
             reads: {
                 at: string;
-                key_id: string;
+                /** @description the error code answered; null when the outcome is ok */
+                code: ("bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "payload_too_large" | "unavailable" | "internal") | null;
+                /** @description the API key that called; null when the call named none that exists */
+                key_id: string | null;
+                /**
+                 * @description ok: answered (`err` null); error: answered `err` with `code`
+                 * @enum {string}
+                 */
+                outcome: "ok" | "error";
                 /** @description a UUID version 7 */
                 read_id: string;
                 /** @description the X-Request-Id of the read */
@@ -2498,6 +2506,8 @@ export interface operations {
                 key_id?: string;
                 /** @description reads per page, 1 to 1000 (default 100) */
                 limit?: string;
+                /** @description ok: calls answered; error: calls refused or failed */
+                outcome?: "ok" | "error";
                 /** @description a secret's id or key: reads that returned it */
                 secret?: string;
                 /** @description ISO 8601 time with a zone, inclusive */

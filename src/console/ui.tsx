@@ -74,15 +74,22 @@ export function useDebounced<T>(value: T, ms: number): T {
 }
 
 /** A button action with a busy flag and its error: the page stays usable while it runs. */
-export function useAction(): { busy: boolean; error: Error | undefined; run: (action: () => Promise<void>) => Promise<void>; clear: () => void } {
+/**
+ * A user's action with its busy state and error. `onError` clears what the page showed of the previous
+ * answer: a new error never stands beside an old answer, as if the two belonged together.
+ */
+export function useAction(): {
+  busy: boolean; error: Error | undefined; run: (action: () => Promise<void>, onError?: () => void) => Promise<void>; clear: () => void;
+} {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState<Error | undefined>();
-  const run = async (action: () => Promise<void>) => {
+  const run = async (action: () => Promise<void>, onError?: () => void) => {
     setBusy(true);
     setError(undefined);
     try {
       await action();
     } catch (e) {
+      onError?.();
       setError(e as Error);
     } finally {
       setBusy(false);
@@ -137,4 +144,11 @@ export function splitTags(text: string): string[] {
 
 export function when(iso: string): string {
   return iso.replace('T', ' ').replace(/\.\d+Z$|Z$/, ' UTC');
+}
+
+/** An id shown by its name when one is known, the id beside it (auditors match ids); the bare id otherwise. */
+export function Named({ id, names }: { id: string | null; names: ReadonlyMap<string, string> }) {
+  if (id === null) return <span class="hint">none</span>;
+  const name = names.get(id);
+  return name === undefined ? <code>{id}</code> : <><span class="name">{name}</span> <code class="id">{id}</code></>;
 }

@@ -125,12 +125,12 @@ export function readQuery(query: unknown, allowed: readonly string[]): { readonl
 }
 
 /** A caller's name quoted for an error message, cut short so a huge one is not echoed back whole. */
-function quoteName(name: string): string {
+export function quoteName(name: string): string {
   return name.length <= 100 ? JSON.stringify(name) : `${JSON.stringify(name.slice(0, 100))}...`;
 }
 
 /** The allowed name within two edits of `name` (a typo), if exactly one is closest. */
-function closestName(name: string, allowed: readonly string[]): string | undefined {
+export function closestName(name: string, allowed: readonly string[]): string | undefined {
   let best: string | undefined;
   let bestDistance = 3;
   for (const candidate of allowed) {

@@ -25,6 +25,11 @@ const LINK_MEMBERS = ['entity_type', 'entity_id'] as const;
 export interface RuleContext {
   /** True when a context or prompt with this id exists (any status). */
   entityExists(link: EntityLink): boolean;
+  /**
+   * The id of the prompt a link's `entity_id` names, by id or by name (as every prompt route takes
+   * either), or undefined. Absent: links are taken as ids (an import resolves its names itself).
+   */
+  promptIdOf?(ref: string): string | undefined;
   readonly maxRegexLength: number;
 }
 
@@ -58,8 +63,9 @@ export function parseRulePatch(body: unknown): RulePatch {
 
 export function decideCreateRule(id: string, body: RuleBody, context: RuleContext): RuleEvent[] {
   checkConditions(body.condition_groups, context);
-  checkNewLinks(body.entities, new Set(), context);
-  return [{ type: 'RuleCreated', data: { id, ...body } }];
+  const entities = resolveLinks(body.entities, context);
+  checkNewLinks(entities, new Set(), context);
+  return [{ type: 'RuleCreated', data: { id, ...body, entities } }];
 }
 
 /**
@@ -80,8 +86,9 @@ export function decideUpdateRule(
   checkIfMatch('rule', id, current.revision, ifMatch);
   if (patch.condition_groups !== undefined) checkConditions(patch.condition_groups, context);
   const had = new Set(current.entities.map(linkKey));
-  if (patch.entities !== undefined) checkNewLinks(patch.entities, had, context);
-  const entities = (patch.entities ?? current.entities).filter((link) => !had.has(linkKey(link)) || isLive(link, context));
+  const given = patch.entities === undefined ? undefined : resolveLinks(patch.entities, context);
+  if (given !== undefined) checkNewLinks(given, had, context);
+  const entities = (given ?? current.entities).filter((link) => !had.has(linkKey(link)) || isLive(link, context));
   const changes = changedMembers<RuleBody>(current, { ...patch, entities });
   return Object.keys(changes).length === 0 ? [] : [{ type: 'RuleUpdated', data: { id, changes } }];
 }
@@ -108,11 +115,27 @@ function checkConditions(groups: readonly ConditionGroup[], context: RuleContext
   if (problem !== undefined) throw badRequest(`${problem.path}: ${problem.message}`);
 }
 
+/**
+ * Prompt links given by name as the prompt's id: the rule stores ids, so renaming a prompt keeps its
+ * links, and evaluate answers the id it always answers. A link naming no prompt is kept as given, for
+ * checkNewLinks to refuse. Links that name one prompt twice (its id and its name) become one.
+ */
+function resolveLinks(links: readonly EntityLink[], context: RuleContext): readonly EntityLink[] {
+  const { promptIdOf } = context;
+  if (promptIdOf === undefined || !links.some((link) => link.entity_type === 'prompt')) return links;
+  return dedupeLinks(links.map((link) => {
+    if (link.entity_type !== 'prompt') return link;
+    const id = promptIdOf(link.entity_id);
+    return id === undefined || id === link.entity_id ? link : { entity_type: 'prompt', entity_id: id };
+  }));
+}
+
 /** Links not in `had` must name an existing context or prompt (an evaluation link may name any id). */
 function checkNewLinks(links: readonly EntityLink[], had: ReadonlySet<string>, context: RuleContext): void {
   links.forEach((link, i) => {
     if (!had.has(linkKey(link)) && !isLive(link, context)) {
-      throw badRequest(`entities[${i}]: ${link.entity_type} ${link.entity_id} does not exist`);
+      const hint = link.entity_type === 'prompt' && context.promptIdOf !== undefined ? ' (by id or by name)' : '';
+      throw badRequest(`entities[${i}]: ${link.entity_type} ${link.entity_id} does not exist${hint}`);
     }
   });
 }
@@ -172,6 +195,10 @@ function readLinks(value: unknown, path: string): EntityLink[] {
       entity_id: readString(link.entity_id, `${path}[${i}].entity_id`, { maxLength: 256 }),
     };
   });
+  return dedupeLinks(links);
+}
+
+function dedupeLinks(links: readonly EntityLink[]): EntityLink[] {
   const seen = new Set<string>();
   return links.filter((link) => {
     const key = linkKey(link);

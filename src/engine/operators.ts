@@ -194,8 +194,9 @@ export function testPredicate(p: Predicate, v: InputView): boolean {
 }
 
 /**
- * The typed views of a request value, or undefined when it counts as absent
- * (a value JSON cannot carry: non-finite numbers, null, objects).
+ * The typed views of a request value, or undefined when it counts as absent:
+ * null (a client's "not known"), a number JSON cannot carry (NaN, infinities),
+ * an object. Every condition on an absent value is false, negations too (contract §2).
  */
 export function readValue(value: unknown): InputView | undefined {
   const asText = inputText(value);

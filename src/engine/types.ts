@@ -12,8 +12,9 @@ export interface RuleDefinition {
   readonly condition_groups: readonly ConditionGroup[];
 }
 
-export type FieldValue = string | number | boolean;
-/** Request input, already validated: plain object, values string/number/boolean. */
+/** null is an absent field (contract §2): every condition on it is false, its negations too. */
+export type FieldValue = string | number | boolean | null;
+/** Request input, already validated: plain object, values string/number/boolean or null. */
 export type Fields = { readonly [field: string]: FieldValue };
 
 /** A problem with a rule found at write time; `path` points into the rule body. */

@@ -6,6 +6,7 @@ import type { DecisionLog } from '../audit/decision-log';
 import type { ReadAudit } from '../audit/read-audit';
 import type { AuditService } from '../audit/service';
 import type { Config } from '../config';
+import type { ErrorCode } from '../errors';
 import type { Scope } from '../events';
 import type { Logger } from '../log';
 import type { Metrics } from '../metrics';
@@ -58,6 +59,12 @@ export interface RequestLocals {
   requestIdMinted?: boolean;
   /** An evaluate answer's decision id, sent as RuleVault-Decision-Id. */
   decisionId?: string;
+  /**
+   * On an endpoint answered 200 whatever happened (get-secrets, get-compiled: contract §1.2), what the
+   * body said: null for `err: null`, else the error's code. The log line and the request metrics carry
+   * it, since their status cannot tell a refusal from an answer (request-log.ts). Undefined elsewhere.
+   */
+  answerCode?: ErrorCode | null;
 }
 
 /** Authenticates an Authorization header and checks a scope (or one of several); throws 401/403 as AppError. */

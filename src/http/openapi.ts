@@ -242,8 +242,8 @@ const evaluateMembers = {
   entity_type: ENTITY_TYPE,
   fields: {
     type: 'object',
-    description: 'at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited',
-    additionalProperties: { type: ['string', 'number', 'boolean'] },
+    description: 'at most RULEVAULT_MAX_FIELDS members; names and string values are length-limited; null is an absent field',
+    additionalProperties: { type: ['string', 'number', 'boolean', 'null'] },
   },
   include_entity_data: { type: 'boolean' },
   entity_inputs: input({
@@ -640,8 +640,10 @@ const schemas: { [name: string]: SchemaObject } = {
       items: record({
         read_id: { type: 'string', description: 'a UUID version 7' },
         at: str,
-        key_id: str,
+        key_id: { ...nullable(str), description: 'the API key that called; null when the call named none that exists' },
         request_id: { ...nullable(str), description: 'the X-Request-Id of the read' },
+        outcome: { type: 'string', enum: ['ok', 'error'], description: 'ok: answered (`err` null); error: answered `err` with `code`' },
+        code: { ...nullable(ERROR_CODE), description: 'the error code answered; null when the outcome is ok' },
         secrets: { type: 'array', items: record({ id: str, key: str, version: integer, value_version: integer }), description: 'the secrets returned; never a value' },
       }),
     },
@@ -1163,6 +1165,7 @@ const paths: { [path: string]: PathItem } = {
       parameters: [
         { name: 'key_id', in: 'query', description: 'the API key id that read', schema: str },
         { name: 'secret', in: 'query', description: 'a secret\'s id or key: reads that returned it', schema: str },
+        { name: 'outcome', in: 'query', description: 'ok: calls answered; error: calls refused or failed', schema: { type: 'string', enum: ['ok', 'error'] } },
         { name: 'from', in: 'query', description: 'ISO 8601 time with a zone, inclusive', schema: str },
         { name: 'to', in: 'query', description: 'ISO 8601 time with a zone, inclusive', schema: str },
         { name: 'limit', in: 'query', description: 'reads per page, 1 to 1000 (default 100)', schema: { type: 'string', pattern: '^[0-9]+$' } },

@@ -13,7 +13,7 @@
  * request and write an answer on node:http objects (express's are the same).
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { AppError } from '../errors';
+import { AppError, type ErrorCode } from '../errors';
 import { evaluateWithJson, parseEvaluateRequest } from '../service/evaluate';
 import { getCompiledPrompt, parseCompiledPromptRequest } from '../service/get-compiled';
 import { getSecrets, parseSecretsQuery } from '../service/get-secrets';
@@ -37,6 +37,8 @@ export interface PublicEndpoint {
   readonly alwaysOk: boolean;
   /** The answer to an authorized caller; throws AppError for 400/401/403. */
   answer(deps: HttpDeps, authorization: string | undefined, body: unknown, locals: RequestLocals): unknown;
+  /** Called once with the code of an error answer, before it is sent. */
+  failed?(deps: HttpDeps, code: ErrorCode, locals: RequestLocals): void;
 }
 
 export const EVALUATE: PublicEndpoint = {
@@ -64,6 +66,10 @@ export const GET_SECRETS: PublicEndpoint = {
     deps.metrics.secretsRead(principal.id, selection.secrets.length);
     deps.secretReads.recordRead(principal.id, selection.secrets, locals.requestId);
     return new JsonText(text);
+  },
+  // A refused call is recorded too: a probe of the vault (no key, a guessed one, a key without the scope) is what an auditor looks for.
+  failed(deps, code, locals) {
+    deps.secretReads.recordFailure(locals.keyId, code, locals.requestId);
   },
 };
 
@@ -120,11 +126,12 @@ export interface PublicAnswer {
  */
 export function answerBeforeBody(
   deps: HttpDeps, endpoint: PublicEndpoint, method: string | undefined, url: string | undefined, headers: IncomingHttpHeaders,
+  locals: RequestLocals = {},
 ): PublicAnswer | undefined {
-  if (!deps.readModel.caughtUp) return failed(deps, endpoint, new AppError('unavailable', NOT_READY_MESSAGE));
-  if (method !== 'POST') return failed(deps, endpoint, new AppError('not_found', `no route for ${method} ${pathOf(url)}`));
+  if (!deps.readModel.caughtUp) return failed(deps, endpoint, new AppError('unavailable', NOT_READY_MESSAGE), locals);
+  if (method !== 'POST') return failed(deps, endpoint, new AppError('not_found', `no route for ${method} ${pathOf(url)}`), locals);
   const limit = deps.config.limits.maxBodyBytes;
-  if (declaresTooLarge(headers, limit)) return failed(deps, endpoint, payloadTooLarge(limit), { connection: 'close' });
+  if (declaresTooLarge(headers, limit)) return failed(deps, endpoint, payloadTooLarge(limit), locals, { connection: 'close' });
   return undefined;
 }
 
@@ -137,22 +144,25 @@ export function answerPublic(
     const value = decodeJsonBody(body.bytes, headers['content-type']);
     const answer = endpoint.answer(deps, headers.authorization, value, locals);
     const ok = answered(endpoint, 200, answer);
+    if (endpoint.alwaysOk) locals.answerCode = null;
     if (locals.decisionId !== undefined) ok.headers[DECISION_ID_HEADER] = locals.decisionId;
     return ok;
   } catch (error) {
-    return failed(deps, endpoint, error, undefined, locals);
+    return failed(deps, endpoint, error, locals);
   }
 }
 
 function failed(
-  deps: HttpDeps, endpoint: PublicEndpoint, error: unknown, extra?: Record<string, string>, locals?: RequestLocals,
+  deps: HttpDeps, endpoint: PublicEndpoint, error: unknown, locals: RequestLocals, extra?: Record<string, string>,
 ): PublicAnswer {
   const mapped = toErrorAnswer(error, deps.config.limits.maxBodyBytes);
   if (mapped.unexpected) {
     deps.logger.error('request failed', {
-      request_id: locals?.requestId, route: endpoint.path, error: errorText(error),
+      request_id: locals.requestId, route: endpoint.path, error: errorText(error),
     });
   }
+  if (endpoint.alwaysOk) locals.answerCode = mapped.code;
+  endpoint.failed?.(deps, mapped.code, locals);
   return endpoint.alwaysOk
     ? answered(endpoint, 200, { ...errorBody(mapped.code, mapped.message), res: null }, extra)
     : answered(endpoint, mapped.status, errorBody(mapped.code, mapped.message), extra);
@@ -185,7 +195,7 @@ export function servePublic(
   deps: HttpDeps, endpoint: PublicEndpoint, req: IncomingMessage, res: ServerResponse, locals: RequestLocals, url: string, readBody: BodyReader,
   send: AnswerWriter = writeAnswer,
 ): void {
-  const early = answerBeforeBody(deps, endpoint, req.method, url, req.headers);
+  const early = answerBeforeBody(deps, endpoint, req.method, url, req.headers, locals);
   if (early !== undefined) {
     send(res, withIds(res, early, locals));
     return;

@@ -34,9 +34,11 @@ export function recordRequest(
     const method = req.method ?? '';
     const status = res.statusCode;
     const pattern = routeLabel(req);
-    deps.metrics.observeRequest(method, pattern, status, ms / 1000);
+    // An always-200 endpoint's answer says its outcome in its body only: `code` carries it (RequestLocals.answerCode).
+    const code = locals.answerCode;
+    deps.metrics.observeRequest(method, pattern, status, ms / 1000, code);
     // Never a body, a header or a key: only the key's id.
-    deps.logger.request({ request_id: requestId, method, route: pattern, status, duration_ms: Math.round(ms), key_id: locals.keyId ?? null });
+    deps.logger.request({ request_id: requestId, method, route: pattern, status, duration_ms: Math.round(ms), key_id: locals.keyId ?? null, code });
   });
 }
 

@@ -37,6 +37,7 @@ export function createCatalogCommands({ bus, readModel, runtime, maxRegexLength,
     maxRegexLength,
     entityExists: (link: EntityLink) =>
       link.entity_type === 'context' ? state.contexts.has(link.entity_id) : state.prompts.has(link.entity_id),
+    promptIdOf: (ref) => findPrompt(state.prompts, ref)?.id,
   };
   /**
    * Unlinks a context or prompt about to be deleted from every rule naming it

@@ -115,8 +115,9 @@ function readFields(value: unknown, limits: FieldLimits): Fields {
       if (item.length > limits.maxFieldValueLength) {
         throw badRequest(`fields.${key} is longer than the limit of ${limits.maxFieldValueLength} characters`);
       }
-    } else if (typeof item !== 'number' && typeof item !== 'boolean') {
-      throw badRequest(`fields.${key} must be a string, number or boolean`);
+    } else if (typeof item !== 'number' && typeof item !== 'boolean' && item !== null) {
+      // null is read as an absent field, whose conditions are false (contract §2): clients send null for "unknown".
+      throw badRequest(`fields.${key} must be a string, number, boolean or null`);
     }
   }
   return value as { [field: string]: FieldValue };

@@ -1,12 +1,14 @@
 /**
  * POST /api/vault/get-secrets, minus HTTP: selects the secrets a key may read
  * and opens them, per request, from the sealed vault. Plaintext lives only in
- * the answer being built.
+ * the answer being built. A lookup by `key` that selects nothing is an error
+ * (not_found, naming the key); one by tags alone that matches nothing is an
+ * empty answer (docs/decisions/pending-get-secrets-missing-key.md).
  */
 import type { SecretRecord, VaultState } from '../../projections';
 import type { Principal } from '../auth';
 import { AppError, badRequest } from '../errors';
-import { isPlainObject } from '../domain/input';
+import { isPlainObject, quoteName } from '../domain/input';
 import type { Sealer } from '../vault/seal';
 
 export interface SecretsQuery {
@@ -68,6 +70,8 @@ export function getSecrets(
   vault: VaultState, position: bigint | undefined, sealer: Sealer, principal: Principal, query: SecretsQuery,
 ): SecretsAnswer {
   const selection = selectionFor(vault, position, principal, query);
+  // A key lookup names what the caller needs: finding nothing is an error (a mistyped key would start an app with it unset).
+  if (query.key !== undefined && selection.secrets.length === 0) throw new AppError('not_found', notFoundMessage(query));
   let text = '{"err":null,"res":{';
   for (let i = 0; i < selection.secrets.length; i++) {
     const secret = selection.secrets[i]!;
@@ -81,6 +85,15 @@ export function getSecrets(
     text += (i === 0 ? '' : ',') + selection.keyPrefixes[i]! + JSON.stringify(value);
   }
   return { selection, text: text + '}}' };
+}
+
+/**
+ * Why a key lookup found nothing, the same whether the key does not exist, carries none of the tags asked for, or is
+ * one the API key may not read: the answer must not tell a key that exists from one that does not.
+ */
+export function notFoundMessage(query: SecretsQuery): string {
+  const tags = query.tags === undefined ? '' : ` carrying one of the tags ${query.tags.map(quoteName).join(', ')}`;
+  return `no secret ${quoteName(query.key!)}${tags} that this API key may read`;
 }
 
 function selectionFor(vault: VaultState, position: bigint | undefined, principal: Principal, query: SecretsQuery): SecretsSelection {

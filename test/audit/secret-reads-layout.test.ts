@@ -57,9 +57,9 @@ t.test('one row per read; reads of the same secrets share one answer set', async
 
   const all = listSecretReads(dir, {}).reads;
   t.equal(all.length, 12);
-  t.same(all[0], { read_id: all[0]!.read_id, at: '2026-11-24T10:00:01.000Z', key_id: 'key-a', request_id: 'req-0', secrets: both });
+  t.same(all[0], { read_id: all[0]!.read_id, at: '2026-11-24T10:00:01.000Z', key_id: 'key-a', request_id: 'req-0', outcome: 'ok', code: null, secrets: both });
   t.match(all[0]!.read_id, /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'a time-ordered id');
-  t.same(all[10], { read_id: all[10]!.read_id, at: '2026-11-24T10:00:11.000Z', key_id: 'key-b', request_id: null, secrets: [DB] });
+  t.same(all[10], { read_id: all[10]!.read_id, at: '2026-11-24T10:00:11.000Z', key_id: 'key-b', request_id: null, outcome: 'ok', code: null, secrets: [DB] });
   t.same(all[11]!.secrets, []);
   t.equal(listSecretReads(dir, { secret: 'DB_PASSWORD' }).reads.length, 11, 'by key');
   t.equal(listSecretReads(dir, { secret: OPENAI.id }).reads.length, 10, 'by id');
@@ -121,6 +121,51 @@ t.test('a version 1 file is listed as it is, then migrated when the audit starts
   t.same(listSecretReads(dir, { secret: 'OPENAI_API_KEY' }).reads.map((r) => r.request_id), ['old-1', 'old-3', 'new-1']);
   t.same(listSecretReads(dir, { secret: DB.key, key_id: 'key-b' }).reads.map((r) => r.request_id), [null]);
   t.equal(count(dir, 'answer_sets'), 3, 'the new read shares the old reads\' set');
+});
+
+t.test('a refused call is a record with its code, and no key id when it named none that exists', async (t) => {
+  const dir = folder(t);
+  const audit = auditIn(t, dir);
+  audit.recordFailure(undefined, 'unauthorized', 'probe-1');
+  audit.recordFailure('key-e', 'forbidden', undefined);
+  audit.recordRead('key-a', [OPENAI], 'read-1');
+  audit.flush();
+  const all = listSecretReads(dir, {}).reads;
+  t.same(all.map(({ key_id, request_id, outcome, code, secrets }) => ({ key_id, request_id, outcome, code, secrets })), [
+    { key_id: null, request_id: 'probe-1', outcome: 'error', code: 'unauthorized', secrets: [] },
+    { key_id: 'key-e', request_id: null, outcome: 'error', code: 'forbidden', secrets: [] },
+    { key_id: 'key-a', request_id: 'read-1', outcome: 'ok', code: null, secrets: [OPENAI] },
+  ]);
+  t.same(listSecretReads(dir, { outcome: 'error' }).reads.map((r) => r.request_id), ['probe-1', null]);
+  t.same(listSecretReads(dir, { outcome: 'ok', secret: OPENAI.key }).reads.map((r) => r.request_id), ['read-1']);
+  t.same(listSecretReads(dir, { key_id: 'key-e' }).reads.map((r) => r.code), ['forbidden']);
+});
+
+/** A secret-reads.db as version 2 of the layout wrote it: read_calls without `code`. */
+function writeVersion2(dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  const db = new Database(path.join(dir, SECRET_READS_FILE));
+  db.exec(`
+    CREATE TABLE read_calls (seq INTEGER PRIMARY KEY, id TEXT NOT NULL, at TEXT NOT NULL, key_id TEXT NOT NULL, request_id TEXT, answer_set INTEGER NOT NULL);
+    CREATE TABLE answer_sets (set_id INTEGER PRIMARY KEY, secrets TEXT NOT NULL UNIQUE);
+    CREATE TABLE answer_set_members (set_id INTEGER NOT NULL, secret_id TEXT NOT NULL, secret_key TEXT NOT NULL);`);
+  db.prepare('INSERT INTO answer_sets (set_id, secrets) VALUES (1, ?)').run(JSON.stringify([OPENAI]));
+  db.prepare('INSERT INTO answer_set_members VALUES (1, ?, ?)').run(OPENAI.id, OPENAI.key);
+  db.prepare("INSERT INTO read_calls (id, at, key_id, request_id, answer_set) VALUES ('0193a5c2-7f10-7c3e-9d2a-000000000001', '2026-11-01T00:00:01.000Z', 'key-a', 'v2-1', 1)").run();
+  db.close();
+}
+
+t.test('a version 2 file is listed as it is, then gains its code column when the audit starts', async (t) => {
+  const dir = folder(t);
+  writeVersion2(dir);
+  const before = listSecretReads(dir, {}).reads;
+  t.same(before.map((r) => [r.request_id, r.outcome, r.code]), [['v2-1', 'ok', null]], 'read in the old layout: every record answered');
+  t.same(listSecretReads(dir, { outcome: 'error' }).reads, []);
+  const audit = auditIn(t, dir);
+  audit.recordFailure(undefined, 'unauthorized', 'probe-1');
+  audit.flush();
+  t.same(listSecretReads(dir, {}).reads.map((r) => [r.request_id, r.outcome, r.code]), [['v2-1', 'ok', null], ['probe-1', 'error', 'unauthorized']]);
+  t.same(listSecretReads(dir, {}).reads[0], before[0], 'the old record as it was');
 });
 
 t.test('retention drops the answer sets no read names, and a dropped set is recorded afresh', async (t) => {

@@ -39,7 +39,7 @@ t.test('each read is recorded with key id, request id, time, secret ids and vers
   t.same((await read(allReader, {}, 'req-all-1')).res, VALUES);
   t.same((await read(llmReader, {})).res, { OPENAI_API_KEY: VALUES.OPENAI_API_KEY });
   t.same((await read(allReader, { key: 'DB_PASSWORD' }, 'req-db-1')).res, { DB_PASSWORD: VALUES.DB_PASSWORD });
-  t.same((await read(llmReader, { key: 'DB_PASSWORD' })).res, {}, 'a read that returns nothing is recorded too');
+  t.equal((await read(llmReader, { key: 'DB_PASSWORD' })).code, 'not_found', 'a key lookup that finds nothing is recorded too');
   // A new value is a new version: the record says which one was read.
   await admin.patch(`/api/vault/secrets/${db.id}`, { value: 'plaintext-db-password-v2-0c4d' });
   await read(allReader, { key: 'DB_PASSWORD' });
@@ -55,6 +55,7 @@ t.test('each read is recorded with key id, request id, time, secret ids and vers
   t.same(reads[0].secrets.map((s: any) => s.id).sort(), [openai.id, db.id].sort());
   t.same(reads[0].secrets.find((s: any) => s.id === db.id), { id: db.id, key: 'DB_PASSWORD', version: 1, value_version: 1 });
   t.same(reads[3].secrets, []);
+  t.same(reads.map((r: any) => [r.outcome, r.code]), [['ok', null], ['ok', null], ['ok', null], ['error', 'not_found'], ['ok', null]]);
   t.same(reads[4].secrets, [{ id: db.id, key: 'DB_PASSWORD', version: 2, value_version: 2 }]);
   for (const r of reads) t.ok(r.at >= before && r.at <= new Date().toISOString(), 'the time of the read');
 
@@ -161,8 +162,8 @@ t.test('fail-closed: a read whose record cannot be written answers an error, not
   mkdirSync(auditDir);
   t.same((await read(reader, { key: 'DB_PASSWORD' })).res, { DB_PASSWORD: VALUES.DB_PASSWORD });
   const after = (await admin.get('/api/audit/secret-reads')).json.reads;
-  t.equal(after.length, 1);
-  t.same(after[0].secrets.map((s: any) => s.key), ['DB_PASSWORD']);
+  // The refused read is recorded too (queued: it answered no value, so nothing waited for its record).
+  t.same(after.map((r: any) => [r.outcome, r.code, r.secrets.map((s: any) => s.key)]).sort(), [['error', 'unavailable', []], ['ok', null, ['DB_PASSWORD']]]);
 });
 
 t.test('fail-open (the default): a read answers when the sink cannot be written, and the failure is counted', async (t) => {

@@ -86,6 +86,25 @@ t.test('an unknown option or command on any command exits 2 and says which', asy
   t.match(bare.stderr, /^error: a command is missing; commands: api-keys, log, rotate-master-key, secrets, import, audit\n/);
 });
 
+t.test('--version prints the package version; a mistyped command or option is answered with the one it is closest to', async (t) => {
+  const { version } = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { version: string };
+  const plain = await runCli(['--version'], {});
+  t.same([plain.code, plain.stdout, plain.stderr], [0, `rulevault ${version}\n`, '']);
+  const json = await runCli(['--version', '--json'], {});
+  t.same([json.code, JSON.parse(json.stdout)], [0, { name: 'rulevault', version }]);
+
+  const command = await runCli(['secrts', 'list'], {});
+  t.equal(command.code, 2);
+  t.match(command.stderr, /^error: unknown command "secrts" for rulevault \(did you mean "secrets"\?\); commands: api-keys, log, /);
+  const nested = await runCli(['audit', 'raeds'], {});
+  t.match(nested.stderr, /^error: unknown command "raeds" for rulevault audit \(did you mean "reads"\?\); commands: /);
+  const option = await runCli(['log', '--limt', '5'], {});
+  t.equal(option.code, 2);
+  t.match(option.stderr, /^error: unknown option --limt for rulevault log \(did you mean --limit\?\)\n/);
+  const far = await runCli(['frobnicate'], {});
+  t.match(far.stderr, /^error: unknown command "frobnicate" for rulevault; commands: /, 'no guess when nothing is close');
+});
+
 t.test('the package bin runs the same CLI', async (t) => {
   const { stdout } = await promisify(execFile)(process.execPath, [path.join(REPO, 'bin', 'rulevault.js'), 'secrets', 'run', '--help']);
   t.equal(stdout, (await runCli(['secrets', 'run', '--help'], {})).stdout);

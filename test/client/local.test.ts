@@ -149,6 +149,37 @@ t.test('differential: the client answers as the service does, once it holds the 
   });
 });
 
+t.test('a null field is an absent one, locally as on the service: its conditions are false, negations too', async (t) => {
+  const env = testEnv(tempDir());
+  const node = await startTestNode(env);
+  t.teardown(async () => {
+    await node.stop();
+    removeDir(env.RULEVAULT_DATA_DIR!);
+  });
+  const live = { url: node.url, admin: client(node.url, node.adminKey), clientFor: (k: string) => client(node.url, k) };
+  const key = await evaluateKey(live.admin);
+  const not = await live.admin.post('/api/rule-engine/rules', { name: 'not gold', condition_groups: [{ conditions: [{ field: 'tier', operator: 'not_equals', value: 'gold' }] }] });
+  const either = await live.admin.post('/api/rule-engine/rules', {
+    name: 'not gold or EU', group_operator: 'OR',
+    condition_groups: [{ conditions: [{ field: 'tier', operator: 'not_in', value: 'gold,silver' }] }, { conditions: [{ field: 'region', operator: 'equals', value: 'EU' }] }],
+  });
+  const local = createLocalEvaluator({ url: live.url, apiKey: key, reconnectMs: 50 });
+  t.teardown(() => local.close());
+  await local.waitFor(either.headers.get('rulevault-position')!);
+  const cases: [LocalEvaluateRequest['fields'], string[]][] = [
+    [{ tier: null }, []],
+    [{ tier: null, region: 'EU' }, [either.json.id]],
+    [{ tier: 'bronze' }, [not.json.id, either.json.id].sort()],
+  ];
+  for (const [fields, expected] of cases) {
+    const body: LocalEvaluateRequest = { entity_type: 'context', fields };
+    const remote = await live.clientFor(key).post('/api/rule-engine/evaluate', body);
+    t.equal(remote.status, 200, JSON.stringify(fields));
+    t.same(remote.json.matchingRuleIds, expected, `the service: ${JSON.stringify(fields)}`);
+    t.same(local.evaluate(body), asLocal(remote), `the client: ${JSON.stringify(fields)}`);
+  }
+});
+
 t.test('before its first rule set the client answers 503 unavailable, as the service does before it is ready', async (t) => {
   const local = createLocalEvaluator({ url: `http://127.0.0.1:${await freePort()}`, apiKey: 'rv_unused', reconnectMs: 1000 });
   t.teardown(() => local.close());

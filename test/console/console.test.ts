@@ -65,6 +65,11 @@ const open = async (hash: string) => {
   await page.goto(`${node.url}/console/#/${hash}`);
 };
 const admin = () => client(node.url, node.adminKey);
+/** Presses `button` and waits for the page's error alert of an HTTP `status` answer. */
+const refusedOn = async (button: string, status: number) => {
+  await page.getByRole('button', { name: button }).click();
+  await page.getByRole('alert').filter({ hasText: `HTTP ${status}` }).waitFor();
+};
 
 let ruleId = '';
 
@@ -124,6 +129,16 @@ t.test('create a context', async (t) => {
   await shot('contexts');
   const { json: body } = await admin().get('/api/contexts');
   t.same((body as { contexts: { name: string }[] }).contexts.map((c) => c.name), ['vip-greeting']);
+});
+
+t.test('an empty rules list without filters says there are none yet, not that none matches', async (t) => {
+  await open('rules');
+  await page.getByText('No rules yet: create one with New rule.').waitFor();
+  t.equal(await page.getByText('No rule matches these filters.').count(), 0, 'no filter to blame');
+  await page.getByLabel('Field name').fill('tier');
+  await page.getByText('No rule matches these filters.').waitFor();
+  await page.getByRole('button', { name: 'Clear filters' }).click();
+  await page.getByText('No rules yet: create one with New rule.').waitFor();
 });
 
 t.test('build a rule with the condition builder', async (t) => {
@@ -350,6 +365,14 @@ t.test('a secret whose value never comes back to the page', async (t) => {
   await page.getByRole('button', { name: 'Create secret' }).click();
   await page.getByRole('cell', { name: 'OPENAI_API_KEY', exact: true }).waitFor();
   t.equal(await page.getByLabel('Secret value').inputValue(), '', 'the value input is cleared');
+  await page.getByText('Stored OPENAI_API_KEY (version 1)').waitFor();
+  // The same key again is a 409: its error replaces the answer before it, never stands beside it.
+  await page.getByLabel('Secret key').fill('OPENAI_API_KEY');
+  await page.getByLabel('Secret value').fill('another-value-0');
+  await refusedOn('Create secret', 409);
+  t.equal(await page.getByText('Stored OPENAI_API_KEY').count(), 0, 'the earlier "Stored" is gone with the error');
+  await page.getByLabel('Secret key').fill('');
+  await page.getByLabel('Secret value').fill('');
   await page.reload();
   await page.getByRole('cell', { name: 'OPENAI_API_KEY', exact: true }).waitFor();
   await shot('secrets');
@@ -402,6 +425,10 @@ t.test('evaluate as of a past time, explained', async (t) => {
   await page.getByLabel('explanation of VIP customers').getByText('matched', { exact: true }).waitFor();
   t.ok(await page.locator('.matching').getByText('VIP customers').isVisible(), 'the rule matched then');
   await shot('evaluate-as-of');
+  await page.getByLabel('As of', { exact: true }).fill('not a time');
+  await refusedOn('Evaluate as of', 400);
+  t.equal(await page.locator('.test-result').count(), 0, 'the error stands alone: the answer before it is cleared');
+  await page.getByLabel('As of', { exact: true }).fill(beforeDeactivation);
   const evaluator = await admin().post('/api/api-keys', { name: 'evaluator', scopes: ['evaluate'] });
   const live = await client(node.url, (evaluator.json as { key: string }).key).post('/api/rule-engine/evaluate', { entity_type: 'context', fields: { tier: 'gold', email: 'ann@example.com', age: 30 } });
   t.same((live.json as { matchingRuleIds: string[] }).matchingRuleIds, [], 'and does not now');
@@ -413,10 +440,34 @@ t.test('the event log and the digest', async (t) => {
   await page.getByRole('button', { name: 'Show events' }).click();
   await page.getByRole('cell', { name: 'RuleCreated' }).waitFor();
   t.equal(await page.locator('table.list tbody tr').count(), 4, 'the rule stream\'s four events');
+  t.ok(await page.locator('table.list tbody tr').first().getByText('VIP customers').isVisible(), 'the stream named by its rule\'s name');
   await shot('event-log');
+  await page.getByLabel('From').fill('yesterday');
+  await refusedOn('Show events', 400);
+  t.equal(await page.locator('table.list').count(), 0, 'the error stands alone: the events before it are cleared');
+  await page.getByLabel('From').fill('');
+  await page.getByLabel('Stream').fill('apikey-');
+  await page.getByRole('button', { name: 'Show events' }).click();
+  await page.getByRole('cell', { name: /^ApiKeyCreated/ }).first().waitFor();
+  t.ok(await page.locator('table.list tbody').getByText('reader', { exact: true }).first().isVisible(), 'a key\'s stream by the key\'s name');
   await open('audit/digest');
   await page.getByText(/^[0-9a-f]{64}$/).waitFor();
   await shot('digest');
+});
+
+t.test('a save drops the test answer of the rule as it was', async (t) => {
+  await open(`rules/${ruleId}`);
+  await page.getByLabel('Field 1 value').fill('gold');
+  await page.getByRole('button', { name: 'Run test' }).click();
+  const explanation = page.getByLabel('explanation of VIP customers');
+  await explanation.waitFor();
+  t.equal(await page.locator('.test-result').count(), 1, 'an answer is shown');
+  await page.getByLabel('Description').fill('mine, saved again');
+  await page.getByRole('button', { name: 'Save', exact: true }).click();
+  await page.getByRole('status').filter({ hasText: 'Saved' }).waitFor();
+  await page.locator('.test-result').waitFor({ state: 'detached' });
+  t.equal(await explanation.count(), 0, 'no explanation of the rule before the save');
+  t.equal(await page.getByLabel('Field 1 value').inputValue(), 'gold', 'the fields typed stay, to run again');
 });
 
 t.test('verification: verify now, then sign a checkpoint now', async (t) => {
@@ -456,6 +507,7 @@ t.test('a decision record: looked up by its id from the keyboard, masked input, 
   t.ok(await page.getByRole('cell', { name: '"platinum"' }).isVisible(), 'the other fields as sent');
   t.notOk((await page.content()).includes('masked-person@example.com'), 'the masked value is nowhere in the page');
   t.ok(await page.getByText((decider.json as { id: string }).id).isVisible(), 'the key id');
+  t.ok(await page.locator('.digest').getByText('decider', { exact: true }).isVisible(), 'and its name');
   await shot('decision');
   await page.getByLabel('Replay at').selectOption('head');
   await page.getByText('Same answer').waitFor();
@@ -511,6 +563,8 @@ t.test('secret reads: the list paged by the server, filtered; never a value', as
   await page.getByRole('button', { name: 'Load 50 more' }).waitFor();
   t.ok(requests.some((r) => r.startsWith(`GET /api/audit/secret-reads?key_id=${reader.id}&secret=OPENAI_API_KEY&from=2000-01-01T00%3A00%3A00Z&limit=50`)), 'filtered by the server');
   t.ok(await rows.first().getByText('OPENAI_API_KEY (version 1, value 1)').isVisible(), 'which secret and version');
+  t.ok(await rows.first().getByText('bulk reader', { exact: true }).isVisible(), 'the key by its name');
+  t.ok(await rows.first().getByText(reader.id).isVisible(), 'beside its id');
   await page.getByLabel('Read to').fill('2000-01-02T00:00:00Z');
   await page.getByRole('button', { name: 'Show reads' }).click();
   await page.getByText('No read matches.').waitFor();

@@ -14,10 +14,10 @@ import { CASES } from './cases';
 
 const live = withNode(t);
 
-/** JSON carries the value as it is (no NaN, infinities, null or -0). */
+/** JSON carries the value as it is (no NaN, infinities or -0; null is JSON, an absent field). */
 const jsonSafe = (fields: Fields): boolean =>
   Object.values(fields as Record<string, unknown>).every((v) =>
-    typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v) && !Object.is(v, -0)));
+    v === null || typeof v === 'string' || typeof v === 'boolean' || (typeof v === 'number' && Number.isFinite(v) && !Object.is(v, -0)));
 
 interface Sent {
   readonly name: string;

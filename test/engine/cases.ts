@@ -234,7 +234,17 @@ const oddInputCases: Case[] = [
     ['NaN', { n: NaN }, false], ['Infinity', { n: Infinity }, false],
   ]),
   ...rows('non-finite number is absent for strings too', ['f', 'not_equals', 'x'], [['Infinity', { f: -Infinity }, false]]),
-  ...rows('null value counts as absent', ['f', 'not_equals', 'x'], [['null', { f: null } as unknown as Fields, false]]),
+  ...rows('null value counts as absent', ['f', 'not_equals', 'x'], [['null', { f: null }, false]]),
+  // A null field is an absent one for every operator, negations included (contract §2): evaluate reads it so, not as a 400.
+  ...rows('null is absent: string not_contains', ['f', 'not_contains', 'x'], [['null', { f: null }, false], ['present', { f: 'y' }, true]]),
+  ...rows('null is absent: string not_in', ['f', 'not_in', 'a,b'], [['null', { f: null }, false]]),
+  ...rows('null is absent: string equals "null"', ['f', 'equals', 'null'], [['null is not the text "null"', { f: null }, false], ['the text', { f: 'null' }, true]]),
+  ...rows('null is absent: contains ""', ['f', 'contains', ''], [['null', { f: null }, false]]),
+  ...rows('null is absent: number not_equals', ['n', 'not_equals', '0', 'number'], [['null is not 0', { n: null }, false]]),
+  ...rows('null is absent: number not_in', ['n', 'not_in', '1,2', 'number'], [['null', { n: null }, false]]),
+  ...rows('null is absent: boolean not_equals', ['b', 'not_equals', 'true', 'boolean'], [['null is not false', { b: null }, false]]),
+  ['null is absent: an OR rule still matches on its other group', [rule('r', 'OR', [['AND', ['f', 'not_equals', 'x']], ['AND', ['g', 'equals', 'y']]])], { f: null, g: 'y' }, R],
+  ['null is absent: an AND group fails on it', [rule('r', 'AND', [['AND', ['f', 'not_equals', 'x'], ['g', 'equals', 'y']]])], { f: null, g: 'y' }, NONE],
   ...rows('inherited names are not fields', ['constructor', 'not_equals', 'x'], [['empty object', {}, false], ['own', { constructor: 'y' }, true]]),
   ...rows('empty field name is a name', ['', 'equals', 'x'], [['present', { '': 'x' }, true], ['absent', { x: 'x' }, false]]),
   ...rows('field names are exact', ['gen_ai.system', 'equals', 'openai'], [

@@ -73,6 +73,14 @@ t.test('a new draft is evaluated beside the live rules, explained, and nothing i
     'evaluate does not see the draft');
 });
 
+t.test('a draft links a prompt by its name, as a rule write does, and is answered with its id', async (t) => {
+  const prompt = (await admin.post('/api/prompts', { name: 'dry-run-linked', prompt: 'Hello' })).json;
+  const draft = { name: 'by name', condition_groups: [{ conditions: [condition('tier', 'equals', 'bronze')] }], entities: [{ entity_type: 'prompt', entity_id: 'dry-run-linked' }] };
+  const answer = await admin.post('/api/rule-engine/dry-run', { entity_type: 'prompt', fields: { tier: 'bronze' }, rules: [draft] });
+  t.equal(answer.status, 200, answer.text.slice(0, 300));
+  t.same(answer.json.entities, [{ rule_id: 'draft-0', entity_type: 'prompt', entity_id: prompt.id }]);
+});
+
 t.test('a draft with a live rule\'s id takes its place', async (t) => {
   const draft = { id: goldRule, name: 'gold (edited)', condition_groups: [{ conditions: [condition('tier', 'equals', 'platinum')] }] };
   const fields = { tier: 'gold' };

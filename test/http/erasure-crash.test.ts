@@ -20,6 +20,8 @@ import { exited, freePort, spawnService } from '../support/process';
 
 const PLAINTEXT = 'erasure-crash-plaintext-7f3a9c';
 const KEPT = { key: 'KEPT', value: 'kept-value-survives' };
+/** What a key lookup of the erased secret answers: nothing under that key (a key lookup that finds nothing is an error). */
+const NOT_SERVED = { err: 'no secret "DOOMED" that this API key may read', code: 'not_found', res: null };
 
 /** Steps at which the erasure is already committed: the DELETE happened, though it was never answered. */
 const COMMITTED: ReadonlySet<CrashPoint> = new Set(['erasure:after-commit', 'erasure:before-snapshot', 'erasure:after-snapshot']);
@@ -84,7 +86,7 @@ function assertNoTraces(t: tap.Test, prepared: Prepared, when: string): void {
 async function assertErased(t: tap.Test, url: string, adminKey: string, prepared: Prepared, when: string): Promise<void> {
   const admin = client(url, adminKey);
   const reader = client(url, prepared.readerKey);
-  t.same((await reader.post('/api/vault/get-secrets', { key: 'DOOMED' })).json, { err: null, res: {} }, `${when}: get-secrets does not serve it`);
+  t.same((await reader.post('/api/vault/get-secrets', { key: 'DOOMED' })).json, NOT_SERVED, `${when}: get-secrets does not serve it`);
   t.same((await reader.post('/api/vault/get-secrets', {})).json, { err: null, res: { [KEPT.key]: KEPT.value } }, `${when}: only the kept secret is served`);
   const listed = (await admin.get('/api/vault/secrets')).json.secrets.map((s: { id: string }) => s.id);
   t.notOk(listed.includes(prepared.id), `${when}: the listing does not show it`);
@@ -101,7 +103,7 @@ async function restartAndCheck(t: tap.Test, prepared: Prepared, deleteHappened: 
   // One assertion on either branch, so a delay-based kill that lands before or after the commit runs the same count.
   const served = await client(restarted.url, prepared.readerKey).post('/api/vault/get-secrets', { key: 'DOOMED' });
   if (deleteHappened) {
-    t.same(served.json, { err: null, res: {} }, 'the committed erasure holds at once');
+    t.same(served.json, NOT_SERVED, 'the committed erasure holds at once');
   } else {
     const retried = (await admin.delete(`/api/vault/secrets/${prepared.id}`)).status;
     t.same(
@@ -153,7 +155,7 @@ for (const delayMs of [10, 40, 120]) {
     const restarted = await startTestNode(folder.env);
     const served = (await client(restarted.url, folder.readerKey).post('/api/vault/get-secrets', { key: 'DOOMED' })).json;
     await restarted.stop();
-    t.ok(crashed.status !== 204 || (served.err === null && served.res?.DOOMED === undefined), `an answered DELETE stays done (answered: ${crashed.status})`);
+    t.ok(crashed.status !== 204 || served.code === 'not_found', `an answered DELETE stays done (answered: ${crashed.status})`);
     await restartAndCheck(t, folder, served.res?.DOOMED === undefined);
   });
 }

@@ -26,9 +26,8 @@ forCells(t, 'evaluate', (t, cell) => {
       [{ entity_type: 'context', fields: null }, /fields must be an object/],
       [{ entity_type: 'context', fields: [1] }, /fields must be an object/],
       [{ entity_type: 'context', fields: 'a=1' }, /fields must be an object/],
-      [{ entity_type: 'context', fields: { tier: { nested: 1 } } }, /fields\.tier must be a string, number or boolean/],
-      [{ entity_type: 'context', fields: { tier: null } }, /fields\.tier must be a string, number or boolean/],
-      [{ entity_type: 'context', fields: { tier: ['a'] } }, /fields\.tier must be a string, number or boolean/],
+      [{ entity_type: 'context', fields: { tier: { nested: 1 } } }, /fields\.tier must be a string, number, boolean or null/],
+      [{ entity_type: 'context', fields: { tier: ['a'] } }, /fields\.tier must be a string, number, boolean or null/],
       [{ entity_type: 'context', fields: {}, entity_inputs: 'v1' }, /entity_inputs must be an object/],
       [{ entity_type: 'context', fields: {}, entity_inputs: [] }, /entity_inputs must be an object/],
       [{ entity_type: 'context', fields: Object.fromEntries(Array.from({ length: 257 }, (_, i) => [`f${i}`, i])) }, /257 members; the limit is 256/],
@@ -54,6 +53,28 @@ forCells(t, 'evaluate', (t, cell) => {
     const tooBig = await evaluator.post('/api/rule-engine/evaluate', undefined, { raw: JSON.stringify({ entity_type: 'context', fields: { a: 'x'.repeat(1024 * 1024) } }) });
     t.equal(tooBig.status, 413);
     t.match(tooBig.json.err, /limit of 1048576 bytes/);
+  });
+
+  t.test('a null field value is an absent field: the evaluate answers, and every condition on it is false', async (t) => {
+    const rule = (name: string, conditions: unknown[], group_operator = 'AND') =>
+      admin.post('/api/rule-engine/rules', { name, group_operator, condition_groups: conditions.map((c) => ({ conditions: [c] })) });
+    const negation = (await rule('null: not_equals', [{ field: 'null_tier', operator: 'not_equals', value: 'gold' }])).json.id;
+    const numeric = (await rule('null: number not_in', [{ field: 'null_age', operator: 'not_in', value: '1,2', data_type: 'number' }])).json.id;
+    const other = (await rule('null: or another', [
+      { field: 'null_tier', operator: 'not_contains', value: 'x' }, { field: 'null_region', operator: 'equals', value: 'EU' },
+    ], 'OR')).json.id;
+    const mine = new Set([negation, numeric, other]);
+    const matching = async (fields: unknown) => {
+      const answer = await evaluator.post('/api/rule-engine/evaluate', { entity_type: 'context', fields });
+      t.equal(answer.status, 200, answer.text);
+      return (answer.json.matchingRuleIds as string[]).filter((id) => mine.has(id));
+    };
+    t.same(await matching({ null_tier: null, null_age: null }), [], 'null is absent: negations are false');
+    t.same(await matching({ null_tier: null, null_region: 'EU' }), [other], 'an OR rule matches on its other group');
+    t.same(await matching({ null_tier: 'bronze', null_age: 3 }), [negation, numeric, other].sort(), 'and present values as ever');
+    const explained = await admin.post('/api/rule-engine/explain', { entity_type: 'context', fields: { null_tier: null }, rule_ids: [negation] });
+    t.equal(explained.status, 200, explained.text);
+    t.match(explained.json.rules[0].groups[0].conditions[0], { result: false, reason: 'field absent' }, 'explain says why');
   });
 
   t.test('401 and 403', async (t) => {

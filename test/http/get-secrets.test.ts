@@ -32,12 +32,29 @@ forCells(t, 'get-secrets', (t, cell) => {
     t.same(all.json, { err: null, res: { OPENAI_API_KEY: 'sk-openai-1', ANTHROPIC_API_KEY: 'sk-ant-1', DB_PASSWORD: 'pg-secret-1', UNTAGGED: 'plain-1' } });
     t.equal(all.headers.get('cache-control'), 'no-store');
     t.same((await get({ key: 'DB_PASSWORD' })).json.res, { DB_PASSWORD: 'pg-secret-1' });
-    t.same((await get({ key: 'NOPE' })).json, { err: null, res: {} });
+    // A key lookup that finds nothing names the key (it was `{err: null, res: {}}`: a mistyped key started an app with it unset).
+    t.same((await get({ key: 'NOPE' })).json, { err: 'no secret "NOPE" that this API key may read', code: 'not_found', res: null });
     t.same((await get({ tags: ['llm'] })).json.res, { OPENAI_API_KEY: 'sk-openai-1', ANTHROPIC_API_KEY: 'sk-ant-1' });
     t.same((await get({ tags: ['db', 'llm'] })).json.res, { OPENAI_API_KEY: 'sk-openai-1', ANTHROPIC_API_KEY: 'sk-ant-1', DB_PASSWORD: 'pg-secret-1' }, 'any of the tags');
-    t.same((await get({ key: 'DB_PASSWORD', tags: ['llm'] })).json.res, {}, 'key and tags must both hold');
+    t.same((await get({ key: 'DB_PASSWORD', tags: ['llm'] })).json, {
+      err: 'no secret "DB_PASSWORD" carrying one of the tags "llm" that this API key may read', code: 'not_found', res: null,
+    }, 'key and tags must both hold');
+    t.same((await get({ tags: ['no-such-tag'] })).json, { err: null, res: {} }, 'a tags lookup that matches nothing is an empty answer');
     t.same((await get({ key: 'OPENAI_API_KEY', tags: ['prod'] })).json.res, { OPENAI_API_KEY: 'sk-openai-1' });
     t.same((await get({ source: 'sdk', metaProperties: {} })).json.res.UNTAGGED, 'plain-1', 'unknown members ignored');
+  });
+
+  t.test("OpenLIT's SDK requests: a key that exists answers as before; a missing one answers err with res null", async (t) => {
+    // What openlit's ts-sdk (Vault.getSecrets) sends: JSON.stringify({key, tags}) with only Authorization; the
+    // python-sdk adds Content-Type and `source`. Both read `res` and hand `err` back to the caller.
+    const tsSdk = (key: string) => call(live.url, 'POST', '/api/vault/get-secrets', { key: readerKey, raw: JSON.stringify({ key, tags: undefined }) });
+    t.same((await tsSdk('OPENAI_API_KEY')).json, { err: null, res: { OPENAI_API_KEY: 'sk-openai-1' } });
+    const missing = await tsSdk('OPENAI_KEY');
+    t.equal(missing.status, 200, 'still HTTP 200: the SDKs raise on any other status');
+    t.same(missing.json, { err: 'no secret "OPENAI_KEY" that this API key may read', code: 'not_found', res: null }, 'the contract §1.2 error shape');
+    const python = await get({ key: 'OPENAI_API_KEY', source: 'python-sdk' }, { headers: { 'content-type': 'application/json' } });
+    t.same(python.json, { err: null, res: { OPENAI_API_KEY: 'sk-openai-1' } });
+    t.same((await get({ tags: ['nothing-here'], source: 'python-sdk' })).json, { err: null, res: {} }, 'a tags lookup with no match stays a success');
   });
 
   t.test('always HTTP 200 with err and res null on any failure', async (t) => {
@@ -98,7 +115,8 @@ forCells(t, 'get-secrets', (t, cell) => {
     const scoped = (await admin.post('/api/api-keys', { name: 'db only', scopes: ['secrets:read'], secret_tags: ['db'] })).json.key;
     const asScoped = live.clientFor(scoped);
     t.same((await asScoped.post('/api/vault/get-secrets', {})).json.res, { DB_PASSWORD: 'pg-secret-1' });
-    t.same((await asScoped.post('/api/vault/get-secrets', { key: 'OPENAI_API_KEY' })).json.res, {});
+    t.same((await asScoped.post('/api/vault/get-secrets', { key: 'OPENAI_API_KEY' })).json,
+      { err: 'no secret "OPENAI_API_KEY" that this API key may read', code: 'not_found', res: null }, 'the same answer as a key that does not exist');
     t.same((await asScoped.post('/api/vault/get-secrets', { tags: ['prod'] })).json.res, { DB_PASSWORD: 'pg-secret-1' });
   });
 
@@ -125,7 +143,7 @@ forCells(t, 'get-secrets', (t, cell) => {
     t.same((await get({ tags: ['new'] })).json.res, { ROTATING: 'value-v2' }, 'a tags-only update keeps the value');
     const renamed = await admin.patch(`/api/vault/secrets/${id}`, { key: 'ROTATED' });
     t.same((await get({ key: 'ROTATED' })).json.res, { ROTATED: 'value-v2' });
-    t.same((await get({ key: 'ROTATING' })).json.res, {});
+    t.equal((await get({ key: 'ROTATING' })).json.code, 'not_found');
     t.equal((await admin.patch(`/api/vault/secrets/${id}`, { key: 'DB_PASSWORD' })).status, 409, 'renaming onto a taken key');
     // Issue 14 changed this: an empty PATCH changes nothing, so it answers 200 with the current state (it was a 400).
     const unchanged = await admin.patch(`/api/vault/secrets/${id}`, {});
@@ -135,7 +153,7 @@ forCells(t, 'get-secrets', (t, cell) => {
     t.equal(renamed.status, 200);
 
     t.equal((await admin.delete(`/api/vault/secrets/${id}`)).status, 204);
-    t.same((await get({ key: 'ROTATED' })).json.res, {}, 'a deleted secret leaves the vault at once');
+    t.same((await get({ key: 'ROTATED' })).json, { err: 'no secret "ROTATED" that this API key may read', code: 'not_found', res: null }, 'a deleted secret leaves the vault at once');
     t.equal((await admin.delete(`/api/vault/secrets/${id}`)).status, 404);
     const again = await admin.post('/api/vault/secrets', { key: 'ROTATED', value: 'reborn' });
     t.equal(again.status, 201, 'the key is free again after deletion');

@@ -73,6 +73,39 @@ forCells(t, 'rules-admin', (t, cell) => {
     t.same(linked.json.entities, [{ entity_type: 'context', entity_id: context.json.id }]);
   });
 
+  t.test('a prompt link may name the prompt by name, as every prompt route does; the rule stores its id', async (t) => {
+    const prompt = (await admin.post('/api/prompts', { name: 'linked-by-name', prompt: 'Hi {{who}}' })).json;
+    const body = { ...simpleRule, condition_groups: [{ conditions: [{ field: 'linked', operator: 'equals', value: 'by-name' }] }] };
+    const created = await admin.post('/api/rule-engine/rules', { ...body, entities: [{ entity_type: 'prompt', entity_id: 'linked-by-name' }] });
+    t.equal(created.status, 201, created.text);
+    t.same(created.json.entities, [{ entity_type: 'prompt', entity_id: prompt.id }], 'the resolved id is stored');
+    const evaluator = live.clientFor((await admin.post('/api/api-keys', { name: 'by-name', scopes: ['evaluate'] })).json.key);
+    const answer = await evaluator.post('/api/rule-engine/evaluate', { entity_type: 'prompt', fields: { linked: 'by-name' } });
+    t.same(answer.json.entities, [{ rule_id: created.json.id, entity_type: 'prompt', entity_id: prompt.id }]);
+
+    // Its name and its id together are one link; renaming the prompt keeps the link.
+    const both = await admin.post('/api/rule-engine/rules', {
+      ...body, entities: [{ entity_type: 'prompt', entity_id: prompt.id }, { entity_type: 'prompt', entity_id: 'linked-by-name' }],
+    });
+    t.same(both.json.entities, [{ entity_type: 'prompt', entity_id: prompt.id }]);
+    t.equal((await admin.patch(`/api/prompts/${prompt.id}`, { name: 'renamed-after-link' })).status, 200);
+    t.same((await admin.get(`/api/rule-engine/rules/${created.json.id}`)).json.entities, [{ entity_type: 'prompt', entity_id: prompt.id }]);
+
+    // PATCH takes a name too; a name no prompt has is a 400 that says a name is taken.
+    const other = (await admin.post('/api/prompts', { name: 'patched-in', prompt: 'Yo' })).json;
+    const patched = await admin.patch(`/api/rule-engine/rules/${created.json.id}`, {
+      entities: [{ entity_type: 'prompt', entity_id: 'renamed-after-link' }, { entity_type: 'prompt', entity_id: 'patched-in' }],
+    });
+    t.equal(patched.status, 200, patched.text);
+    t.same(patched.json.entities, [{ entity_type: 'prompt', entity_id: prompt.id }, { entity_type: 'prompt', entity_id: other.id }]);
+    const unknown = await admin.post('/api/rule-engine/rules', { ...body, entities: [{ entity_type: 'prompt', entity_id: 'no-such-prompt' }] });
+    t.equal(unknown.status, 400);
+    t.equal(unknown.json.err, 'entities[0]: prompt no-such-prompt does not exist (by id or by name)');
+    // A context link stays an id: context names are not unique.
+    const context = await admin.post('/api/rule-engine/rules', { ...body, entities: [{ entity_type: 'context', entity_id: 'c' }] });
+    t.equal(context.status, 400);
+  });
+
   t.test('PATCH updates a subset, honours If-Match, and 409s on a stale revision', async (t) => {
     const created = await admin.post('/api/rule-engine/rules', simpleRule);
     const id = created.json.id as string;

@@ -10,8 +10,8 @@ import {
   type Api, type DecisionRecord, type DecisionReplay, type DecisionStandIn, type SecretReadFilter,
 } from '../api';
 import { go } from '../router';
-import { Field, MoreButton, Show, useLoad, usePages, when } from '../ui';
-import { AuditNav } from './audit';
+import { Field, MoreButton, Named, Show, useLoad, usePages, when } from '../ui';
+import { AuditNav, useAuditNames } from './audit';
 
 type ReplayPoint = 'recorded' | 'head';
 
@@ -19,6 +19,7 @@ export function DecisionPage({ api, id }: { api: Api; id: string | undefined }) 
   const [text, setText] = useState(id ?? '');
   const [point, setPoint] = useState<ReplayPoint>('recorded');
   const [found] = useLoad(() => (id === undefined ? Promise.resolve(undefined) : recordAndReplay(api, id, point)), [api, id, point]);
+  const names = useAuditNames(api);
   return (
     <section aria-labelledby="decision-title">
       <AuditNav current="decisions" />
@@ -37,7 +38,7 @@ export function DecisionPage({ api, id }: { api: Api; id: string | undefined }) 
       </form>
       {id === undefined ? <p>A record exists when decision logging is on (<code>RULEVAULT_DECISION_LOG=1</code>) and the answer was sampled.</p> : (
         <Show loaded={found} what="the decision record">{(pair) => pair !== undefined && (
-          pair.length === 1 ? <StandInView record={pair[0]} /> : <DecisionView record={pair[0]} replay={pair[1]} />
+          pair.length === 1 ? <StandInView record={pair[0]} names={names} /> : <DecisionView record={pair[0]} replay={pair[1]} names={names} />
         )}</Show>
       )}
     </section>
@@ -51,35 +52,35 @@ async function recordAndReplay(api: Api, id: string, point: ReplayPoint): Promis
   return [record, await decisionReplay(api, id, point === 'head' ? 'head' : undefined)];
 }
 
-function StandInView({ record }: { record: DecisionStandIn }) {
+function StandInView({ record, names }: { record: DecisionStandIn; names: ReadonlyMap<string, string> }) {
   return (
     <div class="panel">
-      <DecisionFacts record={record} />
+      <DecisionFacts record={record} names={names} />
       <p class="error" role="status"><strong>Incomplete record</strong>: {record.incomplete}</p>
       <h3>The answer</h3>
-      <AnswerLists answer={record.answer} />
+      <AnswerLists answer={record.answer} names={names} />
     </div>
   );
 }
 
-function DecisionFacts({ record }: { record: DecisionRecord | DecisionStandIn }) {
+function DecisionFacts({ record, names }: { record: DecisionRecord | DecisionStandIn; names: ReadonlyMap<string, string> }) {
   return (
     <dl class="digest">
       <dt>Decision id</dt><dd><code>{record.decision_id}</code></dd>
       <dt>Time</dt><dd>{when(record.at)}</dd>
-      <dt>Key id</dt><dd><code>{record.key_id}</code></dd>
+      <dt>Key</dt><dd><Named id={record.key_id} names={names} /></dd>
       <dt>Position</dt><dd>{record.position ?? 'none (the empty log)'}</dd>
       {'request' in record && <><dt>Entity type</dt><dd>{record.request.entity_type}{record.request.include_entity_data && ' · with entity data'}</dd></>}
     </dl>
   );
 }
 
-function DecisionView({ record, replay }: { record: DecisionRecord; replay: DecisionReplay }) {
+function DecisionView({ record, replay, names }: { record: DecisionRecord; replay: DecisionReplay; names: ReadonlyMap<string, string> }) {
   const masked = new Set(record.masked);
   const fields = Object.entries(record.request.fields as Record<string, unknown>);
   return (
     <div class="panel">
-      <DecisionFacts record={record} />
+      <DecisionFacts record={record} names={names} />
       <h3>Input fields</h3>
       {fields.length === 0 ? <p>None.</p> : (
         <table class="list">
@@ -97,7 +98,7 @@ function DecisionView({ record, replay }: { record: DecisionRecord; replay: Deci
       )}
       {record.masked.length > 0 && <p class="hint">Masked values are not stored ({record.masked.join(', ')}), nor a digest of the entity data they may have rendered into; the replay leaves them out.</p>}
       <h3>The answer</h3>
-      <AnswerLists answer={record.answer} />
+      <AnswerLists answer={record.answer} names={names} />
       <h3>Replay</h3>
       <p class="meta">At position {replay.replayed_at.position ?? 'none'}{replay.replayed_at.at !== null && `, ${when(replay.replayed_at.at)}`}</p>
       {replay.same ? <p class="ok" role="status"><strong>Same answer</strong></p> : (
@@ -115,11 +116,15 @@ function DecisionView({ record, replay }: { record: DecisionRecord; replay: Deci
   );
 }
 
-function AnswerLists({ answer }: { answer: DecisionRecord['answer'] | DecisionStandIn['answer'] }) {
+function AnswerLists({ answer, names }: { answer: DecisionRecord['answer'] | DecisionStandIn['answer']; names: ReadonlyMap<string, string> }) {
   return (
     <dl class="digest">
-      <dt>Matching rules</dt><dd>{answer.matchingRuleIds.length === 0 ? 'none' : answer.matchingRuleIds.map((r) => <code key={r}>{r} </code>)}</dd>
-      <dt>Entities</dt><dd>{answer.entities.length === 0 ? 'none' : answer.entities.map((e) => <code key={`${e.rule_id}${e.entity_id}`}>{e.entity_type}:{e.entity_id} </code>)}</dd>
+      <dt>Matching rules</dt><dd>{answer.matchingRuleIds.length === 0 ? 'none' : (
+        <ul class="plain">{answer.matchingRuleIds.map((r) => <li key={r}><Named id={r} names={names} /></li>)}</ul>
+      )}</dd>
+      <dt>Entities</dt><dd>{answer.entities.length === 0 ? 'none' : (
+        <ul class="plain">{answer.entities.map((e) => <li key={`${e.rule_id}${e.entity_id}`}>{e.entity_type} <Named id={e.entity_id} names={names} /></li>)}</ul>
+      )}</dd>
       {'entity_data_sha256' in answer && answer.entity_data_sha256 !== undefined && <><dt>Entity data</dt><dd>SHA-256 <code>{answer.entity_data_sha256}</code></dd></>}
     </dl>
   );
@@ -157,12 +162,13 @@ export function SecretReadsPage({ api }: { api: Api }) {
   const [draft, setDraft] = useState<SecretReadFilter>({});
   const [filter, setFilter] = useState<SecretReadFilter>({});
   const reads = usePages((cursor) => secretReadsPage(api, filter, cursor), [api, filter]);
+  const names = useAuditNames(api);
   const set = (name: keyof SecretReadFilter) => (e: { currentTarget: HTMLInputElement }) => setDraft({ ...draft, [name]: e.currentTarget.value.trim() });
   return (
     <section aria-labelledby="reads-title">
       <AuditNav current="reads" />
       <h2 id="reads-title">Secret reads</h2>
-      <p class="hint">Every get-secrets answer, oldest first: who read which secrets and which value version. Never a value: the audit holds none.</p>
+      <p class="hint">Every get-secrets call, oldest first: who read which secrets and which value version, and the calls refused (no key, a bad key, no scope, a key not found). Never a value: the audit holds none.</p>
       <form class="filters" onSubmit={(e) => { e.preventDefault(); setFilter(draft); }}>
         <Field label="Key id" hint="The API key that read">{(id, hint) => <input id={id} aria-describedby={hint} value={draft.key_id ?? ''} onInput={set('key_id')} />}</Field>
         <Field label="Secret" hint="Its id or key">{(id, hint) => <input id={id} aria-describedby={hint} value={draft.secret ?? ''} onInput={set('secret')} />}</Field>
@@ -172,13 +178,14 @@ export function SecretReadsPage({ api }: { api: Api }) {
       </form>
       <Show loaded={reads.pages} what="the secret reads">{({ items }) => items.length === 0 ? <p>No read matches.</p> : (
         <table class="list">
-          <thead><tr><th scope="col">At</th><th scope="col">Key id</th><th scope="col">Request id</th><th scope="col">Secrets read</th></tr></thead>
+          <thead><tr><th scope="col">At</th><th scope="col">Key</th><th scope="col">Request id</th><th scope="col">Outcome</th><th scope="col">Secrets read</th></tr></thead>
           <tbody>
             {items.map((r) => (
               <tr key={r.read_id}>
                 <td>{when(r.at)}</td>
-                <td><code>{r.key_id}</code></td>
+                <td><Named id={r.key_id} names={names} /></td>
                 <td><code>{r.request_id ?? ''}</code></td>
+                <td>{r.code === null ? 'ok' : <span class="badge">{r.code}</span>}</td>
                 <td>{r.secrets.length === 0 ? 'none' : r.secrets.map((s) => `${s.key} (version ${s.version}, value ${s.value_version})`).join(', ')}</td>
               </tr>
             ))}

@@ -2,13 +2,14 @@
 import { Fragment } from 'preact';
 import { useState } from 'preact/hooks';
 import {
-  auditDigest, auditEvaluate, auditEvents, listRules, ruleHistoryPage,
+  auditDigest, auditEvaluate, auditEvents, listApiKeys, listContexts, listPrompts, listRules, listSecrets, ruleHistoryPage,
   type Api, type AuditEvaluateResponse, type AuditPage, type EntityType, type EventFilter,
 } from '../api';
 import { pretty } from '../diff';
 import { AnswerView, ExplainView } from '../explain-view';
 import { go, href } from '../router';
-import { DiffView, ErrorBox, Field, MoreButton, Show, useAction, useLoad, usePages, when } from '../ui';
+import { DiffView, ErrorBox, Field, MoreButton, Named, Show, useAction, useLoad, usePages, when } from '../ui';
+import { namesOf } from './rules';
 import { parsePastedRequest } from './test-panel';
 
 export function AuditNav({ current }: { current: string }) {
@@ -20,8 +21,29 @@ export function AuditNav({ current }: { current: string }) {
   );
 }
 
+const NO_NAMES: ReadonlyMap<string, string> = new Map();
+
+/**
+ * Names by id of what audit pages show by id: API keys (actors, readers), rules, contexts, prompts and
+ * secrets (by key). Read once per page; an id nothing names (a revoked key, `env-admin`) stays an id.
+ */
+export function useAuditNames(api: Api): ReadonlyMap<string, string> {
+  const [loaded] = useLoad(async () => {
+    const [keys, rules, contexts, prompts, secrets] = await Promise.all([listApiKeys(api), listRules(api), listContexts(api), listPrompts(api), listSecrets(api)]);
+    const names = namesOf({ contexts, prompts }, rules);
+    for (const key of keys) names.set(key.id, key.name);
+    for (const secret of secrets) names.set(secret.id, secret.key);
+    return names;
+  }, [api]);
+  return loaded.state === 'ready' ? loaded.value : NO_NAMES;
+}
+
+/** The id a stream is of (`rule-<id>`, `apikey-<id>`, ...). */
+const streamId = (stream: string) => stream.slice(stream.indexOf('-') + 1);
+
 export function HistoryPage({ api, ruleId }: { api: Api; ruleId: string | undefined }) {
   const [rules] = useLoad(() => listRules(api), [api]);
+  const names = useAuditNames(api);
   const history = usePages((cursor) => (ruleId === undefined ? Promise.resolve({ items: [], next_cursor: null }) : ruleHistoryPage(api, ruleId, cursor)), [api, ruleId]);
   return (
     <section aria-labelledby="history-title">
@@ -39,7 +61,7 @@ export function HistoryPage({ api, ruleId }: { api: Api; ruleId: string | undefi
         <ol class="history">
           {items.map((event) => (
             <li key={event.position}>
-              <h3>{event.type} <small>revision {event.revision} · position {event.position} · by {event.actor} · {when(event.at)}</small></h3>
+              <h3>{event.type} <small>revision {event.revision} · position {event.position} · by <Named id={event.actor} names={names} /> · {when(event.at)}</small></h3>
               {Object.entries(event.changes).map(([member, change]) => (
                 <div key={member} class="change">
                   <h4>{member}</h4>
@@ -59,10 +81,11 @@ export function EventsPage({ api }: { api: Api }) {
   const [filter, setFilter] = useState<EventFilter>({ limit: '50' });
   const [pages, setPages] = useState<AuditPage[]>([]);
   const action = useAction();
+  const names = useAuditNames(api);
   const load = (after?: string) => action.run(async () => {
     const page = await auditEvents(api, { ...filter, after });
     setPages(after === undefined ? [page] : [...pages, page]);
-  });
+  }, after === undefined ? () => setPages([]) : undefined);
   const set = (name: keyof EventFilter) => (e: { currentTarget: HTMLInputElement }) => setFilter({ ...filter, [name]: e.currentTarget.value });
   const last = pages[pages.length - 1];
   return (
@@ -83,7 +106,11 @@ export function EventsPage({ api }: { api: Api }) {
           <thead><tr><th scope="col">Position</th><th scope="col">Stream</th><th scope="col">Type</th><th scope="col">Actor</th><th scope="col">At</th></tr></thead>
           <tbody>
             {pages.flatMap((p) => p.events).map((e) => (
-              <tr key={e.position}><td>{e.position}</td><td><code>{e.stream}</code></td><td>{e.type}</td><td>{e.actor}</td><td>{when(e.at)}</td></tr>
+              <tr key={e.position}>
+                <td>{e.position}</td>
+                <td><code>{e.stream}</code>{names.has(streamId(e.stream)) && <> <span class="name">{names.get(streamId(e.stream))}</span></>}</td>
+                <td>{e.type}</td><td><Named id={e.actor} names={names} /></td><td>{when(e.at)}</td>
+              </tr>
             ))}
           </tbody>
         </table>
@@ -104,7 +131,7 @@ export function AsOfPage({ api }: { api: Api }) {
   const run = () => action.run(async () => {
     const request = parsePastedRequest(JSON.stringify({ entity_type: entityType, fields: parseFields(fields) }));
     setResult(await auditEvaluate(api, { ...request, as_of: asOf.trim(), explain: true }));
-  });
+  }, () => setResult(undefined));
   return (
     <section aria-labelledby="asof-title">
       <AuditNav current="as-of" />

@@ -51,6 +51,9 @@ function ruleQuery(filters: Filters): RuleQuery {
   };
 }
 
+/** Whether the list was asked with a filter (beyond its page size): an empty answer then means no rule matches, not no rule. */
+const isFiltered = (query: RuleQuery): boolean => Object.entries(query).some(([name, value]) => name !== 'limit' && value !== undefined);
+
 export function RulesPage({ api }: { api: Api }) {
   const [catalog] = useLoad(() => loadCatalog(api), [api]);
   const [filters, setFilters] = useState<Filters>(NO_FILTERS);
@@ -92,7 +95,9 @@ export function RulesPage({ api }: { api: Api }) {
       </form>
       <Show loaded={paged.pages} what="rules">{({ items, next }) => (
         <>
-          <p role="status">{items.length === 0 ? 'No rule matches these filters.' : `${items.length} rule${items.length === 1 ? '' : 's'} shown${next === null ? '' : '; more on the server'}`}</p>
+          <p role="status">{items.length === 0
+            ? (isFiltered(query) ? 'No rule matches these filters.' : 'No rules yet: create one with New rule.')
+            : `${items.length} rule${items.length === 1 ? '' : 's'} shown${next === null ? '' : '; more on the server'}`}</p>
           <RuleTable rules={items} names={names} />
         </>
       )}</Show>
@@ -262,7 +267,7 @@ function RuleEditor({ api, scopes, catalog, rule: initial }: { api: Api; scopes:
         {saved !== '' && <p role="status" class="ok">{saved}</p>}
         <ErrorBox error={action.error} />
       </form>
-      <TestPanel api={api} scopes={scopes} ruleIds={rule === undefined ? [] : [rule.id]} names={names}
+      <TestPanel api={api} scopes={scopes} ruleIds={rule === undefined ? [] : [rule.id]} names={names} revision={rule?.revision}
         drafts={[rule === undefined ? draft : { id: rule.id, ...draft }]}
         draftFields={[...new Set(draft.condition_groups.flatMap((g) => g.conditions.map((c) => c.field)).filter((f) => f !== ''))]} />
     </section>

@@ -20,7 +20,7 @@ export function SecretsPage({ api }: { api: Api }) {
     setKey(''); setValue(''); setTags('');
     setDone(`Stored ${secret.key} (version ${secret.version}). Its value is not shown again.`);
     reload();
-  });
+  }, () => setDone(''));
   return (
     <section aria-labelledby="secrets-title">
       <h2 id="secrets-title">Secrets</h2>

@@ -5,7 +5,7 @@
  * explained condition by condition with what decided it; nothing is written.
  * Another key gets evaluate (and explain) of the saved rules, and is told so.
  */
-import { useMemo, useState } from 'preact/hooks';
+import { useEffect, useMemo, useState } from 'preact/hooks';
 import { testRule, type Api, type DraftRule, type EntityType, type EvaluateRequest, type Scope, type TestAnswer } from '../api';
 import { AnswerView, ExplainView } from '../explain-view';
 import { ErrorBox, Field, useAction } from '../ui';
@@ -38,9 +38,11 @@ export function parsePastedRequest(text: string): EvaluateRequest {
   return { entity_type: 'context', ...request } as EvaluateRequest;
 }
 
-export function TestPanel({ api, scopes, ruleIds = [], drafts = [], names, draftFields = [] }: {
+export function TestPanel({ api, scopes, ruleIds = [], drafts = [], names, draftFields = [], revision }: {
   api: Api; scopes: readonly Scope[]; ruleIds?: readonly string[]; drafts?: readonly DraftRule[];
   names: ReadonlyMap<string, string>; draftFields?: readonly string[];
+  /** The saved rule's revision: a save moves it, and the answer shown, of the rule before it, is dropped. */
+  revision?: string;
 }) {
   const [mode, setMode] = useState<'form' | 'paste'>('form');
   const [rows, setRows] = useState<FieldRow[]>(() =>
@@ -50,6 +52,11 @@ export function TestPanel({ api, scopes, ruleIds = [], drafts = [], names, draft
   const [pasted, setPasted] = useState('{\n  "entity_type": "context",\n  "fields": {}\n}');
   const [result, setResult] = useState<TestAnswer | undefined>();
   const action = useAction();
+  // An answer explains the rule as it was tested; once it is saved anew, that answer is of a rule that no longer is.
+  useEffect(() => {
+    setResult(undefined);
+    action.clear();
+  }, [revision]);
   const dryRuns = scopes.includes('admin');
   const missingFields = draftFields.filter((name) => !rows.some((row) => row.name.trim() === name));
   const shownNames = useMemo(() => (result === undefined ? names : namesOfAnswer(result, names)), [result, names]);
@@ -60,7 +67,7 @@ export function TestPanel({ api, scopes, ruleIds = [], drafts = [], names, draft
       ? parsePastedRequest(pasted)
       : { entity_type: entityType, fields: fieldsOf(rows), include_entity_data: withData && entityType !== 'evaluation' };
     setResult(await testRule(api, scopes, request, drafts, ruleIds));
-  });
+  }, () => setResult(undefined));
 
   return (
     <section class="panel test-panel" aria-labelledby="test-title">
