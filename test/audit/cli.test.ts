@@ -94,3 +94,33 @@ t.test('history, evaluate, replay, export and import', async (t) => {
   t.equal(bad.code, 1);
   t.match(bad.stderr, /line 1: revision/);
 });
+
+t.test('replay: a log that differs only in a member named __proto__ digests differently', async (t) => {
+  const dir = tempDir();
+  t.teardown(() => removeDir(dir));
+  const env = testEnv(dir);
+  const node = await startTestNode(env);
+  const admin = client(node.url, node.adminKey);
+  const meta = JSON.parse('{"__proto__":{"tier":"gold"},"team":"core"}');
+  const created = await admin.post('/api/contexts', { name: 'proto', content: 'x', meta_properties: meta });
+  t.equal(created.status, 201, created.text);
+  t.same(Object.keys((await admin.get(`/api/contexts/${created.json.id}`)).json.meta_properties), ['__proto__', 'team'], 'kept as a member');
+  const live = (await admin.get('/api/audit/digest')).json;
+  await node.stop();
+
+  const file = path.join(dir, 'log.ndjson');
+  t.equal((await runAudit(['export', '--out', file], env)).code, 0);
+  const text = readFileSync(file, 'utf8');
+  t.ok(text.includes('"__proto__":{"tier":"gold"}'), 'the export holds the member');
+  const other = tempDir();
+  t.teardown(() => removeDir(other));
+  const edited = path.join(other, 'edited.ndjson');
+  writeFileSync(edited, text.replace('"__proto__":{"tier":"gold"}', '"__proto__":{"tier":"free"}'));
+  const otherEnv = { ...env, RULEVAULT_DATA_DIR: other, RULEVAULT_EVENTSTORE: `sqlite:${other}/events.db` };
+  t.equal((await runAudit(['import', '--in', edited], otherEnv)).code, 0);
+
+  const original = JSON.parse((await runAudit(['replay', '--json'], env)).stdout);
+  const changed = JSON.parse((await runAudit(['replay', '--json'], otherEnv)).stdout);
+  t.equal(original.sha256, live.sha256, 'the replay of the log is the live digest');
+  t.not(changed.sha256, original.sha256, 'the edited __proto__ value changes the digest');
+});
