@@ -302,6 +302,15 @@ class BatchIndex {
   }
 }
 
+/**
+ * The answer when the store refused an item's stream although no resource
+ * has its id: a resource that had it was deleted, and its stream (its
+ * history) keeps the id for good.
+ */
+export function deletedIdError(item: PlannedItem, where: string): AppError {
+  return conflict(`${where}: ${item.kind} ${item.id} was deleted, and the id of a deleted resource is never used again; leave id out for a new one`);
+}
+
 /** How many items of each kind a plan holds. */
 export function countKinds(items: readonly PlannedItem[]): { rules: number; contexts: number; prompts: number } {
   const counts = { rules: 0, contexts: 0, prompts: 0 };

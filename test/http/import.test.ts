@@ -136,7 +136,10 @@ t.test('all or nothing in the store: an item the store refuses takes the items b
     { kind: 'rule', name: 'r', ...condition('a', '1') },
     { kind: 'rule', id, name: 'again', ...condition('a', '2') },
   ])));
-  t.ok(answer.status >= 400 && answer.status < 500, `refused (${answer.status} ${answer.text})`);
+  t.equal(answer.status, 409, answer.text);
+  t.equal(answer.json.code, 'conflict');
+  t.equal(answer.json.err, `line 3: rule ${id} was deleted, and the id of a deleted resource is never used again; leave id out for a new one`,
+    'the line, and why: not "changed concurrently"');
   t.equal(await logLength(node), before, 'the two items before it were rolled back with it');
   t.same((await admin.get('/api/contexts')).json.contexts, []);
 });
@@ -234,4 +237,10 @@ t.test('on EventStoreDB (stand-in): one append per item, in order, under the req
   const bad = await admin.post('/api/import', undefined, importBody(ndjson([{ kind: 'context', name: 'c', content: 'x' }, { kind: 'rule', name: 'r' }])));
   t.equal(bad.status, 400);
   t.same((await admin.get('/api/contexts')).json.contexts.length, 1, 'a bad batch writes nothing there either');
+
+  const gone = (await admin.get('/api/contexts')).json.contexts[0].id as string;
+  t.equal((await admin.delete(`/api/contexts/${gone}`)).status, 204);
+  const again = await admin.post('/api/import', undefined, importBody(ndjson([{ kind: 'context', id: gone, name: 'again', content: 'x' }])));
+  t.equal(again.status, 409);
+  t.match(again.json.err, `line 1: context ${gone} was deleted`, 'a deleted id is named there too');
 });
