@@ -6,6 +6,7 @@ import {
   type Condition, type ConditionGroup, type EntityLink, type RuleBody, type RuleEvent,
 } from '../events';
 import type { RuleRecord } from '../../projections';
+import { lowerCaseHint } from '../uuid';
 import {
   INPUT_LIMITS, changedMembers, checkIfMatch, has, optional, readArray, readEnum, readMembers, readString,
   type IfMatch, type JsonObject,
@@ -112,7 +113,7 @@ function checkConditions(groups: readonly ConditionGroup[], context: RuleContext
 function checkNewLinks(links: readonly EntityLink[], had: ReadonlySet<string>, context: RuleContext): void {
   links.forEach((link, i) => {
     if (!had.has(linkKey(link)) && !isLive(link, context)) {
-      throw badRequest(`entities[${i}]: ${link.entity_type} ${link.entity_id} does not exist`);
+      throw badRequest(`entities[${i}]: ${link.entity_type} ${link.entity_id} does not exist${lowerCaseHint(link.entity_id)}`);
     }
   });
 }
