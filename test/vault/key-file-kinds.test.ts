@@ -1,11 +1,13 @@
 /**
  * Black-box: a key file in the data folder that is not a regular file (a
  * FIFO, a directory) stops start-up at once with a message naming the path,
- * for master.key and signing.key. A FIFO used to hold start-up for good:
- * its open waits for a writer.
+ * for master.key and signing.key, and stops `rulevault rotate-master-key` for
+ * master.key.next. A FIFO used to hold start-up for good: its open waits
+ * for a writer.
  */
 import { execFileSync, spawn } from 'node:child_process';
-import { mkdirSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { removeDir, tempDir, testEnv } from '../support/node';
@@ -60,4 +62,16 @@ t.test('master.key that is a directory: refused the same way', async (t) => {
   if (ended === 'hung') return t.fail('start-up hung');
   t.equal(ended.code, 1);
   t.match(ended.output, `master key file ${path.join(dir, 'master.key')} is not a regular file (it is a directory)`);
+});
+
+t.test('rotate-master-key with a master.key.next that is a FIFO: refused, naming the file', async (t) => {
+  const dir = tempDir();
+  t.teardown(() => removeDir(dir));
+  const env = testEnv(dir);
+  writeFileSync(path.join(dir, 'master.key'), randomBytes(32).toString('base64') + '\n', { mode: 0o600 });
+  fifo(path.join(dir, 'master.key.next'));
+  const rotated = await runUntilExit(env, [path.join(DIST, 'scripts', 'rulevault.js'), 'rotate-master-key']);
+  if (rotated === 'hung') return t.fail('the rotation hung on the FIFO');
+  t.equal(rotated.code, 1, rotated.output);
+  t.match(rotated.output, `master key file ${path.join(dir, 'master.key.next')} is not a regular file (it is a FIFO)`);
 });
