@@ -2,7 +2,7 @@
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { client } from '../support/http';
 import { removeDir, startTestNode, tempDir, testEnv } from '../support/node';
 import { DIST } from '../support/process';
@@ -97,12 +97,17 @@ t.test('history, evaluate, replay, export and import', async (t) => {
   t.match(bad.stderr, /line 1: revision/);
 });
 
-t.test('replay: a log that differs only in a member named __proto__ digests differently', async (t) => {
+/** A node on a data folder of its own, removed when `t` ends (the node is the test's to stop). */
+async function nodeWithFolder(t: Test) {
   const dir = tempDir();
   t.teardown(() => removeDir(dir));
   const env = testEnv(dir);
   const node = await startTestNode(env);
-  const admin = client(node.url, node.adminKey);
+  return { dir, env, node, admin: client(node.url, node.adminKey) };
+}
+
+t.test('replay: a log that differs only in a member named __proto__ digests differently', async (t) => {
+  const { dir, env, node, admin } = await nodeWithFolder(t);
   const meta = JSON.parse('{"__proto__":{"tier":"gold"},"team":"core"}');
   const created = await admin.post('/api/contexts', { name: 'proto', content: 'x', meta_properties: meta });
   t.equal(created.status, 201, created.text);
@@ -128,11 +133,7 @@ t.test('replay: a log that differs only in a member named __proto__ digests diff
 });
 
 t.test('export --out - writes the log to stdout, and only the log', async (t) => {
-  const dir = tempDir();
-  t.teardown(() => removeDir(dir));
-  const env = testEnv(dir);
-  const node = await startTestNode(env);
-  const admin = client(node.url, node.adminKey);
+  const { dir, env, node, admin } = await nodeWithFolder(t);
   await admin.post('/api/contexts', { name: 'to stdout', content: 'x' });
   await admin.post('/api/vault/secrets', { key: 'STDOUT_SECRET', value: 'stdout-plaintext-value' });
   await node.stop();
