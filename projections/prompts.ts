@@ -121,11 +121,20 @@ export type VersionSelector = { readonly version?: string; readonly label?: stri
 export function selectVersion(prompt: PromptRecord, selector: VersionSelector): PromptVersion | undefined {
   const latest = prompt.versions[prompt.versions.length - 1];
   if (selector.label !== undefined && selector.label !== LATEST) {
-    const version = prompt.labels[selector.label];
+    const version = labelledVersion(prompt, selector.label);
     return version === undefined ? undefined : prompt.versions.find((v) => v.version === version);
   }
   if (selector.version !== undefined) return prompt.versions.find((v) => v.version === selector.version);
   return latest;
+}
+
+/**
+ * The version `label` names, or undefined when it is not set. An own member
+ * only: a label map is a plain object (from the fold, a snapshot, the wire),
+ * and `labels.constructor` of one is Object's constructor, not a label.
+ */
+export function labelledVersion(prompt: PromptRecord, label: string): string | undefined {
+  return Object.hasOwn(prompt.labels, label) ? prompt.labels[label] : undefined;
 }
 
 /** The label that names the newest version by itself. */

@@ -5,6 +5,7 @@
  * secrets; the code is the machine-readable part a client branches on, so a
  * code once published is never renamed (README, API: error codes).
  */
+import { lowerCaseHint } from './uuid';
 
 export const ERROR_STATUS = {
   bad_request: 400,
@@ -37,7 +38,7 @@ export class AppError extends Error {
 }
 
 export const badRequest = (message: string) => new AppError('bad_request', message);
-export const notFound = (what: string, id: string) => new AppError('not_found', `${what} ${id} not found`);
+export const notFound = (what: string, id: string) => new AppError('not_found', `${what} ${id} not found${lowerCaseHint(id)}`);
 export const conflict = (message: string) => new AppError('conflict', message);
 
 /** The message shown for any error that is not an AppError: internals never leak. */

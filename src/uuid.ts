@@ -1,6 +1,8 @@
 /**
  * The ids minted per request: UUIDs version 7 (request ids, decision ids,
- * secret-read ids), each a flat string.
+ * secret-read ids), each a flat string; and what an id's text may be.
+ * Every id RuleVault writes is lower case, and lookups are exact, so an id
+ * in another case names nothing (README: Import, "Ids").
  *
  * A UUID built by concatenation is a rope; node:http's header check runs a
  * regular expression over every header value, and V8 takes a rope off its
@@ -53,4 +55,16 @@ export function timeOrderedId(nowMs: number): string {
   ordered[34] = HEX[(count >> 4) & 15];
   ordered[35] = HEX[count & 15];
   return ordered.toString('latin1', 0, 36);
+}
+
+const UUID_ANY_CASE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** True for a UUID in its canonical text: hex digits in lower case. */
+export function isCanonicalUuid(text: string): boolean {
+  return UUID_ANY_CASE.test(text) && text === text.toLowerCase();
+}
+
+/** For a message about `text`: ` (ids are lower case: <text in lower case>)` when it is a UUID in another case, else empty. */
+export function lowerCaseHint(text: string): string {
+  return UUID_ANY_CASE.test(text) && text !== text.toLowerCase() ? ` (ids are lower case: ${text.toLowerCase()})` : '';
 }

@@ -8,6 +8,7 @@ import { createReadStream, createWriteStream } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { once } from 'node:events';
 import { createInterface } from 'node:readline';
+import type { Writable } from 'node:stream';
 import { digestState } from '../../src/audit/digest';
 import { exportLine, importLog, readWholeLog, replayLog } from '../../src/audit/log-transfer';
 import { createAuditService } from '../../src/audit/service';
@@ -89,16 +90,21 @@ const replay: Command = {
 
 const exportCommand: Command = {
   name: 'export',
+  // `--out -` writes to stdout (README "Digest, replay, export and import"); this help text is the README's copy (test/cli/help.test.ts).
   summary: 'Write the whole log to a file, one event per line; secrets stay sealed.',
   options: [{ name: 'out', value: '<file.ndjson>', help: 'the file to write (required)' }],
   examples: ['rulevault audit export --out log.ndjson'],
   async run({ options, out }) {
-    if (typeof options.out !== 'string') throw new CliError('--out is required');
+    if (typeof options.out !== 'string') throw new CliError('--out is required: a file, or - for stdout');
     const file = options.out;
+    const toStdout = file === '-';
+    // stdout carries the log and nothing else then: no summary line, no --json document.
+    if (toStdout && out.json) throw new CliError('--json cannot go with --out -: stdout carries the log itself', {}, 2);
     const config = storeConfig(out);
-    const result = await onStore(config, (store) => exportTo(store, file));
-    out.document(result);
-    out.lines(`exported ${result.events} events to ${result.file}`);
+    const events = await onStore(config, (store) => (toStdout ? exportTo(store, process.stdout) : exportToFile(store, file)));
+    if (toStdout) return;
+    out.document({ events, file });
+    out.lines(`exported ${events} events to ${file}`);
   },
 };
 
@@ -131,20 +137,43 @@ async function importFrom(config: Config, store: EventStore, file: string) {
 
 async function* noLines(): AsyncIterable<string> {}
 
-/** Writes the log as NDJSON, honouring back-pressure. */
-async function exportTo(store: EventStore, file: string): Promise<{ events: number; file: string }> {
+/** Writes the log to `file` as NDJSON; resolves with the number of events once the file is closed. */
+async function exportToFile(store: EventStore, file: string): Promise<number> {
   const stream = createWriteStream(file, { encoding: 'utf8' });
+  // Opened before the log is read: a file that cannot be written is refused first.
+  await once(stream, 'ready').catch(cannotWrite);
+  try {
+    return await exportTo(store, stream);
+  } finally {
+    stream.end();
+    // A stream that failed is closed already.
+    if (!stream.closed) await once(stream, 'close').catch(cannotWrite);
+  }
+}
+
+/** Writes the log to `sink` as NDJSON, honouring back-pressure; a write error (a closed pipe, a full disk) stops it. */
+async function exportTo(store: EventStore, sink: Writable): Promise<number> {
+  let failure: Error | undefined;
+  const failed = (error: Error) => {
+    failure ??= error;
+  };
+  sink.on('error', failed);
   let events = 0;
   try {
     for await (const event of readWholeLog(store)) {
+      if (failure !== undefined) break;
       events += 1;
-      if (!stream.write(exportLine(event) + '\n')) await once(stream, 'drain');
+      // events.once rejects on 'error' too.
+      if (!sink.write(exportLine(event) + '\n')) await once(sink, 'drain').catch(failed);
     }
   } finally {
-    stream.end();
-    await once(stream, 'close');
+    sink.off('error', failed);
   }
-  return { events, file };
+  return failure === undefined ? events : cannotWrite(failure);
+}
+
+function cannotWrite(error: Error): never {
+  throw new CliError(`cannot write the export: ${error.message}`);
 }
 
 export const auditGroup: Group = {

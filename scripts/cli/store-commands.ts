@@ -7,15 +7,14 @@
  * admin API call that does the same (README "Operator CLI").
  */
 import { randomUUID } from 'node:crypto';
-import { readFile, rename, writeFile } from 'node:fs/promises';
-import path from 'node:path';
+import { rename } from 'node:fs/promises';
 import { loadConfig, type Config } from '../../src/config';
 import { followLog } from '../../src/follow';
 import { createApiKeyCommands } from '../../src/service/api-key-commands';
 import { createCommandBus } from '../../src/service/command-bus';
 import { createQueries } from '../../src/service/queries';
 import { rotateMasterKey } from '../../src/service/rotation';
-import { generateMasterKey, loadMasterKey, MASTER_KEY_FILE } from '../../src/vault/master-key';
+import { loadMasterKey, loadNextMasterKey } from '../../src/vault/master-key';
 import { createSealer } from '../../src/vault/seal';
 import { openStore } from '../../src/store/open-store';
 import { LOG_PAGE_BYTES, parseJsonPosition, toJsonPosition, type EventStore } from '../../src/store/port';
@@ -192,23 +191,14 @@ const rotate: Command = {
 
 async function rotateOn(config: Config, store: EventStore) {
   const current = await loadMasterKey({ envValue: config.masterKey, dataDir: config.dataDir });
-  const nextPath = path.join(config.dataDir, `${MASTER_KEY_FILE}.next`);
-  let nextText: string;
-  if (current.source === 'env') {
-    if (config.newMasterKey === undefined) throw new CliError('set RULEVAULT_NEW_MASTER_KEY to the new key (base64 of 32 bytes)');
-    nextText = config.newMasterKey;
-  } else {
-    nextText = await readFile(nextPath, 'utf8').catch(async () => {
-      const generated = await generateMasterKey();
-      await writeFile(nextPath, generated + '\n', { mode: 0o600, flag: 'wx' });
-      return generated;
-    });
-  }
+  if (current.source === 'env' && config.newMasterKey === undefined) throw new CliError('set RULEVAULT_NEW_MASTER_KEY to the new key (base64 of 32 bytes)');
+  // With the key file, the next key is master.key.next (created, or kept from an interrupted run); RULEVAULT_NEW_MASTER_KEY is for the variable only.
+  const next = await loadNextMasterKey({ newEnvValue: current.source === 'env' ? config.newMasterKey : undefined, dataDir: config.dataDir });
   const from = await createSealer(current.key);
-  const to = await createSealer((await loadMasterKey({ envValue: nextText, dataDir: config.dataDir })).key);
+  const to = await createSealer(next.key);
   try {
     const result = await withCommands(store, (readModel, bus) => rotateMasterKey(bus, readModel, from, to, actor()));
-    if (current.source !== 'env') await rename(nextPath, current.path!);
+    if (current.source !== 'env') await rename(next.path!, current.path!);
     return {
       outcome: { from_master_key_id: from.masterKeyId, to_master_key_id: to.masterKeyId, ...result },
       fromEnv: current.source === 'env',

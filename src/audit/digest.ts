@@ -6,7 +6,9 @@
  * Canonical form: JSON with object keys sorted (recursively; keys that are
  * array indices, "2" before "10", come first in numeric order, as
  * JSON.stringify writes a JavaScript object), records sorted by id, bigints
- * as decimal strings, undefined members left out.
+ * as decimal strings, undefined members left out. A member named `__proto__`
+ * is a member like any other (a meta_properties key may be one): the objects
+ * built here have no prototype, so assigning it never reaches the setter.
  * Included: every rule, context, prompt (with every version and template),
  * sealed vault record (values stay sealed), the keyring canary and every
  * active API key (its hash), each with provenance (actor, times) and stream
@@ -49,7 +51,7 @@ function toCanonical(value: unknown): Canonical {
       if (value === null) return null;
       if (value instanceof DigestList) return [...value.records].sort(byId).map((record) => toCanonical(value.item(record)));
       if (Array.isArray(value)) return value.map(toCanonical);
-      const out: { [key: string]: Canonical } = {};
+      const out: { [key: string]: Canonical } = Object.create(null);
       for (const key of Object.keys(value).sort()) {
         const member = (value as Record<string, unknown>)[key];
         if (member !== undefined) out[key] = toCanonical(member);
@@ -119,7 +121,7 @@ export function* canonicalPieces(value: unknown, depth = 2, sorted: SortedLists 
  * digest must not change.
  */
 function canonicalKeyOrder(value: object): string[] {
-  const order: { [key: string]: true } = {};
+  const order: { [key: string]: true } = Object.create(null);
   for (const key of Object.keys(value).sort()) order[key] = true;
   return Object.keys(order);
 }

@@ -18,6 +18,7 @@ import type { Logger } from '../log';
 import type { ReadModel } from '../read-model';
 import type { EventStore } from '../store/port';
 import { runForwarded, type ForwardedCall } from './forwarded';
+import { rescueHandoffs } from './handoffs';
 import { createPeer, type Channel, type Peer } from './peer';
 
 export interface FleetOptions {
@@ -92,6 +93,8 @@ export function startFleet(options: FleetOptions): Fleet {
 
   function fork(): void {
     const worker = cluster.fork();
+    // A connection handed to this worker when it dies goes to another worker (handoffs.ts).
+    rescueHandoffs(worker);
     const member: Member = {
       worker,
       forkedAt: Date.now(),

@@ -14,6 +14,7 @@ import { streams, type ContextEvent, type EntityLink, type PromptEvent, type Rul
 import type { CatalogState } from '../../projections';
 import type { TemplateLimits } from '../prompts/template';
 import type { Steps } from '../steps';
+import { isCanonicalUuid, lowerCaseHint } from '../uuid';
 import { decideCreateContext, parseContextCreate } from './contexts';
 import { readEnum, readString, requireObject } from './input';
 import { decideCreatePrompt, parsePromptCreate } from './prompts';
@@ -43,8 +44,6 @@ export interface ImportContext {
   readonly templateLimits: TemplateLimits;
   readonly newId: () => string;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * The items of an import body: a JSON array when its first character (after
@@ -244,10 +243,19 @@ function decideItem(value: unknown, context: ImportContext, ruleContext: RuleCon
   }
 }
 
-/** A caller-chosen id: a UUID no resource and no earlier item has. */
+/**
+ * A caller-chosen id: a UUID in lower case that no resource and no earlier
+ * item has. Another case is refused, not folded: every id RuleVault writes and
+ * looks up is lower case, so `3F2B...` beside `3f2b...` would be a second
+ * resource that no lookup of the first finds (docs/decisions/pending-lower-case-ids.md).
+ */
 function readItemId(value: unknown, kind: ImportKind, state: CatalogState, batch: BatchIndex): string {
   const id = readString(value, 'id', { maxLength: 36 });
-  if (!UUID.test(id)) throw badRequest('id must be a UUID (e.g. 3f2b8c9e-1d4a-4b6c-9e8f-0a1b2c3d4e5f), or left out for a new one');
+  if (!isCanonicalUuid(id)) {
+    throw badRequest(isCanonicalUuid(id.toLowerCase())
+      ? `id must be in lower case, as RuleVault writes ids: ${id.toLowerCase()}`
+      : 'id must be a UUID in lower case (e.g. 3f2b8c9e-1d4a-4b6c-9e8f-0a1b2c3d4e5f), or left out for a new one');
+  }
   if (batch.ids.has(id)) throw badRequest(`id ${id} is already used by ${batch.ids.get(id)} of this import`);
   const taken = kind === 'rule' ? state.rules.has(id) : kind === 'context' ? state.contexts.has(id) : state.prompts.has(id);
   if (taken) throw conflict(`${kind} ${id} exists already`);
@@ -270,7 +278,7 @@ function resolveLink(link: EntityLink, path: string, state: CatalogState, batch:
   }
   const id = named[0] ?? (type === 'prompt' ? state.prompts.idsByName.get(ref) : undefined);
   if (id === undefined) {
-    throw badRequest(`${path}: no ${type} with the id or name ${JSON.stringify(ref)} exists or comes earlier in this import`);
+    throw badRequest(`${path}: no ${type} with the id or name ${JSON.stringify(ref)} exists or comes earlier in this import${lowerCaseHint(ref)}`);
   }
   return { entity_type: type, entity_id: id };
 }
@@ -300,6 +308,15 @@ class BatchIndex {
   promptNamed(name: string): string | undefined {
     return this.named('prompt', name)[0];
   }
+}
+
+/**
+ * The answer when the store refused an item's stream although no resource
+ * has its id: a resource that had it was deleted, and its stream (its
+ * history) keeps the id for good.
+ */
+export function deletedIdError(item: PlannedItem, where: string): AppError {
+  return conflict(`${where}: ${item.kind} ${item.id} was deleted, and the id of a deleted resource is never used again; leave id out for a new one`);
 }
 
 /** How many items of each kind a plan holds. */

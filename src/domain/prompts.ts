@@ -2,6 +2,7 @@
 import { badRequest, conflict, notFound } from '../errors';
 import type { PromptAttributes, PromptEvent, PromptMessage, PromptVersionBody } from '../events';
 import type { PromptRecord } from '../../projections';
+import { labelledVersion } from '../../projections/prompts';
 import type { Json } from '../store/port';
 import { compareVersions, nextMinor, parseVersion } from '../prompts/semver';
 import { checkPromptTemplate, type TemplateLimits } from '../prompts/template';
@@ -141,7 +142,7 @@ export function decideMoveLabel(
   if (!current.versions.some((v) => v.version === move.version)) {
     throw badRequest(`version ${move.version} is not a version of prompt ${id}; it has ${current.versions.map((v) => v.version).join(', ')}`);
   }
-  const previous = current.labels[label];
+  const previous = labelledVersion(current, label);
   if (previous === move.version) return [];
   return [{ type: 'PromptLabelMoved', data: { id, label, version: move.version, previous: previous ?? null } }];
 }
@@ -153,7 +154,7 @@ export function decideRemoveLabel(id: string, current: PromptRecord | undefined,
   if (label === LATEST_LABEL || label === PRODUCTION_LABEL) {
     throw badRequest(`the label ${label} cannot be removed, only moved${label === LATEST_LABEL ? ' (and latest moves by itself)' : ''}`);
   }
-  const previous = current.labels[label];
+  const previous = labelledVersion(current, label);
   if (previous === undefined) throw notFound(`label ${label} of prompt`, id);
   return [{ type: 'PromptLabelRemoved', data: { id, label, previous } }];
 }

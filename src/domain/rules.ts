@@ -6,6 +6,7 @@ import {
   type Condition, type ConditionGroup, type EntityLink, type RuleBody, type RuleEvent,
 } from '../events';
 import type { RuleRecord } from '../../projections';
+import { lowerCaseHint } from '../uuid';
 import {
   INPUT_LIMITS, changedMembers, checkIfMatch, has, optional, readArray, readEnum, readMembers, readString,
   type IfMatch, type JsonObject,
@@ -135,7 +136,7 @@ function checkNewLinks(links: readonly EntityLink[], had: ReadonlySet<string>, c
   links.forEach((link, i) => {
     if (!had.has(linkKey(link)) && !isLive(link, context)) {
       const hint = link.entity_type === 'prompt' && context.promptIdOf !== undefined ? ' (by id or by name)' : '';
-      throw badRequest(`entities[${i}]: ${link.entity_type} ${link.entity_id} does not exist${hint}`);
+      throw badRequest(`entities[${i}]: ${link.entity_type} ${link.entity_id} does not exist${hint}${lowerCaseHint(link.entity_id)}`);
     }
   });
 }

@@ -8,6 +8,7 @@ import { ADMIN_SURFACE, PUBLIC_SURFACE, createOriginPolicy } from './cors';
 import type { HttpDeps, RequestLocals } from './deps';
 import { NOT_READY_MESSAGE, errorBody, errorText, toErrorAnswer } from './errors';
 import { publicEndpointAt } from './public-endpoints';
+import { refuseFraming } from './no-framing';
 import { declaresTooLarge, payloadTooLarge } from './request-body';
 import { recordRequest } from './request-log';
 import { serveStream, STREAM_PATH } from './stream-endpoint';
@@ -40,6 +41,7 @@ export function createApp(deps: HttpDeps): express.Express {
     recordRequest(deps, req, res, res.locals as RequestLocals);
     next();
   });
+  app.use(refuseFraming);
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

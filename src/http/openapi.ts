@@ -374,7 +374,7 @@ const promptInputMembers = {
   meta_properties: META,
   status: STATUS,
 } as const satisfies { [name: string]: SchemaObject };
-const IMPORT_ID: SchemaObject = { type: 'string', pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$' };
+const IMPORT_ID: SchemaObject = { type: 'string', pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$' };
 
 const schemas: { [name: string]: SchemaObject } = {
   Error: record({ err: str, code: ERROR_CODE }),

@@ -162,6 +162,14 @@ export async function appendDecided(
   if (events.length > 0) await bus.append(stream, expected, events, actor);
 }
 
+/**
+ * The stream whose expected revision refused an append, when `error` is that
+ * refusal (thrown inside a `withRetry` attempt, before it is mapped to 409).
+ */
+export function refusedStream(error: unknown): string | undefined {
+  return error instanceof StaleWriteError ? error.cause.stream : undefined;
+}
+
 /** An append lost an optimistic-concurrency race; mapped to 409 unless retried. */
 class StaleWriteError extends Error {
   constructor(override readonly cause: ConcurrencyError) {

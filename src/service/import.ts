@@ -11,11 +11,11 @@
  * (README "Import").
  */
 import type { ImportSettings } from '../config';
-import { countKinds, decideImportSteps, readImportSteps } from '../domain/import';
+import { countKinds, decideImportSteps, deletedIdError, readImportSteps, type ImportLine, type PlannedItem } from '../domain/import';
 import { toJsonPosition } from '../store/port';
 import type { ReadModel } from '../read-model';
 import type { TemplateLimits } from '../prompts/template';
-import type { Actor, CommandBus, Runtime } from './command-bus';
+import { refusedStream, type Actor, type CommandBus, type Runtime } from './command-bus';
 import { sliceClock, stepsInSlices } from './read-ahead';
 
 export interface ImportDeps {
@@ -44,11 +44,18 @@ export function createImportCommands({ bus, readModel, runtime, maxRegexLength, 
     async importText(text: string, actor: Actor): Promise<ImportAnswer> {
       // In slices too: the lines of a 100k-item NDJSON body read at once held evaluate ~0.3 s (bench/import-stall.ts).
       const lines = await stepsInSlices(readImportSteps(text, settings.maxItems), sliceClock());
+      // Streams the store refused once: withRetry catches up with the log and decides again (a race with another writer).
+      const refused = new Set<string>();
       // Decided inside the bus's one-at-a-time section: the batch sees every write before it, and none interleaves.
       return bus.withRetry(undefined, async () => {
         // In slices: at 100k items the decision held evaluate ~1.5 s (README Import, "While it runs").
         const planned = await stepsInSlices(decideImportSteps(lines, { state: readModel.state, maxRegexLength, templateLimits, newId: runtime.newId }), sliceClock());
-        const last = await bus.appendBatch(planned.map(({ stream, events }) => ({ stream, expected: 'no_stream', events })), actor);
+        let last;
+        try {
+          last = await bus.appendBatch(planned.map(({ stream, events }) => ({ stream, expected: 'no_stream', events })), actor);
+        } catch (error) {
+          throw refusedAgain(error, planned, lines, refused);
+        }
         return {
           imported: planned.length,
           ...countKinds(planned),
@@ -61,3 +68,18 @@ export function createImportCommands({ bus, readModel, runtime, maxRegexLength, 
 }
 
 export type ImportCommands = ReturnType<typeof createImportCommands>;
+
+/**
+ * What to throw for an append that failed. A stream refused a second time,
+ * decided on a read model caught up with the log and holding no resource of
+ * that id, belongs to a deleted resource: the item's line says so (409).
+ * Anything else is thrown as it is (a first refusal: withRetry tries again).
+ */
+function refusedAgain(error: unknown, planned: readonly PlannedItem[], lines: readonly ImportLine[], refused: Set<string>): unknown {
+  const stream = refusedStream(error);
+  if (stream === undefined) return error;
+  const at = planned.findIndex((item) => item.stream === stream);
+  if (at >= 0 && refused.has(stream)) return deletedIdError(planned[at]!, lines[at]!.where);
+  refused.add(stream);
+  return error;
+}

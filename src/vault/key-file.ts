@@ -4,7 +4,7 @@
  * created atomically. Messages name the key and the file, never its bytes.
  */
 import { randomBytes } from 'node:crypto';
-import { constants } from 'node:fs';
+import { constants, type Stats } from 'node:fs';
 import { link, mkdir, open, unlink } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Sodium } from './sodium';
@@ -54,18 +54,26 @@ export function decodeKey(sodium: Sodium, kind: KeyKind, text: string, source: s
   return key;
 }
 
-/** The key in an existing file, or undefined when there is no file. */
+/**
+ * The key in an existing file, or undefined when there is no file. Only a
+ * regular file is read: the file is opened without blocking and checked
+ * before any read, so a FIFO (whose open waits for a writer, and whose read
+ * waits for data) or a device is refused at once instead of holding start-up.
+ */
 export async function readKeyFile(sodium: Sodium, kind: KeyKind, path: string): Promise<Uint8Array | undefined> {
   let handle;
   try {
-    handle = await open(path, constants.O_RDONLY);
+    // O_NONBLOCK: changes nothing for a regular file; a FIFO opens at once, to be refused below.
+    handle = await open(path, constants.O_RDONLY | constants.O_NONBLOCK);
   } catch (error) {
     if (isErrno(error, 'ENOENT')) return undefined;
     throw new Error(`cannot read ${kind.label} file ${path}: ${(error as Error).message}`);
   }
   try {
     const stat = await handle.stat();
-    if (!stat.isFile()) throw new Error(`${kind.label} file ${path} is not a regular file`);
+    if (!stat.isFile()) {
+      throw new Error(`${kind.label} file ${path} is not a regular file (it is ${fileKind(stat)}); a key file must be a regular file holding the key`);
+    }
     if ((stat.mode & 0o077) !== 0) {
       const mode = (stat.mode & 0o777).toString(8).padStart(4, '0');
       throw new Error(`${kind.label} file ${path} is readable or writable by group or others (mode ${mode}); run \`chmod 600 ${path}\``);
@@ -115,6 +123,15 @@ async function syncDirectory(path: string): Promise<void> {
   } finally {
     await directory.close();
   }
+}
+
+function fileKind(stat: Stats): string {
+  if (stat.isFIFO()) return 'a FIFO';
+  if (stat.isDirectory()) return 'a directory';
+  if (stat.isSocket()) return 'a socket';
+  if (stat.isCharacterDevice()) return 'a character device';
+  if (stat.isBlockDevice()) return 'a block device';
+  return 'not a file';
 }
 
 function isErrno(error: unknown, code: string): boolean {

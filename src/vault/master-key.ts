@@ -23,6 +23,16 @@ export async function loadMasterKey(opts: { envValue: string | undefined; dataDi
   return loadKey(await loadSodium(), MASTER, { envValue: opts.envValue, envName: 'RULEVAULT_MASTER_KEY', path: join(opts.dataDir, MASTER_KEY_FILE) });
 }
 
+/**
+ * Rotation, the next key: from `newEnvValue` (RULEVAULT_NEW_MASTER_KEY) when
+ * given, else `<dataDir>/master.key.next`, created when absent and kept when
+ * an interrupted rotation left it; read as `master.key` is (a regular file,
+ * owner-only).
+ */
+export async function loadNextMasterKey(opts: { newEnvValue: string | undefined; dataDir: string }): Promise<LoadedMasterKey> {
+  return loadKey(await loadSodium(), MASTER, { envValue: opts.newEnvValue, envName: 'RULEVAULT_NEW_MASTER_KEY', path: join(opts.dataDir, `${MASTER_KEY_FILE}.next`) });
+}
+
 /** Base64 of 32 fresh random bytes: a new master key, for the rotation command. */
 export async function generateMasterKey(): Promise<string> {
   const sodium = await loadSodium();

@@ -251,3 +251,25 @@ t.test('chain-upgrade links a log written before the chain, once, without changi
   t.equal(appended.code, 0);
   t.equal((await verifyJson([], env)).code, 0, 'appends after the upgrade continue the chain');
 });
+
+t.test('the chain covers a member named __proto__: changing its value is named as a modification', async (t) => {
+  const dir = tempDir();
+  t.teardown(() => removeDir(dir));
+  const env = testEnv(dir);
+  const node = await startTestNode(env);
+  const admin = client(node.url, node.adminKey);
+  const created = await admin.post('/api/contexts', { name: 'proto', content: 'x', meta_properties: JSON.parse('{"__proto__":{"tier":"gold"}}') });
+  t.equal(created.status, 201, created.text);
+  const publicKey: string = JSON.parse((await runAudit(['signing-key', 'show', '--json'], env)).stdout).public_key;
+  await node.stop();
+  const log = path.join(dir, 'events.db');
+  const row = rowsOf(log).find((r) => r.type === 'ContextCreated')!;
+  t.ok(row.data.includes('"__proto__":{"tier":"gold"}'), 'stored as a member');
+  t.equal((await verifyJson(['--public-key', publicKey], env)).code, 0, 'the log verifies');
+  const edited = tamperedCopy(log, dir, 'proto', (db) => {
+    db.prepare('UPDATE events SET data = ? WHERE position = ?').run(row.data.replace('"gold"', '"free"'), row.position);
+  });
+  const verdict = await verifyJson(['--public-key', publicKey], edited);
+  t.equal(verdict.code, 3);
+  t.match(verdict.report.break, { position: String(row.position), kind: 'modified' }, 'the edit is named');
+});

@@ -1,9 +1,11 @@
 /** Black-box: `rulevault audit <command>` (dist/scripts/rulevault.js) on a node's store. */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { client } from '../support/http';
 import { removeDir, startTestNode, tempDir, testEnv } from '../support/node';
+import { DIST } from '../support/process';
 import { runAudit } from './support/run-audit';
 
 t.test('history, evaluate, replay, export and import', async (t) => {
@@ -93,4 +95,67 @@ t.test('history, evaluate, replay, export and import', async (t) => {
   const bad = await runAudit(['import', '--in', broken], { ...env, RULEVAULT_EVENTSTORE: `sqlite:${empty}/events.db` });
   t.equal(bad.code, 1);
   t.match(bad.stderr, /line 1: revision/);
+});
+
+/** A node on a data folder of its own, removed when `t` ends (the node is the test's to stop). */
+async function nodeWithFolder(t: Test) {
+  const dir = tempDir();
+  t.teardown(() => removeDir(dir));
+  const env = testEnv(dir);
+  const node = await startTestNode(env);
+  return { dir, env, node, admin: client(node.url, node.adminKey) };
+}
+
+t.test('replay: a log that differs only in a member named __proto__ digests differently', async (t) => {
+  const { dir, env, node, admin } = await nodeWithFolder(t);
+  const meta = JSON.parse('{"__proto__":{"tier":"gold"},"team":"core"}');
+  const created = await admin.post('/api/contexts', { name: 'proto', content: 'x', meta_properties: meta });
+  t.equal(created.status, 201, created.text);
+  t.same(Object.keys((await admin.get(`/api/contexts/${created.json.id}`)).json.meta_properties), ['__proto__', 'team'], 'kept as a member');
+  const live = (await admin.get('/api/audit/digest')).json;
+  await node.stop();
+
+  const file = path.join(dir, 'log.ndjson');
+  t.equal((await runAudit(['export', '--out', file], env)).code, 0);
+  const text = readFileSync(file, 'utf8');
+  t.ok(text.includes('"__proto__":{"tier":"gold"}'), 'the export holds the member');
+  const other = tempDir();
+  t.teardown(() => removeDir(other));
+  const edited = path.join(other, 'edited.ndjson');
+  writeFileSync(edited, text.replace('"__proto__":{"tier":"gold"}', '"__proto__":{"tier":"free"}'));
+  const otherEnv = { ...env, RULEVAULT_DATA_DIR: other, RULEVAULT_EVENTSTORE: `sqlite:${other}/events.db` };
+  t.equal((await runAudit(['import', '--in', edited], otherEnv)).code, 0);
+
+  const original = JSON.parse((await runAudit(['replay', '--json'], env)).stdout);
+  const changed = JSON.parse((await runAudit(['replay', '--json'], otherEnv)).stdout);
+  t.equal(original.sha256, live.sha256, 'the replay of the log is the live digest');
+  t.not(changed.sha256, original.sha256, 'the edited __proto__ value changes the digest');
+});
+
+t.test('export --out - writes the log to stdout, and only the log', async (t) => {
+  const { dir, env, node, admin } = await nodeWithFolder(t);
+  await admin.post('/api/contexts', { name: 'to stdout', content: 'x' });
+  await admin.post('/api/vault/secrets', { key: 'STDOUT_SECRET', value: 'stdout-plaintext-value' });
+  await node.stop();
+
+  const file = path.join(dir, 'log.ndjson');
+  t.equal((await runAudit(['export', '--out', file], env)).code, 0);
+  // Run in a folder of its own: a file named "-" would appear there.
+  const cwd = tempDir();
+  t.teardown(() => removeDir(cwd));
+  const run = (args: string[]) => spawnSync(process.execPath, [path.join(DIST, 'scripts', 'rulevault.js'), 'audit', ...args], {
+    cwd, env: { ...process.env, ...env }, encoding: 'utf8', maxBuffer: 64 * 2 ** 20,
+  });
+  const piped = run(['export', '--out', '-']);
+  t.equal(piped.status, 0, piped.stderr);
+  t.equal(piped.stdout, readFileSync(file, 'utf8'), 'stdout holds exactly the lines the file holds');
+  t.notOk(piped.stdout.includes('stdout-plaintext-value'), 'secrets stay sealed');
+  t.notOk(existsSync(path.join(cwd, '-')), 'no file named -');
+  const json = run(['export', '--out', '-', '--json']);
+  t.equal(json.status, 2);
+  t.match(json.stderr, /--json cannot go with --out -: stdout carries the log itself/);
+  t.equal(json.stdout, '', 'nothing on stdout');
+  const nowhere = await runAudit(['export', '--out', path.join(dir, 'no-such-folder', 'log.ndjson')], env);
+  t.equal(nowhere.code, 1);
+  t.match(nowhere.stderr, /^error: cannot write the export: ENOENT: no such file or directory, open '.*no-such-folder.*'$/m, 'a file that cannot be written is a clear error');
 });

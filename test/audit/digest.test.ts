@@ -19,7 +19,12 @@ function randomValue(random: Random, depth: number): unknown {
   const size = Math.floor(random() * 4);
   if (roll < 0.6) return Array.from({ length: size }, () => randomValue(random, depth - 1));
   const object: Record<string, unknown> = {};
-  for (let i = 0; i < size; i++) object[pick(random, ['b', 'a', 'z', 'é', '10', '2', 'a b'])] = randomValue(random, depth - 1);
+  for (let i = 0; i < size; i++) {
+    // As JSON.parse makes it: `__proto__` an own member, not the prototype.
+    Object.defineProperty(object, pick(random, ['b', 'a', 'z', 'é', '10', '2', 'a b', '__proto__']), {
+      value: randomValue(random, depth - 1), enumerable: true, writable: true, configurable: true,
+    });
+  }
   return object;
 }
 
@@ -34,6 +39,14 @@ t.test('the pieces join into exactly the canonical JSON text, at every depth', a
     }
   }
   t.pass('500 random values at five depths');
+});
+
+t.test('a member named __proto__ is written like any other, at once and in pieces', async (t) => {
+  const value = JSON.parse('{"meta":{"__proto__":{"tier":"gold"},"a":1},"__proto__":[2]}');
+  const expected = '{"__proto__":[2],"meta":{"__proto__":{"tier":"gold"},"a":1}}';
+  t.equal(canonicalJson(value), expected);
+  for (const depth of [1, 2, 3]) t.equal([...canonicalPieces(value, depth)].join(''), expected, `in pieces, depth ${depth}`);
+  t.not(canonicalJson(JSON.parse('{"__proto__":{"tier":"free"}}')), canonicalJson(JSON.parse('{"__proto__":{"tier":"gold"}}')), 'its value counts');
 });
 
 t.test('the digest is the SHA-256 of the whole canonical text, at once or in slices, of the state when asked', async (t) => {

@@ -156,6 +156,35 @@ t.test('a worker that dies is replaced, catches up, and writes go on meanwhile',
   t.same(answers.map((a) => a.json.matchingRuleIds), Array(4).fill([...ids].sort()), 'the replacement answers with every write made while it was down');
 });
 
+t.test('a connection handed to a worker that dies before taking it is answered by another worker', async (t) => {
+  const dir = tempDir();
+  t.teardown(() => removeDir(dir));
+  const service = await startWithWorkers(t, dir);
+  const admin = service.env.RULEVAULT_ADMIN_KEY!;
+  const [stuck] = childPids(service.child.pid!);
+  // A stopped worker takes no connection it is handed: the writer hands it the next one and waits for its answer.
+  process.kill(stuck!, 'SIGSTOP');
+  // Three connections: the round-robin hands at least one to the stopped worker (it was free), the others to the live one.
+  let answered = 0;
+  const answers = [0, 1, 2].map(() => guarded(fresh(service.url, 'GET', '/api/whoami', admin).then((a) => ((answered += 1), a))));
+  await until('the live worker to answer its share', () => (answered >= 1 ? true : undefined));
+  process.kill(stuck!, 'SIGKILL');
+  const settled = await Promise.all(answers);
+  t.same(settled.map((a) => a.status), [200, 200, 200], 'every connection is answered, the one handed to the dead worker by the other');
+  t.same(settled.map((a) => a.json.id), Array(3).fill('env-admin'));
+  await until('the writer to log the exit', () => /"msg":"worker exited; starting another"/.test(service.output()) || undefined);
+});
+
+/** The answer; a guard, not a measure: one not answered within GIVE_UP_MS fails the test as hung. */
+const GIVE_UP_MS = 60_000;
+function guarded(answer: Promise<Answer>): Promise<Answer> {
+  let timer: NodeJS.Timeout | undefined;
+  const hung = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`a connection hung for ${GIVE_UP_MS} ms`)), GIVE_UP_MS);
+  });
+  return Promise.race([answer, hung]).finally(() => clearTimeout(timer));
+}
+
 t.test('SIGTERM: in-flight writes are answered, workers and writer exit 0, the folder is free again', async (t) => {
   const dir = tempDir();
   t.teardown(() => removeDir(dir));

@@ -34,6 +34,20 @@ forCells(t, 'console', (t, cell) => {
     t.equal((await fetch(`${live.url}/console/assets/nope.js`)).status, 404);
   });
 
+  t.test('no page can be framed by another site: frame-ancestors \'none\' and X-Frame-Options DENY outside /api', async (t) => {
+    const pages = [
+      '/docs/', '/docs', '/docs/swagger-ui.css', '/docs/swagger-ui-init.js', '/docs/index.html', '/openapi.json',
+      '/console/', '/console', '/console/assets/nope.js', '/healthz', '/readyz', '/no-such-page',
+    ];
+    for (const page of pages) {
+      const answer = await fetch(`${live.url}${page}`, { redirect: 'manual' });
+      await answer.arrayBuffer();
+      t.match(answer.headers.get('content-security-policy'), /(^|; )frame-ancestors 'none'(;|$)/, `${page} (${answer.status}): frame-ancestors`);
+      t.equal(answer.headers.get('x-frame-options'), 'DENY', `${page} (${answer.status}): X-Frame-Options`);
+    }
+    t.match((await fetch(`${live.url}/docs/`)).headers.get('content-type'), /^text\/html/, 'the docs are a page');
+  });
+
   t.test('GET /api/whoami tells any valid key its id, name, scopes and secret tags', async (t) => {
     const me = await live.admin.get('/api/whoami');
     t.equal(me.status, 200);

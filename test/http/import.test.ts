@@ -107,6 +107,7 @@ t.test('the first bad item is named by its line or index, and nothing is written
       400, /^line 3: entities\[0\]: 2 contexts of this import are named "twin"/],
     ['a prompt name used twice', ndjson([{ kind: 'prompt', name: 'p', prompt: 'a' }, { kind: 'prompt', name: 'p', prompt: 'b' }]), 409, /^line 2: prompt name "p" is taken by prompt /],
     ['an id that is not a UUID', ndjson([{ ...good, id: 'r-1' }]), 400, /^line 1: id must be a UUID/],
+    ['an id in upper case', ndjson([{ ...good, id: CONTEXT_ID.toUpperCase() }]), 400, new RegExp(`^line 1: id must be in lower case, as RuleVault writes ids: ${CONTEXT_ID}$`)],
     ['an id used twice', ndjson([{ ...good, id: CONTEXT_ID }, { kind: 'context', id: CONTEXT_ID, name: 'c', content: 'x' }]), 400, /^line 2: id .* is already used by the rule "ok" of this import/],
     ['an item that is not an object', JSON.stringify([good, 7]), 400, /^item \[1\]: the item must be a JSON object/],
     ['a JSON body that is not an array', '[1, 2', 400, /^the import is not valid JSON/],
@@ -136,9 +137,36 @@ t.test('all or nothing in the store: an item the store refuses takes the items b
     { kind: 'rule', name: 'r', ...condition('a', '1') },
     { kind: 'rule', id, name: 'again', ...condition('a', '2') },
   ])));
-  t.ok(answer.status >= 400 && answer.status < 500, `refused (${answer.status} ${answer.text})`);
+  t.equal(answer.status, 409, answer.text);
+  t.equal(answer.json.code, 'conflict');
+  t.equal(answer.json.err, `line 3: rule ${id} was deleted, and the id of a deleted resource is never used again; leave id out for a new one`,
+    'the line, and why: not "changed concurrently"');
   t.equal(await logLength(node), before, 'the two items before it were rolled back with it');
   t.same((await admin.get('/api/contexts')).json.contexts, []);
+});
+
+t.test('ids are lower case: an id in upper case is no second resource, and a lookup by it says so', async (t) => {
+  const { admin } = await withNode(t);
+  const upper = CONTEXT_ID.toUpperCase();
+  const first = await admin.post('/api/import', undefined, importBody(ndjson([{ kind: 'context', id: CONTEXT_ID, name: 'lower', content: 'x' }])));
+  t.equal(first.status, 201, first.text);
+  const second = await admin.post('/api/import', undefined, importBody(ndjson([{ kind: 'context', id: upper, name: 'upper', content: 'y' }])));
+  t.equal(second.status, 400, second.text);
+  t.equal(second.json.err, `line 1: id must be in lower case, as RuleVault writes ids: ${CONTEXT_ID}`);
+  t.same((await admin.get('/api/contexts')).json.contexts.map((c: { name: string }) => c.name), ['lower'], 'one context');
+
+  const byUpper = await admin.get(`/api/contexts/${upper}`);
+  t.equal(byUpper.status, 404);
+  t.equal(byUpper.json.err, `context ${upper} not found (ids are lower case: ${CONTEXT_ID})`);
+  const deleted = await admin.delete(`/api/rule-engine/rules/${upper}`);
+  t.equal(deleted.status, 404);
+  t.match(deleted.json.err, `(ids are lower case: ${CONTEXT_ID})`);
+  const linked = await admin.post('/api/rule-engine/rules', { name: 'r', ...condition('a', '1'), entities: [{ entity_type: 'context', entity_id: upper }] });
+  t.equal(linked.status, 400);
+  t.equal(linked.json.err, `entities[0]: context ${upper} does not exist (ids are lower case: ${CONTEXT_ID})`);
+  const imported = await admin.post('/api/import', undefined, importBody(ndjson([{ kind: 'rule', name: 'r', ...condition('a', '1'), entities: [{ entity_type: 'context', entity_id: upper }] }])));
+  t.equal(imported.status, 400);
+  t.match(imported.json.err, `(ids are lower case: ${CONTEXT_ID})`);
 });
 
 t.test('an import of 2,500 items (written on the store\'s worker thread): refused whole when the store refuses its last item, else evaluable when it answers', async (t) => {
@@ -234,4 +262,10 @@ t.test('on EventStoreDB (stand-in): one append per item, in order, under the req
   const bad = await admin.post('/api/import', undefined, importBody(ndjson([{ kind: 'context', name: 'c', content: 'x' }, { kind: 'rule', name: 'r' }])));
   t.equal(bad.status, 400);
   t.same((await admin.get('/api/contexts')).json.contexts.length, 1, 'a bad batch writes nothing there either');
+
+  const gone = (await admin.get('/api/contexts')).json.contexts[0].id as string;
+  t.equal((await admin.delete(`/api/contexts/${gone}`)).status, 204);
+  const again = await admin.post('/api/import', undefined, importBody(ndjson([{ kind: 'context', id: gone, name: 'again', content: 'x' }])));
+  t.equal(again.status, 409);
+  t.match(again.json.err, `line 1: context ${gone} was deleted`, 'a deleted id is named there too');
 });

@@ -130,6 +130,28 @@ forCells(t, 'prompt-labels', (t, cell) => {
     t.equal((await admin.get('/api/prompts/nope/history')).status, 404);
   });
 
+  t.test('the label constructor (a name every JavaScript object inherits) is unset until it is moved', async (t) => {
+    const created = await admin.post('/api/prompts', { name: 'inherited-names', prompt: 'hello {{who}}' });
+    const id = created.json.id as string;
+    await linkRule(admin, 'constructor-label', id);
+    const removed = await call(live.url, 'DELETE', `/api/prompts/${id}/labels/constructor`, { key: live.node.adminKey });
+    t.equal(removed.status, 404, 'removing it is removing a label that is not set');
+    t.match(removed.json.err, /label constructor of prompt .* not found/);
+    t.equal((await admin.get(`/api/prompts/${id}?label=constructor`)).status, 404, 'no version is read at it');
+    const evaluated = await evaluate('constructor-label', { label: 'constructor', variables: { who: 'Ada' } });
+    t.equal(evaluated.json.entity_data[`prompt:${id}`], null, 'evaluate: an unset label is a null record');
+    const compiled = await evaluator.post('/api/prompt/get-compiled', { name: 'inherited-names', version: 'constructor', variables: { who: 'Ada' } });
+    t.match(compiled.json, { err: /has no version labelled constructor/, res: null }, 'get-compiled: no version labelled so');
+
+    const moved = await put(node(), `/api/prompts/${id}/labels/constructor`, { version: '1.0.0' });
+    t.equal(moved.status, 200);
+    t.same(moved.json.labels, { constructor: '1.0.0', latest: '1.0.0' });
+    t.match((await admin.get(`/api/prompts/${id}?label=constructor`)).json, { version: '1.0.0' });
+    const history = (await admin.get(`/api/prompts/${id}/history`)).json.events;
+    t.same(history.at(-1).data, { id, label: 'constructor', version: '1.0.0', previous: null }, 'the move says it was unset before');
+    t.equal((await call(live.url, 'DELETE', `/api/prompts/${id}/labels/constructor`, { key: live.node.adminKey })).status, 200, 'once set, it is removed');
+  });
+
   t.test('evaluate: entity_inputs.label selects the version; with version it is a 400; an unset label is a null record', async (t) => {
     const created = await admin.post('/api/prompts', { name: 'evaluated', prompt: 'first {{who}}' });
     const id = created.json.id as string;

@@ -24,7 +24,7 @@ export function docsRouter(): Router {
   router.use('/docs', (req: Request, _res: Response, next: NextFunction) => {
     next(NOT_SERVED.has(req.path) ? new AppError('not_found', `no route for ${req.method} ${req.baseUrl}${req.path}`) : undefined);
   });
-  router.use('/docs', swaggerUi.serveFiles(openApiDocument, options));
+  // Before the assets: their static middleware would answer /docs with a redirect of its own, whose CSP drops frame-ancestors.
   router.get('/docs', (req: Request, res: Response, next) => {
     // The page loads its assets by relative URL (./swagger-ui.css): only /docs/ resolves them.
     if (!req.originalUrl.split('?')[0]!.endsWith('/')) {
@@ -33,5 +33,6 @@ export function docsRouter(): Router {
     }
     page(req, res, next);
   });
+  router.use('/docs', swaggerUi.serveFiles(openApiDocument, options));
   return router;
 }
