@@ -22,7 +22,8 @@ export interface Snapshotter {
   /**
    * After an erasure (the read model has applied it): rewrites the snapshot
    * at once, or removes it when snapshots are off or the rewrite failed, so
-   * that no snapshot on disk keeps an erased secret. Never throws.
+   * that no snapshot on disk keeps an erased secret. Throws only when it
+   * could do neither (the caller retries).
    */
   afterErasure(): Promise<void>;
   stop(): void;
@@ -234,9 +235,10 @@ export function createSnapshotter(
   }
 
   // Runs also during start-up's bootstrap, before the model is marked caught
-  // up: it is called only once the log has been replayed.
+  // up: it is called only once the log has been replayed. In the one queue
+  // of writes, but its failure (no removal either) reaches the caller.
   function afterErasure(): Promise<void> {
-    return queue('secret erased', async () => {
+    const done = writing.then(async () => {
       if (enabled) {
         try {
           await write('secret erased');
@@ -249,6 +251,8 @@ export function createSnapshotter(
       }
       await remove();
     });
+    writing = done.catch(() => undefined);
+    return done;
   }
 
   return {

@@ -242,8 +242,13 @@ export function createEsdbStore(connectionString: string, options: EsdbStoreOpti
     async appendErasing(stream, events, expected) {
       const result = await append(stream, events, expected, true);
       crashPoint('erasure:after-commit');
-      await truncateBefore(stream, result.nextRevision - BigInt(events.length) + 1n);
-      return result;
+      try {
+        await truncateBefore(stream, result.nextRevision - BigInt(events.length) + 1n);
+        return result;
+      } catch (error) {
+        // Appended: the erasure happened. `$tb` is the caller's to retry (eraseBefore).
+        return { ...result, unfinished: `the stream's $tb could not be set: ${error instanceof Error ? error.message : String(error)}` };
+      }
     },
 
     eraseBefore: truncateBefore,
