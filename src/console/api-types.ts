@@ -555,7 +555,7 @@ export interface paths {
         post?: never;
         /**
          * Delete a secret
-         * @description Erases the secret: answered 204 once the erasure is committed (later steps that cannot run at once are finished in the background; GET /readyz reports them).
+         * @description Erases the secret: answered 204 once the erasure is committed (later steps that cannot run at once are finished in the background; GET /readyz reports them). A DELETE of a secret the log has erased already answers 204 too, whatever If-Match says; 404 is for an id that was never a secret.
          */
         delete: operations["deleteSecret"];
         options?: never;

@@ -824,7 +824,8 @@ const rules = resource({ base: '/api/rule-engine/rules', what: 'rule', tag: 'rul
 const LINKED_DELETE = 'Rules (ACTIVE or INACTIVE) that link to it are unlinked first, with a RuleUpdated event each; then it is deleted.';
 const contexts = resource({ base: '/api/contexts', what: 'context', tag: 'contexts', name: 'Context', plural: 'Contexts', list: 'ContextList', listParameters: LIST_PARAMETERS.contexts, deleteNote: LINKED_DELETE });
 const prompts = resource({ base: '/api/prompts', what: 'prompt', tag: 'prompts', name: 'Prompt', plural: 'Prompts', list: 'PromptList', listParameters: LIST_PARAMETERS.prompts, deleteNote: LINKED_DELETE });
-const SECRET_DELETE = 'Erases the secret: answered 204 once the erasure is committed (later steps that cannot run at once are finished in the background; GET /readyz reports them). ';
+const SECRET_DELETE = 'Erases the secret: answered 204 once the erasure is committed (later steps that cannot run at once are finished in the background; GET /readyz reports them). ' +
+  'A DELETE of a secret the log has erased already answers 204 too, whatever If-Match says; 404 is for an id that was never a secret.';
 const secrets = resource({ base: '/api/vault/secrets', what: 'secret', tag: 'vault', name: 'Secret', plural: 'Secrets', list: 'SecretList', listParameters: LIST_PARAMETERS.secrets, deleteNote: SECRET_DELETE });
 const promptById = prompts['/api/prompts/{id}']!;
 const promptRef: ParameterObject = { name: 'id', in: 'path', required: true, description: 'the prompt id, or its name', schema: str };

@@ -43,6 +43,11 @@ export function createVaultCommands({ bus, store, readModel, runtime, sealer, lo
     store, pendingIds: vault.erasurePending, snapshot: onErased ?? (async () => undefined), logger, now: runtime.now,
   });
 
+  /** True when the log holds the secret's erasure: its stream keeps the SecretDeleted (also on EventStoreDB, past `$tb`). */
+  async function erasedInLog(id: string): Promise<boolean> {
+    return (await store.readStream(streams.secret(id))).some((event) => event.type === 'SecretDeleted');
+  }
+
   return {
     async createSecret(body: unknown, actor: Actor) {
       const input = parseSecretCreate(body);
@@ -73,15 +78,19 @@ export function createVaultCommands({ bus, store, readModel, runtime, sealer, lo
      * erased in the same write; the secret leaves the vault when the event is
      * applied; then the snapshot is rewritten. Answered once the erasure is
      * committed: a later step that cannot run now is finished in the
-     * background (erasure-finisher.ts).
+     * background (erasure-finisher.ts). A secret the log has erased already
+     * (a retried DELETE whose answer was lost) answers the same, whatever
+     * If-Match says: what the caller asked for holds.
      */
     async deleteSecret(id: string, actor: Actor, ifMatch?: IfMatch) {
-      const appended = await bus.withRetry(ifMatch, () => {
+      const appended = await bus.withRetry(ifMatch, async () => {
         const current = vault.secrets.get(id);
+        if (current === undefined && (await erasedInLog(id))) return undefined;
         const events = decideDeleteSecret(id, current, ifMatch);
         crashPoint('erasure:before-append');
         return bus.append(streams.secret(id), current?.revision ?? 'any', events, actor, { erasing: true });
       });
+      if (appended === undefined) return;
       // The fold noted the secret as pending erasure; the store's part is done unless it says otherwise.
       if (appended.unfinished === undefined) vault.erasurePending.delete(id);
       await finisher.finish({ snapshot: true });

@@ -4,9 +4,9 @@
  * page image of the secret in events.db or its WAL, and the snapshot's
  * rewrite. Another process holding a read transaction on events.db (here the
  * `sqlite3` shell) or a full disk keeps the checkpoint from running. The
- * DELETE still answers 204 (the erasure happened), `/readyz` and the log say
- * what is left until it is done, and once the reader ends or the disk frees,
- * the node finishes it by itself: no copy of
+ * DELETE still answers 204 (the erasure happened), a retry of it answers 204
+ * too, `/readyz` and the log say what is left until it is done, and once the
+ * reader ends or the disk frees, the node finishes it by itself: no copy of
  * the value is left in the database, its WAL or a snapshot. A node started
  * meanwhile finishes it too.
  */
@@ -58,6 +58,7 @@ async function finished(url: string): Promise<Readiness> {
 /** What a node answers about the doomed secret right after its DELETE, whatever was left to finish. */
 async function assertDeleted(t: Test, url: string, admin: Client, folder: DoomedFolder): Promise<void> {
   t.equal((await admin.delete(`/api/vault/secrets/${folder.id}`)).status, 204, 'the DELETE answers 204: the erasure is committed');
+  t.equal((await admin.delete(`/api/vault/secrets/${folder.id}`)).status, 204, 'a retried DELETE of the erased secret answers 204 too');
   t.equal((await admin.delete('/api/vault/secrets/00000000-0000-4000-8000-000000000000')).status, 404, 'a DELETE of a secret that never was answers 404');
   const reader = client(url, folder.readerKey);
   t.same((await reader.post('/api/vault/get-secrets', {})).json, { err: null, res: { [KEPT.key]: KEPT.value } }, 'the secret is gone from the vault at once');
