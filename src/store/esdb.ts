@@ -292,6 +292,14 @@ export function createEsdbStore(connectionString: string, options: EsdbStoreOpti
       }
     },
 
+    async readAt(position) {
+      // A read of $all starts at its position, inclusive: the record there, if it is one.
+      const [resolved] = await read('readAll', undefined, () => client.readAll({ fromPosition: decodePosition(position), direction: FORWARDS, maxCount: 1 }));
+      const at = resolved?.event?.position;
+      if (resolved === undefined || at === undefined || encodePosition(at) !== position) return undefined;
+      return fromResolved(resolved, isOwnStream);
+    },
+
     subscribe(after, handlers) {
       if (closed) throw new StoreUnavailableError('the EventStoreDB store is closed');
       const subscription = startResumingSubscription(after, handlers, {

@@ -163,6 +163,13 @@ export interface EventStore {
   /** One page of the whole log in position order, after `options.after`. */
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   /**
+   * The event at exactly `position`, undefined when the log has none of its
+   * events there (a snapshot's check that the log is the one it was taken
+   * from: snapshotter.ts). EventStoreDB may reject a position that is no
+   * record's; that throws.
+   */
+  readAt(position: bigint): Promise<RecordedEvent | undefined>;
+  /**
    * Catch-up subscription to the whole log after `after` (exclusive), then
    * live. Handlers are never called before `subscribe` returns.
    */

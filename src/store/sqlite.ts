@@ -167,6 +167,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       )
       .raw(),
     dataBytes: db.prepare<[bigint, number], bigint>('SELECT octet_length(data) FROM events WHERE position > ? ORDER BY position LIMIT ?').pluck(),
+    readAt: db.prepare<[bigint], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE position = ?`).raw(),
     head: db.prepare<[], bigint | null>('SELECT max(position) FROM events').pluck(),
     dataVersion: db.prepare<[], bigint>('PRAGMA data_version').pluck(),
   };
@@ -356,6 +357,11 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     async readAll(options: ReadAllOptions = {}) {
       const { after, limit, maxDataBytes } = options;
       return guard(() => (maxDataBytes === undefined ? readPage(after, pageSize(limit)) : readPageOfBytes(after, pageSize(limit), Math.max(1, maxDataBytes)).events));
+    },
+
+    async readAt(position) {
+      const row = guard(() => statements.readAt.get(position));
+      return row === undefined ? undefined : toRecordedEvent(row);
     },
 
     subscribe(after: bigint | undefined, handlers: SubscriptionHandlers): Subscription {
