@@ -196,6 +196,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
     if (!scrubOwed) return;
     // A batch written on a worker meanwhile would hold the WAL: the checkpoint waits for it.
     if (batch !== undefined) await afterBatch();
+    if (closed) throw new StoreUnavailableError('the event store is closed');
     const why = checkpointWithoutWaiting(db);
     if (why !== undefined) {
       throw new StoreUnavailableError(`the WAL could not be checkpointed (${why}): the erased content's older copies stay in ${path} and its WAL until it is`);
@@ -470,7 +471,7 @@ function checkpointWithoutWaiting(db: Database.Database): string | undefined {
   db.pragma('busy_timeout = 0');
   try {
     const [checkpoint] = db.pragma('wal_checkpoint(TRUNCATE)') as { busy: bigint }[];
-    return checkpoint !== undefined && checkpoint.busy === 0n ? undefined : 'another process holds a read transaction on the file';
+    return checkpoint !== undefined && checkpoint.busy === 0n ? undefined : 'another connection holds a read transaction on the file (a process reading it: the sqlite3 shell, a backup)';
   } catch (error) {
     // SQLITE_FULL (database or disk is full), SQLITE_IOERR: what a full disk or a file-size limit answers.
     return `sqlite: ${error instanceof Error ? error.message : String(error)}`;
