@@ -7,13 +7,15 @@
  * that snapshot: an API key or a secret the log never had (now) must not
  * work, and every write acknowledged since the restore must be there.
  */
-import { copyFileSync, existsSync, readFileSync, rmSync, statSync, truncateSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { copyFileSync, existsSync, readFileSync, rmSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t, { type Test } from 'tap';
 import { createLogger } from '../../src/log';
-import { SNAPSHOT_FILE } from '../../src/snapshot';
+import { SNAPSHOT_FILE, SNAPSHOT_FORMAT } from '../../src/snapshot';
 import { client, type Client } from '../support/http';
 import { removeDir, startTestNode, tempDir, testEnv } from '../support/node';
+import type { Store } from '../support/matrix';
 import { exited, spawnServiceFor } from '../support/process';
 
 interface Folder {
@@ -143,3 +145,50 @@ t.test('a WAL that lost its tail: the snapshot of the lost writes is not taken a
   rmSync(`${folder.db}-shm`, { force: true });
   await newTimelineThenCrash(t, folder, lost, kept);
 });
+
+/** Rewrites the snapshot so that it names another event at its position, with a checksum that matches again. */
+function nameAnotherEvent(dir: string): void {
+  const file = path.join(dir, SNAPSHOT_FILE);
+  const text = readFileSync(file, 'utf8');
+  const [, envelopeLine, ...rest] = text.split('\n');
+  const envelope = JSON.parse(envelopeLine!) as { last_event: { id: string } };
+  envelope.last_event.id = '00000000-0000-4000-8000-000000000000';
+  const body = [JSON.stringify(envelope), ...rest].join('\n');
+  const sha256 = createHash('sha256').update(body, 'utf8').digest('hex');
+  writeFileSync(file, `${JSON.stringify({ format: SNAPSHOT_FORMAT, sha256 })}\n${body}`);
+}
+
+/** A start's `ready` line and its warnings. */
+async function startLogged(env: Record<string, string>, store: Store) {
+  const lines: string[] = [];
+  const node = await startTestNode(env, createLogger((line) => lines.push(line)), store);
+  const parsed = lines.map((line) => JSON.parse(line) as { msg: string; level: string; from_snapshot?: string | null; reason?: string });
+  return { node, ready: parsed.find((line) => line.msg === 'ready')!, warnings: parsed.filter((line) => line.level === 'warn') };
+}
+
+// What identifies the log at a position on each store: the event there, read at exactly that position (EventStoreDB: in $all).
+for (const store of ['sqlite', 'esdb'] as const) {
+  t.test(`${store}: a snapshot is taken where the log holds its event at its position, and ignored where it names another`, async (t) => {
+    const dir = tempDir();
+    t.teardown(() => removeDir(dir));
+    const env = testEnv(dir);
+    const first = await startTestNode(env, undefined, store);
+    const kept = await keptTimeline(t, client(first.url, first.adminKey));
+    await first.stop();
+
+    const same = await startLogged(env, store);
+    t.ok(same.ready.from_snapshot, 'the snapshot of this log is taken');
+    t.same(same.warnings, [], 'with no warning');
+    await same.node.stop();
+
+    nameAnotherEvent(dir);
+    const other = await startLogged(env, store);
+    t.teardown(() => other.node.stop());
+    t.equal(other.ready.from_snapshot, null, 'one naming another event at its position is not');
+    t.match(other.warnings, [{ msg: 'snapshot ignored; replaying the whole log', reason: /another event at its position/ }]);
+    const admin = client(other.node.url, other.node.adminKey);
+    const answers: number[] = [];
+    for (const id of kept.contexts) answers.push((await admin.get(`/api/contexts/${id}`)).status);
+    t.same(answers, kept.contexts.map(() => 200), 'the replayed log answers');
+  });
+}
