@@ -112,11 +112,11 @@ export function createServices(parts: ServiceParts): HttpDeps {
 }
 
 /** The commands that decide and append writes, over one command bus: the writer's own. */
-function createWriteCommands({ config, store, sealer, readModel, runtime, onErased }: ServiceParts): WriteCommands {
+function createWriteCommands({ config, store, sealer, readModel, logger, runtime, onErased }: ServiceParts): WriteCommands {
   const bus = createCommandBus(store, readModel, runtime);
   return {
     catalog: createCatalogCommands({ bus, readModel, runtime, maxRegexLength: config.limits.maxRegexLength, templateLimits: config.limits }),
-    vault: createVaultCommands({ bus, store, readModel, runtime, sealer, onErased }),
+    vault: createVaultCommands({ bus, store, readModel, runtime, sealer, logger, onErased }),
     apiKeys: createApiKeyCommands({ bus, readModel, runtime, envAdminKey: config.adminKeyHash !== undefined }),
     imports: createImportCommands({
       bus, readModel, runtime, maxRegexLength: config.limits.maxRegexLength, templateLimits: config.limits, settings: config.import,
@@ -293,6 +293,8 @@ export async function openWriter(config: Config, options: NodeOptions = {}): Pro
       services.decisions.close();
       services.secretReads.close();
       snapshots.stop();
+      // An erasure left unfinished is finished by the next start.
+      await services.vault.close();
       // After a failed sync the read models may hold writes that are not on disk: no snapshot of them.
       if (fatal === undefined) await snapshots.save(SHUTDOWN);
       await subscription?.close();

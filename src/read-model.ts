@@ -8,13 +8,20 @@
  */
 import { evolve, initialState, type CatalogState, type RuleRecord } from '../projections';
 import { createEngine, type Engine } from './engine';
-import type { RecordedEvent } from './store/port';
+import { markOf, type LogMark } from './store/chain';
+import type { EventMetadata, RecordedEvent } from './store/port';
 
 export interface ReadModel {
   readonly state: CatalogState;
   readonly engine: Engine;
   /** Position of the last event applied. */
   readonly position: bigint | undefined;
+  /**
+   * What identifies the log at `position`: the last event applied, by id and
+   * chain link. Undefined before the first event, and in a model made from a
+   * snapshot's state until it applies one (the snapshot holds it then).
+   */
+  mark(): LogMark | undefined;
   /** True once the subscription has delivered the whole log as it was at start. */
   readonly caughtUp: boolean;
   apply(event: RecordedEvent): void;
@@ -57,6 +64,9 @@ export function createReadModel(initial: CatalogState = initialState()): ReadMod
   let listeners: ((event: RecordedEvent) => void)[] = [];
   let caughtUp = false;
   let caughtUpListeners: (() => void)[] = [];
+  // The last event's id and metadata, not the event: its data (a context of 500 KiB) need not stay in memory for this.
+  let lastId: string | undefined;
+  let lastMetadata: EventMetadata | undefined;
   // Until caught up, rule changes are only noted and each rule is compiled
   // once, on first use of the engine: a replay of 1M events where rules
   // change many times compiles each final rule once (bench: replay).
@@ -94,8 +104,13 @@ export function createReadModel(initial: CatalogState = initialState()): ReadMod
     get caughtUp() {
       return caughtUp;
     },
+    mark() {
+      return lastId === undefined ? undefined : markOf({ id: lastId, metadata: lastMetadata! });
+    },
     apply(event) {
       evolve(state, event);
+      lastId = event.id;
+      lastMetadata = event.metadata;
       const id = event.type.startsWith('Rule') ? event.data.id : undefined;
       if (typeof id === 'string') {
         // Live: incremental compile of this rule only, in the same synchronous step as the fold.

@@ -1,8 +1,9 @@
 /**
  * Snapshots of the read models: the folded catalog state (rules, contexts,
  * prompts, the sealed vault, API keys) with its log position, a format
- * version, the identity of the log it came from, and a checksum. Secrets stay
- * sealed in a snapshot, exactly as in the log.
+ * version, the identity of the log it came from and of the event at its
+ * position, and a checksum. Secrets stay sealed in a snapshot, exactly as in
+ * the log.
  *
  * A snapshot that is corrupt, of another format or from another log is
  * ignored with a warning: the caller replays the whole log instead.
@@ -11,9 +12,14 @@ import { createHash } from 'node:crypto';
 import { open, rename, type FileHandle } from 'node:fs/promises';
 import { LINES_MEMBERS, RawJson, restoreState, snapshotMembers, type CatalogState, type SnapshotMembers } from '../projections';
 import { sha256OfFile } from './file-sha256';
+import type { LogMark } from './store/chain';
 import { PackedLines } from './snapshot-lines';
 
 /**
+ * 4: the envelope names the event at the snapshot's position
+ * (`"last_event":{"id":...,"chain":...}`, its hash-chain link's hash or
+ * null): a start uses the snapshot only on a log that has that very event
+ * there (snapshotter.ts). Otherwise as 3.
  * 3: one JSON value per line, so that no string ever holds the whole
  * snapshot: V8 caps a string at 2^29-24 characters (~512 MB), and 1M rules
  * make a ~700 MB snapshot, which format 2 (the body as one JSON text) could
@@ -26,7 +32,7 @@ import { PackedLines } from './snapshot-lines';
  * Format 2 carried the body as one JSON text after the header; format 1 as
  * a JSON string inside the envelope.
  */
-export const SNAPSHOT_FORMAT = 3;
+export const SNAPSHOT_FORMAT = 4;
 export const SNAPSHOT_FILE = 'snapshot.json';
 
 interface Envelope {
@@ -34,6 +40,8 @@ interface Envelope {
   /** Id of the first event of the log: a snapshot never applies to another log. */
   readonly log_id: string;
   readonly position: string;
+  /** The event at `position`: the snapshot applies only to a log that has it there. */
+  readonly last_event: LogMark;
 }
 
 type MemberLine = { readonly member: string; readonly items: number } | { readonly member: string; readonly value: unknown };
@@ -41,6 +49,8 @@ type MemberLine = { readonly member: string; readonly items: number } | { readon
 export interface Snapshot {
   readonly logId: string;
   readonly position: bigint;
+  /** What identifies the log at `position`. */
+  readonly mark: LogMark;
   readonly state: CatalogState;
   /** The header's checksum of the body: what the engine image saved beside it names (engine-image-file.ts). */
   readonly sha256: string;
@@ -48,10 +58,11 @@ export interface Snapshot {
 
 export type SnapshotLoad = { readonly ok: true; readonly snapshot: Snapshot } | { readonly ok: false; readonly reason: string };
 
-/** The body's lines (each without its newline), in file order. */
-function* bodyLines(state: CatalogState, logId: string): Generator<string> {
+/** The body's lines (each without its newline), in file order; `mark` is asked when the envelope is made, in the same step as the position is read. */
+function* bodyLines(state: CatalogState, logId: string, mark: () => LogMark): Generator<string> {
   if (state.position === undefined) throw new Error('nothing to snapshot: no event applied');
-  const envelope: Envelope = { format: SNAPSHOT_FORMAT, log_id: logId, position: state.position.toString() };
+  const last = mark();
+  const envelope: Envelope = { format: SNAPSHOT_FORMAT, log_id: logId, position: state.position.toString(), last_event: { id: last.id, chain: last.chain } };
   yield JSON.stringify(envelope);
   for (const [member, value] of Object.entries(snapshotMembers(state))) {
     if (!Array.isArray(value)) {
@@ -67,8 +78,8 @@ function* bodyLines(state: CatalogState, logId: string): Generator<string> {
 const headerLine = (sha256: string): string => JSON.stringify({ format: SNAPSHOT_FORMAT, sha256 });
 
 /** The snapshot file's text, for states small enough to be one string (tests); files are written by `writeSnapshotFile`. */
-export function encodeSnapshot(state: CatalogState, logId: string): string {
-  const body = [...bodyLines(state, logId)].map((line) => `${line}\n`).join('');
+export function encodeSnapshot(state: CatalogState, logId: string, mark: LogMark): string {
+  const body = [...bodyLines(state, logId, () => mark)].map((line) => `${line}\n`).join('');
   return `${headerLine(createHash('sha256').update(body, 'utf8').digest('hex'))}\n${body}`;
 }
 
@@ -169,9 +180,14 @@ function restored(body: { envelope: Envelope; members: SnapshotMembers } | null,
   if (body === null) return invalid;
   const { envelope, members } = body;
   if (envelope.format !== SNAPSHOT_FORMAT) return formatMismatch(envelope.format);
+  const last = envelope.last_event as Partial<LogMark> | undefined;
+  if (typeof last?.id !== 'string' || (last.chain !== null && typeof last.chain !== 'string')) {
+    return { ok: false, reason: 'the snapshot does not name the event at its position' };
+  }
   try {
     const position = BigInt(envelope.position);
-    return { ok: true, snapshot: { logId: envelope.log_id, position, state: restoreState(position, members), sha256 } };
+    const mark: LogMark = { id: last.id, chain: last.chain };
+    return { ok: true, snapshot: { logId: envelope.log_id, position, mark, state: restoreState(position, members), sha256 } };
   } catch (error) {
     return { ok: false, reason: `the snapshot could not be restored: ${error instanceof Error ? error.message : String(error)}` };
   }
@@ -272,14 +288,15 @@ const CHUNK = 1 << 22;
  * lines: the header's fixed-width checksum is written last, over a
  * placeholder of the same length. Returns that checksum, the position
  * written, and what `atStart` took: it runs in the same synchronous step as
- * the state's members are taken, so it sees the very state written (the
- * engine image of snapshotter.ts), however many events apply while the lines
- * are written.
+ * the state's members are taken (and `mark` is asked), so it sees the very
+ * state written (the engine image of snapshotter.ts), however many events
+ * apply while the lines are written.
  */
 export async function writeSnapshotFile<T = undefined>(
   path: string,
   state: CatalogState,
   logId: string,
+  mark: () => LogMark,
   atStart?: () => T,
 ): Promise<{ readonly sha256: string; readonly position: bigint; readonly taken: T | undefined }> {
   let position: bigint | undefined;
@@ -298,7 +315,7 @@ export async function writeSnapshotFile<T = undefined>(
       chunk = '';
     };
     let first = true;
-    for (const line of bodyLines(state, logId)) {
+    for (const line of bodyLines(state, logId, mark)) {
       if (first) {
         // The envelope and the members are taken in this one step (the generator's first lines), as is what atStart takes.
         position = state.position;

@@ -1,8 +1,9 @@
 /**
  * When snapshots are taken: periodically, on shutdown, and right after
  * secrets are erased (so no snapshot on disk keeps an erased secret's sealed
- * value), and how a start-up picks one: only a snapshot of this very log, not
- * ahead of it, and never one that contradicts the log about a secret.
+ * value), and how a start-up picks one: only a snapshot of this very log,
+ * whose position holds the very event it was taken after, and never one that
+ * contradicts the log about a secret.
  */
 import { rm } from 'node:fs/promises';
 import path from 'node:path';
@@ -14,6 +15,7 @@ import { streams } from './events';
 import type { Logger } from './log';
 import { handOverEngine, type ReadModel } from './read-model';
 import { readSnapshotFile, SNAPSHOT_FILE, writeSnapshotFile, type Snapshot } from './snapshot';
+import { markOf, type LogMark } from './store/chain';
 import { isErased, type EventStore } from './store/port';
 
 export interface Snapshotter {
@@ -22,7 +24,8 @@ export interface Snapshotter {
   /**
    * After an erasure (the read model has applied it): rewrites the snapshot
    * at once, or removes it when snapshots are off or the rewrite failed, so
-   * that no snapshot on disk keeps an erased secret. Never throws.
+   * that no snapshot on disk keeps an erased secret. Throws only when it
+   * could do neither (the caller retries).
    */
   afterErasure(): Promise<void>;
   stop(): void;
@@ -45,7 +48,7 @@ export const SHUTDOWN = 'shutdown';
  * that rewrite took ~7 s and raised the RSS from ~1.3 to ~2.0 GB:
  * bench/HISTORY.md, 2026-11-28, fifth round).
  */
-const restoredFrom = new WeakMap<CatalogState, { readonly position: bigint; readonly imaged: boolean }>();
+const restoredFrom = new WeakMap<CatalogState, { readonly position: bigint; readonly imaged: boolean; readonly mark: LogMark }>();
 
 /** Secret streams read at once while a snapshot is checked against the log. */
 const CHECK_BATCH = 32;
@@ -87,13 +90,15 @@ async function checkedStartState(
   const snapshot = loaded.snapshot;
   if (logId !== snapshot.logId) return ignored('it was taken from another log');
   if (head === undefined || snapshot.position > head) return ignored('it is ahead of the log');
+  const other = await otherEventAt(store, snapshot);
+  if (other !== undefined) return ignored(other);
   const contradicted = await secretTheLogErased(store, snapshot);
   if (contradicted !== undefined) {
     await rm(file, { force: true });
     await rm(path.join(dataDir, ENGINE_IMAGE_FILE), { force: true });
     return ignored(`it holds secret ${contradicted}, which the log has erased (the snapshot is removed)`);
   }
-  restoredFrom.set(snapshot.state, { position: snapshot.position, imaged: await withEngine(snapshot) });
+  restoredFrom.set(snapshot.state, { position: snapshot.position, imaged: await withEngine(snapshot), mark: snapshot.mark });
   return snapshot.state;
 }
 
@@ -121,6 +126,27 @@ async function restoreEngine(file: string, read: Promise<ImageLoad>, snapshot: S
     compiling(`it could not be restored: ${error instanceof Error ? error.message : String(error)}`);
     return false;
   }
+}
+
+/**
+ * Why the log is not the one the snapshot was taken from at its position, or
+ * undefined when it has the very event there (its id and chain link). A log
+ * put back from an older copy, or one that lost its tail, and written since,
+ * has other events at the positions the snapshot knew: the snapshot would
+ * bring back what the log lost and skip what it has there now.
+ */
+async function otherEventAt(store: EventStore, snapshot: Snapshot): Promise<string | undefined> {
+  let event;
+  try {
+    event = await store.readAt(snapshot.position);
+  } catch (error) {
+    return `the log could not be read at its position ${snapshot.position} (${error instanceof Error ? error.message : String(error)})`;
+  }
+  if (event === undefined) return `the log has no event at its position ${snapshot.position}`;
+  const mark = markOf(event);
+  if (mark.id === snapshot.mark.id && mark.chain === snapshot.mark.chain) return undefined;
+  return `the log holds another event at its position ${snapshot.position} than the one it was taken after ` +
+    '(the log was put back from an older copy, or lost its tail, and was written since)';
 }
 
 /** The id of a secret the snapshot holds but its log has deleted or erased at or before the snapshot's position. */
@@ -168,8 +194,16 @@ export function createSnapshotter(
 
   async function write(reason: string): Promise<void> {
     const position = readModel.position;
-    const logId = await logIdentity(store);
+    const [logId, there] = await Promise.all([logIdentity(store), position === undefined ? undefined : store.readAt(position)]);
     if (position === undefined || logId === undefined) return;
+    const stored = there === undefined ? undefined : markOf(there);
+    // What identifies the log at the position the state is at, asked in the step that takes the state. The event
+    // the model applied lacks its link after a cold start (the read-ahead drops links): the log's, when it is that event.
+    const mark = (): LogMark => {
+      const last = readModel.mark() ?? restored?.mark;
+      if (last === undefined) throw new Error('the read model names no event at its position');
+      return last.chain === null && stored?.id === last.id ? stored : last;
+    };
     const started = Date.now();
     // The engine's image is taken with the state's members, in one synchronous step: it matches the snapshot exactly.
     // Its rules go in the order of the snapshot's rule records, which a start restores them from (restoreEngine).
@@ -184,7 +218,7 @@ export function createSnapshotter(
       imageCpuMs = Math.round((used.user + used.system) / 1000);
       return sections;
     };
-    const written = await writeSnapshotFile(file, readModel.state, logId, image);
+    const written = await writeSnapshotFile(file, readModel.state, logId, mark, image);
     // An older image belongs to the older snapshot: removed, so a start does not warn about it.
     await rm(imageFile, { force: true });
     let imaged = false;
@@ -234,9 +268,10 @@ export function createSnapshotter(
   }
 
   // Runs also during start-up's bootstrap, before the model is marked caught
-  // up: it is called only once the log has been replayed.
+  // up: it is called only once the log has been replayed. In the one queue
+  // of writes, but its failure (no removal either) reaches the caller.
   function afterErasure(): Promise<void> {
-    return queue('secret erased', async () => {
+    const done = writing.then(async () => {
       if (enabled) {
         try {
           await write('secret erased');
@@ -249,6 +284,8 @@ export function createSnapshotter(
       }
       await remove();
     });
+    writing = done.catch(() => undefined);
+    return done;
   }
 
   return {

@@ -62,7 +62,7 @@ async function randomWrites(node: CommandNode, seed: number): Promise<string[]> 
     } catch (error) {
       if (!(error instanceof AppError)) throw error;
     }
-    if (step % SNAPSHOT_EVERY === SNAPSHOT_EVERY - 1) snapshots.push(encodeSnapshot(state, (await logIdentity(node.store))!));
+    if (step % SNAPSHOT_EVERY === SNAPSHOT_EVERY - 1) snapshots.push(encodeSnapshot(state, (await logIdentity(node.store))!, node.readModel.mark()!));
   }
   return snapshots;
 }
@@ -94,7 +94,7 @@ t.test('a snapshot holding a secret its log erased (the stream removed, as befor
   const kept = await node.vault.createSecret({ key: 'KEPT', value: 'kept' }, actor);
   const doomed = await node.vault.createSecret({ key: 'DOOMED', value: 'doomed' }, actor);
   await node.catalog.createContext({ name: 'after', content: 'x' }, actor);
-  const snapshot = encodeSnapshot(node.readModel.state, (await logIdentity(node.store))!);
+  const snapshot = encodeSnapshot(node.readModel.state, (await logIdentity(node.store))!, node.readModel.mark()!);
   // The erasure as the embedded store did it before: the whole stream, deletion included, gone.
   const db = new Database(path.join(dir, 'events.db'));
   db.prepare('DELETE FROM events WHERE stream = ?').run(`secret-${doomed.id}`);
@@ -113,7 +113,7 @@ t.test('a snapshot taken before an erasure is used; the deletion after it is rep
   const { node, dir } = await commandNodeFor(t);
   const actor: Actor = { id: 'alice', requestId: 'r' };
   const doomed = await node.vault.createSecret({ key: 'DOOMED', value: 'doomed' }, actor);
-  const snapshot = encodeSnapshot(node.readModel.state, (await logIdentity(node.store))!);
+  const snapshot = encodeSnapshot(node.readModel.state, (await logIdentity(node.store))!, node.readModel.mark()!);
   await node.vault.deleteSecret(doomed.id, actor);
   const warnings: string[] = [];
   const started = await startFrom(node.store, dir, snapshot, warnings);

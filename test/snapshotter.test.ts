@@ -13,6 +13,7 @@ import { readSnapshotFile, SNAPSHOT_FILE } from '../src/snapshot';
 import { createReadModel } from '../src/read-model';
 import { createSnapshotter, loadStartState, SHUTDOWN } from '../src/snapshotter';
 import type { EventStore } from '../src/store/port';
+import { openSqliteStore } from '../src/store/sqlite';
 import { commandNodeFor } from './audit/support/history';
 
 const actor = { id: 'alice', requestId: 'r' };
@@ -104,4 +105,30 @@ t.test('a node stopped with nothing new since its start from a snapshot rewrites
   moved.model.apply(latest!);
   await moved.save(SHUTDOWN);
   t.equal(moved.written(), 1, 'a node that applied an event since its start writes at shutdown');
+});
+
+t.test('a snapshot taken after a replay that read ahead (links left out) names the log\'s link there: the next start takes it', async (t) => {
+  const { node, dir } = await commandNodeFor(t);
+  for (let n = 0; n < 5; n++) await node.catalog.createContext({ name: `c${n}`, content: 'x' }, actor);
+  // A second connection whose catch-up reads ahead on a worker, as a cold start of a long log does.
+  const store = openSqliteStore(path.join(dir, 'events.db'), { readAheadFrom: 0, readAheadPageSize: 2 });
+  t.teardown(() => store.close());
+  const model = createReadModel();
+  const subscription = await new Promise<{ close(): Promise<void> }>((resolve, reject) => {
+    const opened = store.subscribe(undefined, { onEvent: (event) => model.apply(event), onCaughtUp: () => resolve(opened), onError: reject });
+  });
+  t.teardown(() => subscription.close());
+  model.markCaughtUp();
+  t.equal(model.mark()?.chain, null, 'the replayed events came without their links');
+
+  const lines: string[] = [];
+  const logger = createLogger((line) => lines.push(line));
+  const snapshotter = createSnapshotter(store, model, dir, HOUR, logger);
+  t.teardown(() => snapshotter.stop());
+  await snapshotter.save(SHUTDOWN);
+  t.equal(writtenIn(lines).length, 1, 'a snapshot written');
+  const snapshot = await readSnapshotFile(path.join(dir, SNAPSHOT_FILE));
+  t.match(snapshot.ok && snapshot.snapshot.mark, { chain: /^[0-9a-f]{64}$/ }, 'it names the link the log has at its position');
+  t.ok(await loadStartState(store, dir, logger), 'the next start takes it');
+  t.notOk(lines.some((line) => line.includes('snapshot ignored')), 'with no warning');
 });

@@ -14,7 +14,8 @@ export const FORWARDED_METHODS = {
     'createRule', 'updateRule', 'deleteRule', 'createContext', 'updateContext', 'deleteContext',
     'createPrompt', 'addPromptVersion', 'updatePrompt', 'deletePrompt', 'movePromptLabel', 'removePromptLabel',
   ],
-  vault: ['createSecret', 'updateSecret', 'deleteSecret'],
+  // The erasures' background steps run in the writer: a worker's /readyz asks it what is left.
+  vault: ['createSecret', 'updateSecret', 'deleteSecret', 'erasureBacklog'],
   apiKeys: ['createApiKey', 'revokeApiKey'],
   imports: ['importText'],
   // The chain's verification state and its checkpoints live in the writer (src/audit/chain-audit.ts): every call crosses.

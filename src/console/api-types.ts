@@ -553,7 +553,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Delete a secret */
+        /**
+         * Delete a secret
+         * @description Erases the secret: answered 204 once the erasure is committed (later steps that cannot run at once are finished in the background; GET /readyz reports them). A DELETE of a secret the log has erased already answers 204 too, whatever If-Match says; 404 is for an id that was never a secret.
+         */
         delete: operations["deleteSecret"];
         options?: never;
         head?: never;
@@ -1511,6 +1514,13 @@ export interface components {
             version?: string;
         };
         Ready: {
+            /** @description only while an erasure committed has later steps left (a checkpoint of the WAL, the snapshot's rewrite): retried until done */
+            erasure?: {
+                attempts: number;
+                pending: ("store" | "snapshot")[];
+                reason: string;
+                since: components["schemas"]["Timestamp"];
+            };
             position: components["schemas"]["Position"] | null;
             /** @constant */
             status: "ready";

@@ -47,12 +47,16 @@ export function createApp(deps: HttpDeps): express.Express {
     res.json({ status: 'ok' });
   });
   app.use(metricsRouter(deps));
-  app.get('/readyz', (_req, res) => {
+  app.get('/readyz', async (_req, res) => {
     const position = readModel.position?.toString() ?? null;
     const vaultProblem = readModel.caughtUp ? deps.vaultProblem() : undefined;
     if (!readModel.caughtUp) res.status(503).json({ ...errorBody('unavailable', NOT_READY_MESSAGE), position });
     else if (vaultProblem !== undefined) res.status(503).json({ ...errorBody('unavailable', `not ready: ${vaultProblem}`), position });
-    else res.json({ status: 'ready', position });
+    else {
+      // An erasure whose later steps are still owed does not make the node unready: it serves, and the erasure is committed.
+      const erasure = await deps.vault.erasureBacklog();
+      res.json(erasure === undefined ? { status: 'ready', position } : { status: 'ready', position, erasure });
+    }
   });
   app.use(docsRouter());
   app.use(consoleRouter());

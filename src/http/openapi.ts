@@ -388,7 +388,19 @@ const schemas: { [name: string]: SchemaObject } = {
   },
 
   Health: record({ status: { const: 'ok' } }),
-  Ready: record({ status: { const: 'ready' }, position: nullable(ref('Position')) }),
+  Ready: record({
+    status: { const: 'ready' },
+    position: nullable(ref('Position')),
+    erasure: {
+      ...record({
+        since: ref('Timestamp'),
+        pending: { type: 'array', items: { enum: ['store', 'snapshot'] } },
+        reason: str,
+        attempts: integer,
+      }),
+      description: 'only while an erasure committed has later steps left (a checkpoint of the WAL, the snapshot\'s rewrite): retried until done',
+    },
+  }, ['erasure']),
   NotReady: record({ err: str, code: ERROR_CODE, position: nullable(ref('Position')) }),
 
   EvaluateRequest: input(evaluateMembers, ['entity_type', 'fields']),
@@ -770,7 +782,7 @@ function resource(options: {
   list: string;
   /** The list's paging and filter parameters. */
   listParameters: readonly ParameterObject[];
-  /** What else makes a delete a 409. */
+  /** What a delete does beyond removing the resource (the operation's description). */
   deleteNote?: string;
 }): { [path: string]: PathItem } {
   const { base, what, tag, name, plural, list, listParameters, deleteNote } = options;
@@ -826,7 +838,9 @@ const rules = resource({ base: '/api/rule-engine/rules', what: 'rule', tag: 'rul
 const LINKED_DELETE = 'Rules (ACTIVE or INACTIVE) that link to it are unlinked first, with a RuleUpdated event each; then it is deleted.';
 const contexts = resource({ base: '/api/contexts', what: 'context', tag: 'contexts', name: 'Context', plural: 'Contexts', list: 'ContextList', listParameters: LIST_PARAMETERS.contexts, deleteNote: LINKED_DELETE });
 const prompts = resource({ base: '/api/prompts', what: 'prompt', tag: 'prompts', name: 'Prompt', plural: 'Prompts', list: 'PromptList', listParameters: LIST_PARAMETERS.prompts, deleteNote: LINKED_DELETE });
-const secrets = resource({ base: '/api/vault/secrets', what: 'secret', tag: 'vault', name: 'Secret', plural: 'Secrets', list: 'SecretList', listParameters: LIST_PARAMETERS.secrets });
+const SECRET_DELETE = 'Erases the secret: answered 204 once the erasure is committed (later steps that cannot run at once are finished in the background; GET /readyz reports them). ' +
+  'A DELETE of a secret the log has erased already answers 204 too, whatever If-Match says; 404 is for an id that was never a secret.';
+const secrets = resource({ base: '/api/vault/secrets', what: 'secret', tag: 'vault', name: 'Secret', plural: 'Secrets', list: 'SecretList', listParameters: LIST_PARAMETERS.secrets, deleteNote: SECRET_DELETE });
 const promptById = prompts['/api/prompts/{id}']!;
 const promptRef: ParameterObject = { name: 'id', in: 'path', required: true, description: 'the prompt id, or its name', schema: str };
 const labelParameter: ParameterObject = { name: 'label', in: 'path', required: true, description: 'production or a custom label', schema: LABEL };

@@ -17,7 +17,7 @@ import { encodeEventData, SCHEMA_VERSION, type DomainEvent } from '../events';
 import type { ReadModel } from '../read-model';
 import {
   ConcurrencyError, StoreUnavailableError, StreamDeletedError,
-  type AppendResult, type EventStore, type ExpectedRevision, type NewEvent, type StreamAppend,
+  type AppendResult, type ErasureResult, type EventStore, type ExpectedRevision, type NewEvent, type StreamAppend,
 } from '../store/port';
 
 /** Who asked, and which request; travels into every event's metadata. */
@@ -56,8 +56,9 @@ export interface CommandBus {
    * Belongs inside a `withRetry` attempt: there it resolves once applied, and
    * `withRetry` resolves only once the section's appends are durable. Called
    * outside one, it takes its own turn in the section and resolves once durable.
+   * An erasing append's result may say what it left unfinished (`ErasureResult`).
    */
-  append(stream: string, expected: ExpectedRevision, events: readonly DomainEvent[], actor: Actor, options?: AppendOptions): Promise<AppendResult>;
+  append(stream: string, expected: ExpectedRevision, events: readonly DomainEvent[], actor: Actor, options?: AppendOptions): Promise<ErasureResult>;
   /**
    * Runs `attempt` (read model -> decide -> append) in this node's one-at-a-time
    * section; when another writer moved the stream on and the caller named no
@@ -177,7 +178,7 @@ class StaleWriteError extends Error {
   }
 }
 
-function appendMapped(store: EventStore, stream: string, events: NewEvent[], expected: ExpectedRevision, erasing: boolean) {
+function appendMapped(store: EventStore, stream: string, events: NewEvent[], expected: ExpectedRevision, erasing: boolean): Promise<ErasureResult> {
   return mapped(() => (erasing ? store.appendErasing(stream, events, expected) : store.append(stream, events, expected, deferred)));
 }
 

@@ -11,10 +11,12 @@ import {
 import { crashPoint } from '../crash-points';
 import type { IfMatch } from '../domain/input';
 import { KEYRING_STREAM, streams } from '../events';
+import type { Logger } from '../log';
 import type { ReadModel } from '../read-model';
 import type { EventStore } from '../store/port';
 import type { Sealer } from '../vault/seal';
 import { appendDecided, type Actor, type CommandBus, type Runtime } from './command-bus';
+import { createErasureFinisher, type ErasureBacklog } from './erasure-finisher';
 import { secretView } from './views';
 
 export interface VaultDeps {
@@ -23,7 +25,11 @@ export interface VaultDeps {
   readonly readModel: ReadModel;
   readonly runtime: Runtime;
   readonly sealer: Sealer;
-  /** Called after secrets are erased: copies elsewhere (snapshots) must follow. */
+  readonly logger: Logger;
+  /**
+   * Called after secrets are erased: copies elsewhere (snapshots) must follow.
+   * Throws when the old copy could be neither rewritten nor removed (retried).
+   */
   readonly onErased?: () => Promise<void>;
 }
 
@@ -31,26 +37,15 @@ export class MasterKeyMismatchError extends Error {
   override readonly name = 'MasterKeyMismatchError';
 }
 
-export function createVaultCommands({ bus, store, readModel, runtime, sealer, onErased }: VaultDeps) {
+export function createVaultCommands({ bus, store, readModel, runtime, sealer, logger, onErased }: VaultDeps) {
   const vault = readModel.state.vault;
+  const finisher = createErasureFinisher({
+    store, pendingIds: vault.erasurePending, snapshot: onErased ?? (async () => undefined), logger, now: runtime.now,
+  });
 
-  /**
-   * The last steps of erasures whose SecretDeleted is in the log: the store's
-   * part again when `inStore` (idempotent: it finishes an erasure a crash cut
-   * short), then the snapshot, so no copy on disk keeps a sealed value.
-   */
-  async function finishErasures(ids: readonly string[], inStore: boolean): Promise<void> {
-    for (const id of ids) {
-      if (inStore) {
-        const stream = streams.secret(id);
-        const deletion = (await store.readStream(stream)).find((event) => event.type === 'SecretDeleted');
-        if (deletion !== undefined) await store.eraseBefore(stream, deletion.revision);
-      }
-      vault.erasurePending.delete(id);
-    }
-    crashPoint('erasure:before-snapshot');
-    await onErased?.();
-    crashPoint('erasure:after-snapshot');
+  /** True when the log holds the secret's erasure: its stream keeps the SecretDeleted (also on EventStoreDB, past `$tb`). */
+  async function erasedInLog(id: string): Promise<boolean> {
+    return (await store.readStream(streams.secret(id))).some((event) => event.type === 'SecretDeleted');
   }
 
   return {
@@ -81,24 +76,45 @@ export function createVaultCommands({ bus, store, readModel, runtime, sealer, on
     /**
      * SecretDeleted is appended and the secret's earlier (sealed) events are
      * erased in the same write; the secret leaves the vault when the event is
-     * applied; then the snapshot is rewritten.
+     * applied; then the snapshot is rewritten. Answered once the erasure is
+     * committed: a later step that cannot run now is finished in the
+     * background (erasure-finisher.ts). A secret the log has erased already
+     * (a retried DELETE whose answer was lost) answers the same, whatever
+     * If-Match says: what the caller asked for holds.
      */
     async deleteSecret(id: string, actor: Actor, ifMatch?: IfMatch) {
-      await bus.withRetry(ifMatch, () => {
+      const appended = await bus.withRetry(ifMatch, async () => {
         const current = vault.secrets.get(id);
+        if (current === undefined && (await erasedInLog(id))) return undefined;
         const events = decideDeleteSecret(id, current, ifMatch);
         crashPoint('erasure:before-append');
         return bus.append(streams.secret(id), current?.revision ?? 'any', events, actor, { erasing: true });
       });
-      await finishErasures([id], false);
+      if (appended === undefined) return;
+      // The fold noted the secret as pending erasure; the store's part is done unless it says otherwise.
+      if (appended.unfinished === undefined) vault.erasurePending.delete(id);
+      await finisher.finish({ snapshot: true });
     },
 
-    /** Finishes erasures interrupted by a crash; run once the read model has caught up. */
+    /**
+     * Finishes what erasures left (a crash cut them short, or a step could not
+     * run before a stop); run once the read model has caught up. What cannot
+     * run now is retried in the background. Returns how many secrets' streams
+     * were left to erase.
+     */
     async eraseDeletedSecrets(): Promise<number> {
-      const pending = [...vault.erasurePending];
-      if (pending.length > 0) await finishErasures(pending, true);
-      return pending.length;
+      const pending = vault.erasurePending.size;
+      await finisher.finish({ store: true, snapshot: pending > 0 });
+      return pending;
     },
+
+    /** What erasures have left to do, or undefined (GET /readyz); async so that a worker can ask the writer. */
+    async erasureBacklog(): Promise<ErasureBacklog | undefined> {
+      return finisher.backlog();
+    },
+
+    /** Stops finishing erasures in the background (the node stops; a start finishes what is left). */
+    close: () => finisher.stop(),
 
     /**
      * Start-up check of the master key against the keyring's sealed canary;

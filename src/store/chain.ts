@@ -166,6 +166,22 @@ export function splitMetadata(metadata: EventMetadata): { readonly own: EventMet
   return { own: own as EventMetadata, link: asLink(chain) };
 }
 
+/**
+ * What identifies a log at one position: the event there, by its id and its
+ * link's hash, which covers every event before it too (null on a log written
+ * before the chain and not upgraded). A snapshot records it and is used only
+ * on a log that has the same there (snapshotter.ts).
+ */
+export interface LogMark {
+  readonly id: string;
+  readonly chain: string | null;
+}
+
+/** The mark of an event as read from the log (its metadata with the link). */
+export function markOf(event: { readonly id: string; readonly metadata: EventMetadata }): LogMark {
+  return { id: event.id, chain: splitMetadata(event.metadata).link?.hash ?? null };
+}
+
 /** The metadata's text as a link covers it: any `chain` member a caller passed (an import) is dropped, never trusted. */
 export function ownMetadataText(metadata: EventMetadata): string {
   return JSON.stringify(splitMetadata(metadata).own);

@@ -242,8 +242,13 @@ export function createEsdbStore(connectionString: string, options: EsdbStoreOpti
     async appendErasing(stream, events, expected) {
       const result = await append(stream, events, expected, true);
       crashPoint('erasure:after-commit');
-      await truncateBefore(stream, result.nextRevision - BigInt(events.length) + 1n);
-      return result;
+      try {
+        await truncateBefore(stream, result.nextRevision - BigInt(events.length) + 1n);
+        return result;
+      } catch (error) {
+        // Appended: the erasure happened. `$tb` is the caller's to retry (eraseBefore).
+        return { ...result, unfinished: `the stream's $tb could not be set: ${error instanceof Error ? error.message : String(error)}` };
+      }
     },
 
     eraseBefore: truncateBefore,
@@ -285,6 +290,14 @@ export function createEsdbStore(connectionString: string, options: EsdbStoreOpti
         const seen = await readUntil('readAll', undefined, () => client.readAll({ fromPosition: floor ?? START, direction: FORWARDS, maxCount: batchSize }), take);
         if (full || seen < batchSize) return page;
       }
+    },
+
+    async readAt(position) {
+      // A read of $all starts at its position, inclusive: the record there, if it is one.
+      const [resolved] = await read('readAll', undefined, () => client.readAll({ fromPosition: decodePosition(position), direction: FORWARDS, maxCount: 1 }));
+      const at = resolved?.event?.position;
+      if (resolved === undefined || at === undefined || encodePosition(at) !== position) return undefined;
+      return fromResolved(resolved, isOwnStream);
     },
 
     subscribe(after, handlers) {

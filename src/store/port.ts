@@ -79,6 +79,17 @@ export interface AppendResult {
   readonly position: bigint;
 }
 
+/** What `appendErasing` resolves with once the erasure is committed. */
+export interface ErasureResult extends AppendResult {
+  /**
+   * Why a step after the commit could not run (SQLite: the WAL checkpoint,
+   * kept from running by another process's read transaction or a full disk;
+   * EventStoreDB: setting `$tb`); undefined when none is left. The erasure
+   * happened either way; `eraseBefore` (and `scrub`) finish the rest.
+   */
+  readonly unfinished?: string;
+}
+
 export interface ReadAllOptions {
   /** Exclusive lower bound; absent means from the start of the log. */
   readonly after?: bigint;
@@ -152,6 +163,13 @@ export interface EventStore {
   /** One page of the whole log in position order, after `options.after`. */
   readAll(options?: ReadAllOptions): Promise<RecordedEvent[]>;
   /**
+   * The event at exactly `position`, undefined when the log has none of its
+   * events there (a snapshot's check that the log is the one it was taken
+   * from: snapshotter.ts). EventStoreDB may reject a position that is no
+   * record's; that throws.
+   */
+  readAt(position: bigint): Promise<RecordedEvent | undefined>;
+  /**
    * Catch-up subscription to the whole log after `after` (exclusive), then
    * live. Handlers are never called before `subscribe` returns.
    */
@@ -165,21 +183,36 @@ export interface EventStore {
    * of the log alone always knows the stream was erased.
    * - SQLite: one transaction; each earlier row's data becomes `ERASED_DATA`
    *   (secure_delete zeroes the old bytes), then the WAL is checkpointed so
-   *   no page image of the old rows survives in it.
+   *   no page image of the old rows survives in it or in the file (`scrub`).
    * - EventStoreDB cannot rewrite events: the append, then the stream's
    *   truncate-before (`$tb`) set to the first appended revision; the earlier
    *   events leave the stream's reads at once and the disk at the next
    *   scavenge (until then `$all` still delivers them, sealed).
-   * Throws what `append` throws.
+   * Resolves once the commit is durable: a step after it that cannot run
+   * does not fail the call, the result's `unfinished` says why. Throws what
+   * `append` throws, and then nothing was erased.
    */
-  appendErasing(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<AppendResult>;
+  appendErasing(stream: string, events: readonly NewEvent[], expected: ExpectedRevision): Promise<ErasureResult>;
   /**
    * Finishes an erasure that `appendErasing` may have left half done (the
-   * process died between its steps): erases the content of the stream's
-   * events before `revision`. Idempotent, and harmless on a stream that does
-   * not exist or was deleted.
+   * process died between its steps, or a step could not run): erases the
+   * content of the stream's events before `revision` (SQLite: then `scrub`,
+   * when that erased anything). Idempotent, and harmless on a stream that
+   * does not exist or was deleted. Throws `StoreUnavailableError` when a step
+   * cannot run now; call it again later.
    */
   eraseBefore(stream: string, revision: bigint): Promise<void>;
+  /**
+   * Optional (the embedded store): removes what copies of erased content the
+   * store may still hold beside its rows. SQLite: the WAL's older frames and
+   * the file's older pages, by a checkpoint that truncates the WAL; owed after
+   * every erasure until one completes, and from a start whose first
+   * checkpoint could not complete. Resolves at once when nothing is owed;
+   * never waits for a reader. Throws `StoreUnavailableError` when it cannot
+   * complete now (another process holds a read transaction on the file, the
+   * disk is full); call it again later.
+   */
+  scrub?(): Promise<void>;
   /**
    * Deletes a stream for good (EventStoreDB: tombstone). Later reads answer
    * [] for it and appends throw `StreamDeletedError`. See the adapter options

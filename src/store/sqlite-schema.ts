@@ -19,6 +19,9 @@ import type Database from 'better-sqlite3';
  */
 export const WAL_AUTOCHECKPOINT_PAGES = 10_000;
 
+/** How long a connection waits for another one's lock before it fails (busy_timeout). */
+export const BUSY_TIMEOUT_MS = 5000;
+
 /** The columns an event is read with, in `EventRow` order (the adapter and its read-ahead worker). */
 export const EVENT_COLUMNS = 'position, stream, revision, id, type, data, metadata';
 /** An events row read raw (as an array, with safe integers): position, stream, revision, id, type, data, metadata. */
@@ -89,7 +92,7 @@ export function prepareDatabase(db: Database.Database, synchronous: 'FULL' | 'NO
   db.pragma('journal_mode = WAL');
   db.pragma(`synchronous = ${synchronous}`);
   db.pragma('secure_delete = ON');
-  db.pragma('busy_timeout = 5000');
+  db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
   db.pragma(`wal_autocheckpoint = ${WAL_AUTOCHECKPOINT_PAGES}`);
   db.exec(`
     CREATE TABLE IF NOT EXISTS events (

@@ -35,7 +35,7 @@ import { createGroupSync, type GroupSync } from './group-sync';
 import type { EventTexts } from './chain';
 import { expectationHolds, prepareAppends, textAppends, textsOf } from './sqlite-append';
 import { appendOnWorker } from './sqlite-batch';
-import { cutPage, EVENT_COLUMNS, prepareDatabase, type EventRow } from './sqlite-schema';
+import { BUSY_TIMEOUT_MS, cutPage, EVENT_COLUMNS, prepareDatabase, type EventRow } from './sqlite-schema';
 import { readAhead } from './sqlite-read-ahead';
 import { followLog, type LogFollower, type LogPage } from './sqlite-subscription';
 
@@ -98,16 +98,17 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   const readAheadOptions = { pageSize: options.readAheadPageSize ?? subscriptionPageSize, pageBytes: LOG_PAGE_BYTES, pagesAhead: 4 };
   mkdirSync(dirname(path), { recursive: true });
   const groupCommit = options.groupCommit ?? true;
-  const db = new Database(path, { timeout: 5000 });
+  const db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
   let walFd: number | undefined;
+  let checkpointedAtOpen = false;
   try {
     db.defaultSafeIntegers(true);
     prepareDatabase(db, groupCommit ? 'NORMAL' : 'FULL');
     // A process killed between an erasure's commit and its checkpoint left
     // the old rows' page images in the WAL: fold the WAL into the file and
-    // truncate it before anything else. Busy (another process is reading):
-    // that reader's own close or the next erasure checkpoints.
-    db.pragma('wal_checkpoint(TRUNCATE)');
+    // truncate it before anything else. When that cannot complete (another
+    // process reads the file, the disk is full) it stays owed: `scrub`.
+    checkpointedAtOpen = checkpointWithoutWaiting(db) === undefined;
     // The WAL outlives every commit of this connection (SQLite deletes it only
     // when the last connection closes), and checkpoints truncate it in place,
     // so one descriptor opened now syncs every later commit.
@@ -166,6 +167,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       )
       .raw(),
     dataBytes: db.prepare<[bigint, number], bigint>('SELECT octet_length(data) FROM events WHERE position > ? ORDER BY position LIMIT ?').pluck(),
+    readAt: db.prepare<[bigint], EventRow>(`SELECT ${EVENT_COLUMNS} FROM events WHERE position = ?`).raw(),
     head: db.prepare<[], bigint | null>('SELECT max(position) FROM events').pluck(),
     dataVersion: db.prepare<[], bigint>('PRAGMA data_version').pluck(),
   };
@@ -184,17 +186,22 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   });
 
   /**
-   * secure_delete zeroed the old rows in their pages, but the WAL still holds
-   * the frames that first wrote them: copy everything into the main file and
-   * truncate the WAL so that no copy of the old content survives.
+   * True while copies of erased content may remain beside the rows: secure_delete zeroed the old rows in their
+   * pages, but the WAL still holds the frames that first wrote them, and the file the older pages, until a
+   * checkpoint copies everything into the file and truncates the WAL. Set by every erasure's commit; cleared by
+   * a checkpoint that completed.
    */
-  const checkpointAfterErasure = async (stream: string): Promise<void> => {
+  let scrubOwed = !checkpointedAtOpen;
+  const scrub = async (): Promise<void> => {
+    if (!scrubOwed) return;
     // A batch written on a worker meanwhile would hold the WAL: the checkpoint waits for it.
     if (batch !== undefined) await afterBatch();
-    const [checkpoint] = guard(() => db.pragma('wal_checkpoint(TRUNCATE)') as { busy: bigint }[]);
-    if (checkpoint === undefined || checkpoint.busy !== 0n) {
-      throw new StoreUnavailableError(`stream ${stream} is erased, but a reader kept the WAL from being checkpointed: the old content stays in the WAL until the next checkpoint`);
+    if (closed) throw new StoreUnavailableError('the event store is closed');
+    const why = checkpointWithoutWaiting(db);
+    if (why !== undefined) {
+      throw new StoreUnavailableError(`the WAL could not be checkpointed (${why}): the erased content's older copies stay in ${path} and its WAL until it is`);
     }
+    scrubOwed = false;
   };
 
   const deleteTx = db.transaction((stream: string, expected: ExpectedRevision): void => {
@@ -353,6 +360,11 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       return guard(() => (maxDataBytes === undefined ? readPage(after, pageSize(limit)) : readPageOfBytes(after, pageSize(limit), Math.max(1, maxDataBytes)).events));
     },
 
+    async readAt(position) {
+      const row = guard(() => statements.readAt.get(position));
+      return row === undefined ? undefined : toRecordedEvent(row);
+    },
+
     subscribe(after: bigint | undefined, handlers: SubscriptionHandlers): Subscription {
       if (closed) throw new StoreUnavailableError('the event store is closed');
       const follower = followLog(
@@ -386,24 +398,32 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
       if (batch !== undefined) await afterBatch();
       // Erasures stay on the durable path: rare, and answered only once both the record and the erasure are on disk.
       const result = commit(() => appendErasingTx.immediate(stream, textsOf(events), expected), true);
+      scrubOwed = true;
       await durable();
       crashPoint('erasure:after-commit');
-      await checkpointAfterErasure(stream);
-      return result;
+      // Committed: the erasure happened. What keeps the checkpoint from running now is the caller's to retry.
+      const unfinished = await scrub().then(() => undefined, (error: unknown) => (error instanceof Error ? error.message : String(error)));
+      return unfinished === undefined ? result : { ...result, unfinished };
     },
 
     async eraseBefore(stream, revision) {
       if (batch !== undefined) await afterBatch();
       const erased = commit(() => eraseBefore(stream, revision), true);
-      await durable();
-      if (erased > 0) await checkpointAfterErasure(stream);
+      if (erased > 0) {
+        scrubOwed = true;
+        await durable();
+      }
+      await scrub();
     },
+
+    scrub,
 
     async deleteStream(stream, expected = 'any') {
       if (batch !== undefined) await afterBatch();
       commit(() => deleteTx.immediate(stream, expected), true);
+      scrubOwed = true;
       await durable();
-      await checkpointAfterErasure(stream);
+      await scrub();
     },
 
     async headPosition() {
@@ -438,6 +458,26 @@ function toRecordedEvent([position, stream, revision, id, type, data, metadata]:
     data: JSON.parse(data) as RecordedEvent['data'],
     metadata: JSON.parse(metadata) as EventMetadata,
   };
+}
+
+/**
+ * One TRUNCATE checkpoint that does not wait for readers: better-sqlite3 is
+ * synchronous, so the busy timeout would hold the event loop for 5 s behind
+ * another process's read transaction, which may last hours; the caller tries
+ * again later instead. Returns why it did not complete; undefined when every
+ * page is in the file and the WAL is empty.
+ */
+function checkpointWithoutWaiting(db: Database.Database): string | undefined {
+  db.pragma('busy_timeout = 0');
+  try {
+    const [checkpoint] = db.pragma('wal_checkpoint(TRUNCATE)') as { busy: bigint }[];
+    return checkpoint !== undefined && checkpoint.busy === 0n ? undefined : 'another connection holds a read transaction on the file (a process reading it: the sqlite3 shell, a backup)';
+  } catch (error) {
+    // SQLITE_FULL (database or disk is full), SQLITE_IOERR: what a full disk or a file-size limit answers.
+    return `sqlite: ${error instanceof Error ? error.message : String(error)}`;
+  } finally {
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+  }
 }
 
 /** Driver failures (busy, I/O, closed connection) become `StoreUnavailableError`. */

@@ -14,72 +14,26 @@ import path from 'node:path';
 import t from 'tap';
 import { CRASH_POINTS, type CrashPoint } from '../../src/crash-points';
 import { SNAPSHOT_FILE } from '../../src/snapshot';
+import { assertNoTraces, DOOMED_PLAINTEXT as PLAINTEXT, doomedFolder, KEPT, type DoomedFolder as Prepared } from '../support/erasure';
 import { client } from '../support/http';
-import { removeDir, startTestNode, tempDir, testEnv } from '../support/node';
+import { startTestNode } from '../support/node';
 import { exited, freePort, spawnService } from '../support/process';
 
-const PLAINTEXT = 'erasure-crash-plaintext-7f3a9c';
-const KEPT = { key: 'KEPT', value: 'kept-value-survives' };
 /** What a key lookup of the erased secret answers: nothing under that key (a key lookup that finds nothing is an error). */
 const NOT_SERVED = { err: 'no secret "DOOMED" that this API key may read', code: 'not_found', res: null };
 
 /** Steps at which the erasure is already committed: the DELETE happened, though it was never answered. */
 const COMMITTED: ReadonlySet<CrashPoint> = new Set(['erasure:after-commit', 'erasure:before-snapshot', 'erasure:after-snapshot']);
 
-interface Sealed {
-  readonly ciphertext: string;
-  readonly wrapped_key: string;
-}
-
-interface Prepared {
-  readonly dir: string;
-  readonly env: Record<string, string>;
-  readonly id: string;
-  readonly sealed: Sealed;
-  readonly readerKey: string;
-}
-
 /**
  * A data folder on the embedded store holding the doomed secret and a kept
  * one, written by a node that then stopped, so its snapshot holds the doomed
  * secret's sealed value too.
  */
-async function prepared(t: tap.Test, overrides: Record<string, string> = {}): Promise<Prepared> {
-  const dir = tempDir();
-  t.teardown(() => removeDir(dir));
-  const env = testEnv(dir, { RULEVAULT_EVENTSTORE: `sqlite:${path.join(dir, 'events.db')}`, ...overrides });
-  const first = await startTestNode(env);
-  const admin = client(first.url, first.adminKey);
-  const readerKey = (await admin.post('/api/api-keys', { name: 'reader', scopes: ['secrets:read'] })).json.key as string;
-  const id = (await admin.post('/api/vault/secrets', { key: 'DOOMED', value: PLAINTEXT, tags: ['t'] })).json.id as string;
-  await admin.post('/api/vault/secrets', KEPT);
-  const log = await admin.get('/api/audit/events?limit=1000');
-  const sealed = log.json.events.find((e: { type: string; data: { id?: string } }) => e.type === 'SecretCreated' && e.data.id === id).data.sealed as Sealed;
-  await first.stop();
-  t.ok(readFileSync(path.join(dir, SNAPSHOT_FILE), 'utf8').includes(sealed.ciphertext), 'before the delete, the snapshot holds the sealed value');
-  return { dir, env, id, sealed, readerKey };
-}
-
-/** Every form in which the erased value could linger on disk. */
-function traces({ sealed }: Prepared): [string, Buffer][] {
-  return [
-    ['the plaintext', Buffer.from(PLAINTEXT)],
-    ['the plaintext in base64', Buffer.from(Buffer.from(PLAINTEXT).toString('base64'))],
-    ['the ciphertext (base64)', Buffer.from(sealed.ciphertext)],
-    ['the ciphertext (bytes)', Buffer.from(sealed.ciphertext, 'base64')],
-    ['the wrapped key (base64)', Buffer.from(sealed.wrapped_key)],
-    ['the wrapped key (bytes)', Buffer.from(sealed.wrapped_key, 'base64')],
-  ];
-}
-
-function assertNoTraces(t: tap.Test, prepared: Prepared, when: string): void {
-  const files = ['events.db', 'events.db-wal', 'events.db-shm', SNAPSHOT_FILE, `${SNAPSHOT_FILE}.tmp`].map((name) => path.join(prepared.dir, name));
-  for (const file of files.filter((f) => existsSync(f))) {
-    const bytes = readFileSync(file);
-    for (const [what, needle] of traces(prepared)) {
-      t.equal(bytes.indexOf(needle), -1, `${when}: ${path.basename(file)} holds no copy of ${what}`);
-    }
-  }
+async function prepared(t: tap.Test): Promise<Prepared> {
+  const folder = await doomedFolder(t);
+  t.ok(readFileSync(path.join(folder.dir, SNAPSHOT_FILE), 'utf8').includes(folder.sealed.ciphertext), 'before the delete, the snapshot holds the sealed value');
+  return folder;
 }
 
 /** What a node on the folder answers about the doomed secret once it is erased. */
@@ -90,7 +44,7 @@ async function assertErased(t: tap.Test, url: string, adminKey: string, prepared
   t.same((await reader.post('/api/vault/get-secrets', {})).json, { err: null, res: { [KEPT.key]: KEPT.value } }, `${when}: only the kept secret is served`);
   const listed = (await admin.get('/api/vault/secrets')).json.secrets.map((s: { id: string }) => s.id);
   t.notOk(listed.includes(prepared.id), `${when}: the listing does not show it`);
-  t.equal((await admin.delete(`/api/vault/secrets/${prepared.id}`)).status, 404, `${when}: a second DELETE answers 404`);
+  t.equal((await admin.delete(`/api/vault/secrets/${prepared.id}`)).status, 204, `${when}: a second DELETE answers 204 (the erasure holds; docs/decisions/pending-erased-secret-delete.md)`);
   const log = (await admin.get('/api/audit/events?limit=1000')).json.events.filter((e: { stream: string }) => e.stream === `secret-${prepared.id}`);
   t.same(log.map((e: { type: string; data: unknown }) => [e.type, e.data]), [['SecretCreated', { erased: true }], ['SecretDeleted', { id: prepared.id }]],
     `${when}: the audit log shows the deletion once, and the sealed event erased`);

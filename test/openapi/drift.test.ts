@@ -297,7 +297,8 @@ t.test('real answers match the documented schemas', async (t) => {
   await hit('post', '/api/vault/get-secrets', 403, { key: readerKey, body: {}, headers: { origin: 'null' } });
   const spareSecret = await hit('post', '/api/vault/secrets', 201, { ...admin, body: { key: 'SPARE', value: 'v' } });
   await hit('delete', '/api/vault/secrets/{id}', 204, { ...admin, params: { id: spareSecret.json.id } });
-  await hit('delete', '/api/vault/secrets/{id}', 404, { ...admin, params: { id: spareSecret.json.id } });
+  await hit('delete', '/api/vault/secrets/{id}', 204, { ...admin, params: { id: spareSecret.json.id } });
+  await hit('delete', '/api/vault/secrets/{id}', 404, { ...admin, params: { id: 'nope' } });
 
   // The audit log.
   const first = await hit('get', '/api/audit/events', 200, { ...admin, query: '?limit=3' });

@@ -34,7 +34,7 @@ function ruleCreated(position: number): RecordedEvent {
 function snapshotStarted(count: number) {
   const state: CatalogState = initialState();
   for (let position = 1; position <= count; position++) evolve(state, ruleCreated(position));
-  const decoded = decodeSnapshot(encodeSnapshot(state, '0193a5c2-7f10-7c3e-9d2a-000000000001'));
+  const decoded = decodeSnapshot(encodeSnapshot(state, '0193a5c2-7f10-7c3e-9d2a-000000000001', { id: 'e1', chain: null }));
   if (!decoded.ok) throw new Error(decoded.reason);
   const engine = createEngine();
   engine.upsertMany([...state.rules.values()]);

@@ -24,7 +24,7 @@ function restoredRules(count: number): { readonly lazy: LazyRuleRecords; readonl
       metadata: { actor: 'test', at: '2026-11-24T12:00:00.000Z', request_id: `q${n}`, schema: 1 },
     } as RecordedEvent);
   }
-  const decoded = decodeSnapshot(encodeSnapshot(state, 'log-1'));
+  const decoded = decodeSnapshot(encodeSnapshot(state, 'log-1', { id: 'e1', chain: null }));
   if (!decoded.ok || !(decoded.snapshot.state.rules instanceof LazyRuleRecords)) throw new Error('not restored as lines');
   return { lazy: decoded.snapshot.state.rules, state };
 }

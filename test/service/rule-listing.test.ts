@@ -124,7 +124,7 @@ t.test('a filter no rule passes still walks the ids in slices, evaluate answered
   const count = 20_000;
   const state = initialState();
   for (let i = 0; i < count; i++) evolve(state, created(`r${String(i).padStart(6, '0')}`));
-  const decoded = decodeSnapshot(encodeSnapshot(state, 'log-1'));
+  const decoded = decodeSnapshot(encodeSnapshot(state, 'log-1', { id: 'e1', chain: null }));
   if (!decoded.ok || !(decoded.snapshot.state.rules instanceof LazyRuleRecords)) throw new Error('not restored as lines');
   // The engine handed over, as a start from a snapshot's engine image does: building one would decode every record.
   const engine = createEngine();

@@ -19,7 +19,7 @@ import {
   type NewEvent,
   type RecordedEvent,
 } from '../../src/store/port';
-import { checkLink, splitMetadata } from '../../src/store/chain';
+import { checkLink, markOf, splitMetadata } from '../../src/store/chain';
 
 export interface OpenedStore {
   readonly store: EventStore;
@@ -460,6 +460,22 @@ export function runStoreContract(t: tap.Test, adapterName: string, open: () => P
       t.same(read.map((e) => e.revision), [2n], 'stream reads start at the erasure record');
     }
     t.equal((await store.append(erased, [event('After')], 2n)).nextRevision, 3n, 'the stream stays open; revisions continue');
+  });
+
+  test('readAt: the event at exactly a position, named by its id and chain link; none past the head', async (t, { store, ns }) => {
+    const stream = ns.stream('at');
+    const first = await store.append(stream, [event('Made', { n: 1 })], 'no_stream');
+    const second = await store.append(stream, [event('Changed', { n: 2 }), event('Changed', { n: 3 })], 0n);
+    const written = await store.readStream(stream);
+    for (const expected of written) {
+      const at = await store.readAt(expected.position);
+      t.same(at, expected, `the event at ${expected.position} reads as the stream has it`);
+    }
+    t.equal(written[0]?.position, first.position);
+    const mark = markOf((await store.readAt(second.position))!);
+    t.same(mark, { id: written[2]!.id, chain: splitMetadata(written[2]!.metadata).link!.hash }, 'its mark: the id and the hash of its link');
+    t.match(mark.chain, /^[0-9a-f]{64}$/);
+    t.equal(await store.readAt(second.position + 1n), undefined, 'past the head: none');
   });
 
   test('eraseBefore finishes an erasure, idempotently', async (t, { store, traits, ns }) => {

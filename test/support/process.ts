@@ -13,9 +13,13 @@ export interface ServiceProcess {
   readonly output: () => string;
 }
 
-/** Starts `node dist/src/main.js` and resolves once /readyz answers 200. */
-export async function spawnService(env: Record<string, string>, port: number): Promise<ServiceProcess> {
-  const child = spawn(process.execPath, [path.join(DIST, 'src', 'main.js')], {
+/**
+ * Starts `node dist/src/main.js` and resolves once /readyz answers 200.
+ * `launcher`: a command line that runs it (e.g. `prlimit --fsize=...`), ending with the arguments before node's path.
+ */
+export async function spawnService(env: Record<string, string>, port: number, launcher: readonly string[] = []): Promise<ServiceProcess> {
+  const [command, ...args] = [...launcher, process.execPath, path.join(DIST, 'src', 'main.js')];
+  const child = spawn(command!, args, {
     env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -38,8 +42,8 @@ export async function spawnService(env: Record<string, string>, port: number): P
 }
 
 /** spawnService on a free port, killed (SIGKILL) when `t` ends, its exit awaited: a black-box test's node of its own. */
-export async function spawnServiceFor(t: { teardown(fn: () => unknown): void }, env: Record<string, string>): Promise<ServiceProcess> {
-  const service = await spawnService(env, await freePort());
+export async function spawnServiceFor(t: { teardown(fn: () => unknown): void }, env: Record<string, string>, launcher: readonly string[] = []): Promise<ServiceProcess> {
+  const service = await spawnService(env, await freePort(), launcher);
   t.teardown(async () => {
     service.child.kill('SIGKILL');
     await exited(service.child);

@@ -9,6 +9,7 @@ import type { Test } from 'tap';
 import { DEFAULTS } from '../../../src/config';
 import { evaluate, parseEvaluateRequest } from '../../../src/service/evaluate';
 import { AppError } from '../../../src/errors';
+import { silentLogger } from '../../../src/log';
 import { createReadModel, type ReadModel } from '../../../src/read-model';
 import { createApiKeyCommands } from '../../../src/service/api-key-commands';
 import { createCatalogCommands } from '../../../src/service/catalog-commands';
@@ -62,7 +63,7 @@ export async function startCommandNode(dir: string, now: () => Date): Promise<Co
   const runtime = { now, newId: randomUUID };
   const bus = createCommandBus(store, readModel, runtime);
   const sealer = await createSealer(new Uint8Array(randomBytes(32)));
-  const vault = createVaultCommands({ bus, store, readModel, runtime, sealer });
+  const vault = createVaultCommands({ bus, store, readModel, runtime, sealer, logger: silentLogger });
   await vault.verifyOrEnrollMasterKey({ id: 'system', requestId: 'startup' });
   return {
     store,
@@ -71,6 +72,7 @@ export async function startCommandNode(dir: string, now: () => Date): Promise<Co
     vault,
     apiKeys: createApiKeyCommands({ bus, readModel, runtime }),
     async close() {
+      await vault.close();
       await subscription?.close();
       await store.close();
       sealer.dispose();
