@@ -30,6 +30,13 @@ export interface Health {
 export interface Ready {
   status: "ready";
   position: Position | null;
+  /** only while an erasure committed has later steps left (a checkpoint of the WAL, the snapshot's rewrite): retried until done */
+  erasure?: {
+    since: Timestamp;
+    pending: ("store" | "snapshot")[];
+    reason: string;
+    attempts: number;
+  };
 }
 
 export interface NotReady {
