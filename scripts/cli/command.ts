@@ -262,7 +262,7 @@ export function groupHelp(group: Group, path: string[]): string {
   ].join('\n');
 }
 
-/** Every command and group with its path, for the README check and the help tests. */
+/** Every command and group with its path, for docs/cli.md's command table and the help tests. */
 export function everyPath(group: Group, path: string[] = [group.name]): { path: string[]; node: Command | Group }[] {
   return [
     { path, node: group },

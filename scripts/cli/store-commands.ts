@@ -4,7 +4,7 @@
  * Reading commands (api-keys list, log) run beside a running service. Writing
  * ones (api-keys create and revoke, rotate-master-key) take the data folder's
  * lock (src/data-lock.ts) and are refused while a service holds it, with the
- * admin API call that does the same (README "Operator CLI").
+ * admin API call that does the same (docs/cli.md#on-the-store).
  */
 import { randomUUID } from 'node:crypto';
 import { rename } from 'node:fs/promises';

@@ -1,5 +1,5 @@
 /**
- * Black-box: the secret-read audit (README, For auditors > Secret reads) on a
+ * Black-box: the secret-read audit (docs/auditors.md#secret-reads) on a
  * real node over loopback with the sink's real SQLite files: what a read
  * records (never a value: the files are grepped for the plaintext), the
  * list's filters and paging on the admin API and the CLI, and fail-closed
