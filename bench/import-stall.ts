@@ -1,5 +1,5 @@
 /**
- * What an import costs the callers of evaluate meanwhile (README Import,
+ * What an import costs the callers of evaluate meanwhile (docs/api.md#import,
  * "While it runs"): a service holding the 10k-rule evaluate workload gets
  * one `POST /api/import` of N standard-workload rules (NDJSON, or with
  * `--array` one JSON array) while this

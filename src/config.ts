@@ -67,18 +67,18 @@ export interface Config {
   readonly auditHeldRecords: number;
   /** Bearer token that may read /metrics besides admin keys; undefined: admin keys only. */
   readonly metricsTokenHash: string | undefined;
-  /** The change stream (src/service/change-feed.ts, README "GET /api/rule-engine/stream"). */
+  /** The change stream (src/service/change-feed.ts, docs/change-stream.md). */
   readonly stream: StreamSettings;
-  /** POST /api/import and `rulevault import` (src/service/import.ts, README "Import"). */
+  /** POST /api/import and `rulevault import` (src/service/import.ts, docs/api.md#import). */
   readonly import: ImportSettings;
   /** Tests only: the erasure step at which the process kills itself (src/crash-points.ts). */
   readonly testCrashAt: CrashPoint | FailPoint | undefined;
-  /** Decision records and the secret-read audit (src/audit/sink.ts, README "For auditors"). */
+  /** Decision records and the secret-read audit (src/audit/sink.ts, docs/auditors.md). */
   readonly auditSink: AuditSinkSettings;
   /**
    * HTTP worker processes (src/cluster/): 1 serves from this process; more
    * fork that many workers, each with its own read models, and this process
-   * becomes the writer that decides every write (README "Workers").
+   * becomes the writer that decides every write (docs/operations.md#workers).
    */
   readonly workers: number;
 }
@@ -139,7 +139,7 @@ export const DEFAULTS = {
     maxFieldValueLength: 64 * 1024, // 64 KiB of characters
     maxRegexLength: 1000,
     // Prompt templates: chosen so that parsing the worst template allowed stays
-    // near 50 ms and a render near a few ms on the build machine (README, Prompt templates).
+    // near 50 ms and a render near a few ms on the build machine (docs/prompts.md#limits).
     templateMaxBytes: 512 * 1024, // bytes
     templateMaxExpressions: 1000,
     templateMaxDepth: 20,

@@ -3,7 +3,7 @@
  * HTTP status. Domain code throws `AppError`; the HTTP layer maps it to
  * `{ err: message, code }`. Messages name what is wrong and never carry
  * secrets; the code is the machine-readable part a client branches on, so a
- * code once published is never renamed (README, API: error codes).
+ * code once published is never renamed (docs/api.md#error-codes).
  */
 import { lowerCaseHint } from './uuid';
 

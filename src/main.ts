@@ -215,7 +215,7 @@ export async function openWriter(config: Config, options: NodeOptions = {}): Pro
   const sealer = await createSealer(master.key).catch(abandon);
   opened.push(() => sealer.dispose());
   // Fail-stop: after a failed sync, commits may be visible that are not on disk and no one can tell which;
-  // the store refuses writes from then on, and the node stops serving (README "Embedded SQLite").
+  // the store refuses writes from then on, and the node stops serving (docs/operations.md#embedded-sqlite).
   let fatal: Error | undefined;
   let stopServing = (): Promise<void> => Promise.resolve();
   const onSyncFailure = (error: Error): void => {

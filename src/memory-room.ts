@@ -2,13 +2,16 @@
  * The process's memory at start against its limits, for the ready line.
  * Node sizes the V8 heap's limit from the memory it may use: in a memory
  * cgroup (a container) about half the cgroup's limit, up to ~2 GB; on a
- * host without one, up to ~4 GB (README, Operations > Memory). A catalog
+ * host without one, up to ~4 GB (docs/operations.md#memory). A catalog
  * that outgrows it ends the process with "JavaScript heap out of memory",
  * and a process past the cgroup's limit is killed by the kernel: so a full
  * read of the records that cannot fit is refused first (fullReadRefusal).
  */
 import { totalmem } from 'node:os';
 import { getHeapStatistics, type HeapInfo } from 'node:v8';
+
+/** Where the messages below send the operator: the page that explains the limits and the fixes. */
+const MEMORY_DOCS = 'docs/operations.md#memory';
 
 export interface MemoryRoom {
   readonly rss_mb: number;
@@ -74,7 +77,7 @@ export function youngGenerationMax(flags = [...process.execArgv, process.env.NOD
 export function memoryWarning(room: MemoryRoom): string | undefined {
   if (room.heap_used_mb <= room.heap_limit_mb * HEAP_WARN_SHARE) return undefined;
   return `the heap is at ${room.heap_used_mb} of its ${room.heap_limit_mb} MB limit at start; a snapshot, an audit query ` +
-    'or a full read of the records may need more: raise it with NODE_OPTIONS=--max-old-space-size=<MB> (README, Operations > Memory)';
+    `or a full read of the records may need more: raise it with NODE_OPTIONS=--max-old-space-size=<MB> (${MEMORY_DOCS})`;
 }
 
 /**
@@ -114,14 +117,14 @@ export function fullReadRefusal(read: FullRead, readings: MemoryReadings = curre
   const rssFree = limit_mb === null ? Infinity : readings.constrained! - readings.rss;
   if (rssNeed > rssFree) {
     return `${what} needs about ${mb(rssNeed)} MB more memory, and the process has ${mb(Math.max(0, rssFree))} MB left of its ${limit_mb} MB limit ` +
-      '(its memory cgroup\'s): give it more memory (README, Operations > Memory)';
+      `(its memory cgroup's): give it more memory (${MEMORY_DOCS})`;
   }
   const heapNeed = read.chars * FULL_READ_COST.heapPerChar;
   // The reported limit, young generation included: FULL_READ_COST's heap figure was measured against it.
   const heapFree = readings.heap.heap_size_limit - readings.heap.used_heap_size;
   if (heapNeed <= heapFree) return undefined;
   return `${what} needs about ${mb(heapNeed)} MB of heap, and ${mb(heapFree)} MB of its ${mb(readings.heap.heap_size_limit)} MB limit is free: ` +
-    'raise it with NODE_OPTIONS=--max-old-space-size=<MB> (README, Operations > Memory)';
+    `raise it with NODE_OPTIONS=--max-old-space-size=<MB> (${MEMORY_DOCS})`;
 }
 
 /**
@@ -140,7 +143,7 @@ export const FOLD_RESERVE = { share: 0.1, heapMin: 32 * 2 ** 20 } as const;
 /** Why an audit fold must stop now (the cgroup or the old space into what FOLD_RESERVE keeps), naming the figures and the fix; undefined while there is room. */
 export function foldRoomRefusal(readings: MemoryReadings = currentReadings()): string | undefined {
   const { heap_used_mb, rss_mb, limit_mb } = memoryRoom(readings);
-  const fix = 'give the node more memory and a larger NODE_OPTIONS=--max-old-space-size=<MB>, or audit beside it with npm run audit (README, Operations > Memory)';
+  const fix = `give the node more memory and a larger NODE_OPTIONS=--max-old-space-size=<MB>, or audit beside it with npm run audit (${MEMORY_DOCS})`;
   if (limit_mb !== null && readings.rss > readings.constrained! * (1 - FOLD_RESERVE.share)) {
     return `the audit query was stopped: folding the log to its point took the process to ${rss_mb} of its ${limit_mb} MB memory limit (its memory cgroup's), ` +
       `into the last ${FOLD_RESERVE.share * 100}% kept for serving; ${fix}`;

@@ -2,7 +2,7 @@
  * The ids minted per request: UUIDs version 7 (request ids, decision ids,
  * secret-read ids), each a flat string; and what an id's text may be.
  * Every id RuleVault writes is lower case, and lookups are exact, so an id
- * in another case names nothing (README: Import, "Ids").
+ * in another case names nothing (docs/api.md#import, "Ids").
  *
  * A UUID built by concatenation is a rope; node:http's header check runs a
  * regular expression over every header value, and V8 takes a rope off its

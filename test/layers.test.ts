@@ -1,5 +1,5 @@
 /**
- * Layers point one way (README "Where things are"): every relative import in
+ * Layers point one way (docs/architecture.md#where-things-are): every relative import in
  * src/, projections/ and scripts/ goes to the same layer or a lower one, and
  * nothing outside src/engine reaches past the engine's index. The sources are
  * parsed with TypeScript's own pre-processor, so `import type`, `export … from`,

@@ -28,7 +28,7 @@ t.test('a warning past half the heap limit, naming the figures and the fix', asy
   t.equal(HEAP_WARN_SHARE, 0.5);
   t.equal(memoryWarning(memoryRoom(readings(500, 1000, undefined))), undefined, 'at half: none');
   const warning = memoryWarning(memoryRoom(readings(501, 1000, undefined)));
-  t.match(warning, /^the heap is at 501 of its 1000 MB limit at start; .* raise it with NODE_OPTIONS=--max-old-space-size=<MB> \(README, Operations > Memory\)$/);
+  t.match(warning, /^the heap is at 501 of its 1000 MB limit at start; .* raise it with NODE_OPTIONS=--max-old-space-size=<MB> \(docs\/operations\.md#memory\)$/);
 });
 
 t.test('a full read of the records is refused when its estimate does not fit the heap, or the cgroup', async (t) => {
@@ -39,10 +39,10 @@ t.test('a full read of the records is refused when its estimate does not fit the
   t.equal(fullReadRefusal(read, readings(140, 4288, 2 ** 64)), undefined, 'Node\'s own heap limit on a host with no cgroup: it fits');
   t.equal(fullReadRefusal(read, readings(140, 140 + heapNeed, undefined)), undefined, 'a heap with exactly the room needed');
   const heap = fullReadRefusal(read, readings(140, 140 + heapNeed - 1, undefined));
-  t.match(heap, new RegExp(`^reading the 1000000 rule records a snapshot start left unread needs about ${heapNeed} MB of heap, and ${heapNeed - 1} MB of its ${140 + heapNeed - 1} MB limit is free: raise it with NODE_OPTIONS=--max-old-space-size=<MB> \\(README, Operations > Memory\\)$`), 'one MB short: refused, naming both figures and the fix');
+  t.match(heap, new RegExp(`^reading the 1000000 rule records a snapshot start left unread needs about ${heapNeed} MB of heap, and ${heapNeed - 1} MB of its ${140 + heapNeed - 1} MB limit is free: raise it with NODE_OPTIONS=--max-old-space-size=<MB> \\(docs/operations\\.md#memory\\)$`), 'one MB short: refused, naming both figures and the fix');
   // The 1M case measured: RSS 1,280 MB at start in 2 GiB, heap 138 of 1,216 MB (the kernel killed the node reading them).
   const cgroup = fullReadRefusal(read, { ...readings(138, 1216, 2048 * MB), rss: 1280 * MB });
-  t.match(cgroup, new RegExp(`^reading the 1000000 rule records .* needs about ${rssNeed} MB more memory, and the process has 768 MB left of its 2048 MB limit \\(its memory cgroup's\\): give it more memory \\(README, Operations > Memory\\)$`), 'short of the cgroup\'s room: refused naming it, not the heap (more heap would not help)');
+  t.match(cgroup, new RegExp(`^reading the 1000000 rule records .* needs about ${rssNeed} MB more memory, and the process has 768 MB left of its 2048 MB limit \\(its memory cgroup's\\): give it more memory \\(docs/operations\\.md#memory\\)$`), 'short of the cgroup\'s room: refused naming it, not the heap (more heap would not help)');
   t.match(fullReadRefusal(read, { ...readings(140, 140 + heapNeed - 1, 8192 * MB), rss: 1280 * MB }), /MB of heap, and/, 'room in the cgroup, not in the heap: the heap named');
   t.equal(fullReadRefusal(read, { ...readings(138, 2348, 3072 * MB), rss: 1280 * MB }), undefined, 'in 3 GiB with a 2,300 MB old space it fits (it did: peak 2,504 MB)');
   t.match(fullReadRefusal(read, { ...readings(138, 4288, 1024 * MB), rss: 1280 * MB }), /has 0 MB left of its 1024 MB limit/, 'already past the limit: none left, not a negative');
@@ -52,7 +52,7 @@ t.test('an audit fold stops once the cgroup is into its last 10%, or the old spa
   t.same(FOLD_RESERVE, { share: 0.1, heapMin: 32 * MB });
   const at = (heapUsed: number, rss: number, constrained: number | undefined, young = 0) => ({ ...readings(heapUsed, 1000, constrained), rss: rss * MB, young: young * MB });
   t.equal(foldRoomRefusal(at(900, 1800, 2000 * MB)), undefined, 'at 90% of both: room');
-  t.match(foldRoomRefusal(at(500, 1801, 2000 * MB)), /^the audit query was stopped: folding the log to its point took the process to 1801 of its 2000 MB memory limit \(its memory cgroup's\), into the last 10% kept for serving; give the node more memory and a larger NODE_OPTIONS=--max-old-space-size=<MB>, or audit beside it with npm run audit \(README, Operations > Memory\)$/, 'the cgroup past 90%');
+  t.match(foldRoomRefusal(at(500, 1801, 2000 * MB)), /^the audit query was stopped: folding the log to its point took the process to 1801 of its 2000 MB memory limit \(its memory cgroup's\), into the last 10% kept for serving; give the node more memory and a larger NODE_OPTIONS=--max-old-space-size=<MB>, or audit beside it with npm run audit \(docs\/operations\.md#memory\)$/, 'the cgroup past 90%');
   t.match(foldRoomRefusal(at(901, 300, undefined)), /^the audit query was stopped: folding the log to its point took the heap to 901 MB, into the last 100 MB of its old space's 1000 MB limit kept for serving; give the node more memory/, 'the heap past 90%');
   t.match(foldRoomRefusal(at(728, 300, undefined, 192)), /took the heap to 728 MB, into the last 81 MB of its old space's 808 MB limit/, 'the young generation is not the old space\'s');
   t.equal(foldRoomRefusal(at(727, 300, undefined, 192)), undefined, 'and has room up to 90% of it (727 MB)');

@@ -90,10 +90,9 @@ const replay: Command = {
 
 const exportCommand: Command = {
   name: 'export',
-  // `--out -` writes to stdout (README "Digest, replay, export and import"); this help text is the README's copy (test/cli/help.test.ts).
-  summary: 'Write the whole log to a file, one event per line; secrets stay sealed.',
-  options: [{ name: 'out', value: '<file.ndjson>', help: 'the file to write (required)' }],
-  examples: ['rulevault audit export --out log.ndjson'],
+  summary: 'Write the whole log to a file or to stdout, one event per line; secrets stay sealed.',
+  options: [{ name: 'out', value: '<file.ndjson | ->', help: 'the file to write, or - for stdout (required)' }],
+  examples: ['rulevault audit export --out log.ndjson', 'rulevault audit export --out - | gzip > log.ndjson.gz'],
   async run({ options, out }) {
     if (typeof options.out !== 'string') throw new CliError('--out is required: a file, or - for stdout');
     const file = options.out;

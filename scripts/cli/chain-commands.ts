@@ -1,6 +1,5 @@
 /**
- * The hash chain's commands under `rulevault audit` (README "For auditors >
- * The hash chain"): verify a live store or an export with public keys only;
+ * The hash chain's commands under `rulevault audit` (docs/auditors.md#the-hash-chain): verify a live store or an export with public keys only;
  * sign a checkpoint on demand; link a log written before the chain; show and
  * rotate the signing key. `verify` exits 0 when everything checked, 3 at a
  * break (1 when it could not run at all).

@@ -251,12 +251,18 @@ export function groupHelp(group: Group, path: string[]): string {
     'commands:',
     ...table(group.commands.map((c) => [c.name, c.summary] as const)),
     '',
+    // Only the root has options of its own: --version, beside --help.
+    ...(group.version === undefined ? [] : [
+      'options:',
+      ...table([['    --version', `print the version of this CLI (${group.name} ${group.version}; with --json, {"name", "version"})`], [`-${HELP_OPTION.short}, --${HELP_OPTION.name}`, HELP_OPTION.help]]),
+      '',
+    ]),
     `Add --help after a command for its options and an example (${path.join(' ')} ${group.commands[0]!.name} --help).`,
     '',
   ].join('\n');
 }
 
-/** Every command and group with its path, for the README check and the help tests. */
+/** Every command and group with its path, for docs/cli.md's command table and the help tests. */
 export function everyPath(group: Group, path: string[] = [group.name]): { path: string[]; node: Command | Group }[] {
   return [
     { path, node: group },

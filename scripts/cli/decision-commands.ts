@@ -68,20 +68,25 @@ function replayLines(replay: ReplayReport): string[] {
 
 const reads: Command = {
   name: 'reads',
-  summary: 'The secret-read audit: every get-secrets call with key id, request id, time and the secrets returned (never values), oldest first.',
+  summary: 'The secret-read audit: every get-secrets call with key id, request id, time, outcome and the secrets returned (never values), oldest first.',
   options: [
     { name: 'key-id', value: '<id>', help: 'reads by this API key id' },
     { name: 'secret', value: '<id | key>', help: 'reads that returned this secret' },
+    { name: 'outcome', value: '<ok | error>', help: 'ok: answered; error: refused or failed (no key, a bad key, no scope, a key not found, ...)' },
     { name: 'from', value: '<ISO time>', help: 'reads at or after this time' },
     { name: 'to', value: '<ISO time>', help: 'reads at or before this time' },
     { name: 'limit', value: '<n>', help: 'reads per page, 1 to 1000 (default 100)' },
     { name: 'cursor', value: '<cursor>', help: 'the next_cursor of the previous page' },
   ],
-  examples: ['rulevault audit reads --secret OPENAI_API_KEY --from 2026-11-01T00:00:00Z', 'rulevault audit reads --key-id 8b1f0c2e-... --json'],
+  examples: [
+    'rulevault audit reads --secret OPENAI_API_KEY --from 2026-11-01T00:00:00Z',
+    'rulevault audit reads --outcome error --from 2026-12-01T00:00:00Z',
+    'rulevault audit reads --key-id 8b1f0c2e-... --json',
+  ],
   async run({ options, out }) {
     const config = storeConfig(out);
     const query: Record<string, string> = {};
-    for (const [option, parameter] of [['key-id', 'key_id'], ['secret', 'secret'], ['from', 'from'], ['to', 'to'], ['limit', 'limit'], ['cursor', 'cursor']] as const) {
+    for (const [option, parameter] of [['key-id', 'key_id'], ['secret', 'secret'], ['outcome', 'outcome'], ['from', 'from'], ['to', 'to'], ['limit', 'limit'], ['cursor', 'cursor']] as const) {
       const value = options[option];
       if (typeof value === 'string') query[parameter] = value;
     }
@@ -90,7 +95,7 @@ const reads: Command = {
       page = listSecretReads(config.auditSink.dir, query);
     } catch (error) {
       // A bad filter is the API's 400: its message names the parameter; say it with the option's name.
-      throw new CliError((error as Error).message.replace(/^key_id\b/, '--key-id').replace(/^(secret|from|to|limit|cursor)\b/, '--$1'));
+      throw new CliError((error as Error).message.replace(/^key_id\b/, '--key-id').replace(/^(secret|outcome|from|to|limit|cursor)\b/, '--$1'));
     }
     out.document(page);
     out.lines(...columns(

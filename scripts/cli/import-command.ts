@@ -26,7 +26,7 @@ export const importCommand: Command = {
   details: [
     'One item per line (NDJSON) or one JSON array; each item is {"kind": "rule" | "context" | "prompt", "id"?: <uuid>, ...its create body}.',
     'A rule links a context or prompt of the same file by its name or id. - reads the file from stdin.',
-    'Nothing is written unless every item is valid; the error names the first bad item\'s line (or array index). README "Import".',
+    'Nothing is written unless every item is valid; the error names the first bad item\'s line (or array index). See docs/api.md#import.',
   ],
   options: [...SERVICE_OPTIONS],
   examples: [

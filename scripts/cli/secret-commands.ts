@@ -203,7 +203,7 @@ const rm: Command = {
   name: 'rm',
   args: '<key>',
   minArgs: 1,
-  summary: 'Delete a secret (an admin key); see README "Erasure" for what happens to its values.',
+  summary: 'Delete a secret (an admin key); see docs/vault.md#erasure for what happens to its values.',
   options: [...SERVICE_OPTIONS],
   examples: ['rulevault secrets rm OLD_TOKEN'],
   async run({ args: [key], options, out }) {
@@ -270,7 +270,7 @@ const exportCommand: Command = {
   summary: 'Print the secrets the key may read as a dotenv file or JSON (a key with secrets:read).',
   details: [
     'dotenv: KEY=\'value\' lines in the format node --env-file and the dotenv package read; each value keeps',
-    'newlines, quotes, $ and backslashes exactly (README "Operator CLI"). json: {"KEY": "value", ...}.',
+    'newlines, quotes, $ and backslashes exactly (docs/cli.md#secrets-over-http). json: {"KEY": "value", ...}.',
   ],
   options: [{ name: 'format', value: '<dotenv|json>', help: 'the output format (default dotenv; --json means json)' }, tagsOption, ...SERVICE_OPTIONS],
   examples: ['rulevault secrets export --tags prod --format dotenv > .env && chmod 600 .env'],

@@ -4,7 +4,7 @@
  * Reading commands (api-keys list, log) run beside a running service. Writing
  * ones (api-keys create and revoke, rotate-master-key) take the data folder's
  * lock (src/data-lock.ts) and are refused while a service holds it, with the
- * admin API call that does the same (README "Operator CLI").
+ * admin API call that does the same (docs/cli.md#on-the-store).
  */
 import { randomUUID } from 'node:crypto';
 import { rename } from 'node:fs/promises';
@@ -168,7 +168,7 @@ async function* readLog(store: EventStore, after: bigint | undefined, limit: num
 
 const rotate: Command = {
   name: 'rotate-master-key',
-  summary: 'Re-wrap every secret\'s data key under a new master key; only with the service stopped (see README "Master key rotation").',
+  summary: 'Re-wrap every secret\'s data key under a new master key; only with the service stopped (see docs/vault.md#master-key-rotation).',
   details: [
     'With RULEVAULT_MASTER_KEY, the new key comes from RULEVAULT_NEW_MASTER_KEY and you swap the variables afterwards.',
     'With the key file, a new key is written to master.key.next first (an interrupted run resumes with it) and replaces master.key at the end.',
@@ -177,7 +177,7 @@ const rotate: Command = {
   examples: ['RULEVAULT_NEW_MASTER_KEY=$(openssl rand -base64 32) rulevault rotate-master-key'],
   async run({ out }) {
     const config = storeConfig(out);
-    const advice: Advice = () => 'stop the service first (every node that uses this store), then run the rotation; see README "Master key rotation".';
+    const advice: Advice = () => 'stop the service first (every node that uses this store), then run the rotation; see docs/vault.md#master-key-rotation.';
     const result = await writing(config, 'rotate-master-key', advice, () => onStore(config, (store) => rotateOn(config, store)));
     out.document(result.outcome);
     out.lines(

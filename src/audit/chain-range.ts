@@ -22,7 +22,7 @@
  * re-stringified content) reports it modified. Before a signed checkpoint the
  * relinking breaks the checkpoint, so the second pass still names the event;
  * after the last one, rewriting in the usual spelling goes unnoticed by both
- * (README "The hash chain": threat model).
+ * (docs/auditors.md#what-the-chain-proves).
  */
 import { CHECKPOINT_STREAM, asCheckpoint, checkpointMessage } from './chain-checkpoint';
 import { CHAIN_VERSION, EMPTY_CHAIN, GENESIS_HASH, asLink, checkLink, linkHashOfHex, sha256Hex, type ChainLink } from '../store/chain';

@@ -18,7 +18,7 @@
  * variables, so a plain digest would let anyone with the record and the
  * template check a guess of a masked value (a short one falls to a few
  * hundred guesses), and no replay could match it anyway, the value being
- * gone (docs/decisions/pending-masking-by-path.md). The records themselves (contexts, rendered prompts) are rebuilt from the
+ * gone (docs/decisions/0042-masking-by-path.md). The records themselves (contexts, rendered prompts) are rebuilt from the
  * log at the recorded position, so the sink holds ids and a hash, not
  * copies of the catalog, and stays small.
  *

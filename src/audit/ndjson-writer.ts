@@ -56,7 +56,7 @@ export function ndjsonWriter<R>(files: NdjsonFiles, idOf: (record: R) => string,
     } else if (fd === undefined) {
       open(path.basename(file));
     }
-    // Read, not counted: with several worker processes (README "Workers") each appends to the same file (O_APPEND,
+    // Read, not counted: with several worker processes (docs/operations.md#workers) each appends to the same file (O_APPEND,
     // a batch is one write, so lines never interleave), and only the file knows how big the others made it.
     size = fstatSync(fd!).size;
     if (size > 0 && size + bytes > maxFileBytes) {

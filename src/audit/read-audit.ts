@@ -32,7 +32,7 @@ export interface SecretReadRecord {
   readonly request_id: string | null;
   /** `ok`: the answer's `err` was null; `error`: it named what was wrong, with `code`. */
   readonly outcome: ReadOutcome;
-  /** The error code the caller was answered (README, Error codes), null when `outcome` is ok. */
+  /** The error code the caller was answered (docs/api.md#error-codes), null when `outcome` is ok. */
   readonly code: ErrorCode | null;
   /** The secrets returned, by key order of the answer (none when `outcome` is error). */
   readonly secrets: readonly { readonly id: string; readonly key: string; readonly version: number; readonly value_version: number }[];
@@ -48,7 +48,7 @@ export interface ReadAuditSettings {
   readonly failClosed: boolean;
   readonly maxRecords: number;
   /**
-   * Several processes write the file (README "Workers"): another one's
+   * Several processes write the file (docs/operations.md#workers): another one's
    * retention may delete an answer set this one remembers, and its id may be
    * given again, so every write looks its set up in the file.
    */

@@ -122,7 +122,7 @@ export function sqliteWriter<R>(dir: string, table: SinkTable<R>, maxRecords: nu
       fresh.pragma('journal_mode = WAL');
       // NORMAL: a commit reaches the OS before the caller goes on (a crash of the process loses nothing); no fsync per record.
       fresh.pragma('synchronous = NORMAL');
-      // Worker processes (README "Workers") share the file: wait out another's batch (a millisecond or so) rather than
+      // Worker processes (docs/operations.md#workers) share the file: wait out another's batch (a millisecond or so) rather than
       // fail the write, which fail-closed reads would answer with a 503; a lock held longer still fails and is retried.
       fresh.pragma('busy_timeout = 100');
       statements = table.open(fresh);

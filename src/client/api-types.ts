@@ -964,7 +964,7 @@ export interface DryRunExplanation {
     index: number;
     condition_operator: "AND" | "OR";
     result: boolean;
-    /** its result decided the verdict of the conditions (see README, Dry-run) */
+    /** its result decided the verdict of the conditions (see docs/auditors.md#dry-run-evaluate) */
     decisive: boolean;
     conditions: ({
       index: number;
@@ -976,7 +976,7 @@ export interface DryRunExplanation {
       input: string | number | boolean | null;
       result: boolean;
       reason: "holds" | "field absent" | "not a number" | "not a boolean" | "comparison false" | "invalid condition";
-      /** its result decided the verdict of the conditions (see README, Dry-run) */
+      /** its result decided the verdict of the conditions (see docs/auditors.md#dry-run-evaluate) */
       decisive: boolean;
     })[];
   })[];

@@ -23,7 +23,7 @@ export interface ClientOptions extends ConnectionOptions {
 }
 
 /**
- * What a failure adds beside `err`, for programs (README: Error codes):
+ * What a failure adds beside `err`, for programs (docs/api.md#error-codes):
  * `code`, the service's error code when its answer carried one, and
  * `status`, the HTTP status of an answer that was not a success. Both are
  * absent when the client itself failed (unreachable, timeout, no URL), and

@@ -1,5 +1,5 @@
 /**
- * Local evaluation (README "Client library", "Local evaluation"): a client
+ * Local evaluation (docs/client.md#local-evaluation): a client
  * that follows the change stream (GET /api/rule-engine/stream) and answers
  * evaluate in-process, with the server's own compiled engine and the server's
  * own evaluate function over the stream's view (src/service/evaluation-view.ts),

@@ -8,7 +8,7 @@
  */
 import type { Error as ErrorBody } from './api-types';
 
-/** The stable code the service answers beside `err` (README: Error codes); absent on failures of the client's own. */
+/** The stable code the service answers beside `err` (docs/api.md#error-codes); absent on failures of the client's own. */
 export type ErrorCode = ErrorBody['code'];
 
 export interface ConnectionOptions {
@@ -30,7 +30,7 @@ export interface Failure {
   readonly transient: boolean;
   /** HTTP status when the service answered. */
   readonly status?: number;
-  /** The service's error code when its answer carried one (README: Error codes). */
+  /** The service's error code when its answer carried one (docs/api.md#error-codes). */
   readonly code?: ErrorCode;
 }
 

@@ -247,7 +247,7 @@ export interface paths {
         put?: never;
         /**
          * Import rules, contexts and prompts: all or nothing, answered once every item is evaluable (scope admin)
-         * @description The body is NDJSON (one ImportItem per line; blank lines skipped) or a JSON array of ImportItems, whatever the Content-Type, uncompressed. Every item is checked as its create route checks it before anything is written; the first bad one is the error, its message starting with `line <n>` (NDJSON) or `item [<i>]` (array). At most RULEVAULT_IMPORT_MAX_ITEMS items and RULEVAULT_IMPORT_MAX_BYTES bytes (413 above; RULEVAULT_MAX_BODY_BYTES does not apply). On the embedded store the batch is one transaction; on EventStoreDB one append per item, in order (README "Import").
+         * @description The body is NDJSON (one ImportItem per line; blank lines skipped) or a JSON array of ImportItems, whatever the Content-Type, uncompressed. Every item is checked as its create route checks it before anything is written; the first bad one is the error, its message starting with `line <n>` (NDJSON) or `item [<i>]` (array). At most RULEVAULT_IMPORT_MAX_ITEMS items and RULEVAULT_IMPORT_MAX_BYTES bytes (413 above; RULEVAULT_MAX_BODY_BYTES does not apply). On the embedded store the batch is one transaction; on EventStoreDB one append per item, in order (docs/api.md#import).
          */
         post: operations["importItems"];
         delete?: never;
@@ -494,7 +494,7 @@ export interface paths {
         };
         /**
          * Server-Sent Events: the active rules and the active entities they link, then every change, each with its log position as id (scope evaluate)
-         * @description Events `snapshot`, `change`, `cutoff`, `shutdown`; heartbeats are comment lines. Resume with `Last-Event-ID` (README, Change stream).
+         * @description Events `snapshot`, `change`, `cutoff`, `shutdown`; heartbeats are comment lines. Resume with `Last-Event-ID` (docs/change-stream.md#resuming).
          */
         get: operations["changeStream"];
         put?: never;
@@ -1035,7 +1035,7 @@ export interface components {
                 conditions: {
                     /** @enum {string} */
                     data_type: "string" | "number" | "boolean";
-                    /** @description its result decided the verdict of the conditions (see README, Dry-run) */
+                    /** @description its result decided the verdict of the conditions (see docs/auditors.md#dry-run-evaluate) */
                     decisive: boolean;
                     field: string;
                     index: number;
@@ -1048,7 +1048,7 @@ export interface components {
                     result: boolean;
                     value: string;
                 }[];
-                /** @description its result decided the verdict of the conditions (see README, Dry-run) */
+                /** @description its result decided the verdict of the conditions (see docs/auditors.md#dry-run-evaluate) */
                 decisive: boolean;
                 index: number;
                 result: boolean;

@@ -33,7 +33,7 @@ export function decideCreateApiKey(id: string, input: ApiKeyCreateInput, keyHash
  * active stored keys with the admin scope, plus RULEVAULT_ADMIN_KEY when this
  * node has one. The last one is not revoked (409): nobody could administer
  * the service until it is restarted with RULEVAULT_ADMIN_KEY or the CLI
- * creates a key (README: "Lost admin key").
+ * creates a key (docs/api.md#the-last-admin-key-and-a-lost-one).
  */
 export function decideRevokeApiKey(
   id: string,

@@ -247,7 +247,7 @@ function decideItem(value: unknown, context: ImportContext, ruleContext: RuleCon
  * A caller-chosen id: a UUID in lower case that no resource and no earlier
  * item has. Another case is refused, not folded: every id RuleVault writes and
  * looks up is lower case, so `3F2B...` beside `3f2b...` would be a second
- * resource that no lookup of the first finds (docs/decisions/pending-lower-case-ids.md).
+ * resource that no lookup of the first finds (docs/decisions/0037-lower-case-ids.md).
  */
 function readItemId(value: unknown, kind: ImportKind, state: CatalogState, batch: BatchIndex): string {
   const id = readString(value, 'id', { maxLength: 36 });

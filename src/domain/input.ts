@@ -8,7 +8,7 @@ import type { Json } from '../store/port';
 
 export type JsonObject = { readonly [key: string]: unknown };
 
-/** Sizes of admin input; documented in the README (Limits). */
+/** Sizes of admin input; documented in docs/api.md (Routes: input sizes). */
 export const INPUT_LIMITS = {
   nameLength: 256,
   tagCount: 100,

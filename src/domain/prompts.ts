@@ -18,7 +18,7 @@ const VERSION_MEMBERS = ['prompt', 'version', 'config'] as const;
 const MESSAGE_MEMBERS = ['role', 'content'] as const;
 export const FIRST_VERSION = '1.0.0';
 
-/** Sizes of a version's chat messages and config (README, Prompt templates). */
+/** Sizes of a version's chat messages and config (docs/prompts.md#chat-prompts-and-configs). */
 export const PROMPT_LIMITS = {
   messages: 100,
   roleLength: 64,

@@ -189,7 +189,7 @@ export function testCondition(i32: Int32Array, f64: Float64Array, at: number, v:
  * `entry`'s answer for `text`, a value rules name on the entry's field: kept
  * on the entry while the engine holds fewer than its limit (regex tests were
  * ~0.4 µs of a request's engine time with the caches cold; bench: the
- * README's thrashed in-process A/B, issue 18).
+ * thrashed in-process A/B of issue 18, bench/HISTORY.md).
  */
 function keptAnswer(entry: RegexEntry, text: string, v: RequestView): boolean {
   const kept = entry.kept?.get(text);

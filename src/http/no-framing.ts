@@ -10,7 +10,7 @@
  * replaces the CSP with its own, which forbids framing too. The API's
  * answers do not need them: they are JSON, NDJSON or an event stream that
  * no browser shows as a page, and they act only on a bearer key that a
- * frame cannot send on its own (docs/decisions/pending-no-framing.md).
+ * frame cannot send on its own (docs/decisions/0038-no-framing.md).
  */
 import type { NextFunction, Request, Response } from 'express';
 

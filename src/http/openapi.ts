@@ -323,7 +323,7 @@ const tagsInput: SchemaObject = { type: 'array', maxItems: 100, items: { type: '
  */
 function explanation(dryRun: boolean): SchemaObject {
   const decisive: { [name: string]: SchemaObject } = dryRun
-    ? { decisive: { type: 'boolean', description: 'its result decided the verdict of the conditions (see README, Dry-run)' } }
+    ? { decisive: { type: 'boolean', description: 'its result decided the verdict of the conditions (see docs/auditors.md#dry-run-evaluate)' } }
     : {};
   const position = dryRun ? nullable(ref('Position')) : ref('Position');
   return record({
@@ -954,7 +954,7 @@ const paths: { [path: string]: PathItem } = {
     get: {
       operationId: 'changeStream',
       summary: 'Server-Sent Events: the active rules and the active entities they link, then every change, each with its log position as id (scope evaluate)',
-      description: 'Events `snapshot`, `change`, `cutoff`, `shutdown`; heartbeats are comment lines. Resume with `Last-Event-ID` (README, Change stream).',
+      description: 'Events `snapshot`, `change`, `cutoff`, `shutdown`; heartbeats are comment lines. Resume with `Last-Event-ID` (docs/change-stream.md#resuming).',
       tags: ['public'],
       parameters: [{ name: 'Last-Event-ID', in: 'header', required: false, description: 'the position to resume after', schema: { type: 'string', pattern: '^[0-9]+$' } }],
       responses: {
@@ -1090,7 +1090,7 @@ const paths: { [path: string]: PathItem } = {
         'whatever the Content-Type, uncompressed. Every item is checked as its create route checks it before anything is written; ' +
         'the first bad one is the error, its message starting with `line <n>` (NDJSON) or `item [<i>]` (array). ' +
         'At most RULEVAULT_IMPORT_MAX_ITEMS items and RULEVAULT_IMPORT_MAX_BYTES bytes (413 above; RULEVAULT_MAX_BODY_BYTES does not apply). ' +
-        'On the embedded store the batch is one transaction; on EventStoreDB one append per item, in order (README "Import").',
+        'On the embedded store the batch is one transaction; on EventStoreDB one append per item, in order (docs/api.md#import).',
       tags: ['import'],
       requestBody: {
         required: true,

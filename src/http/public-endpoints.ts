@@ -84,7 +84,7 @@ export const GET_COMPILED: PublicEndpoint = {
   },
 };
 
-/** The response header carrying an evaluate answer's decision_id (README, For auditors: decision records). */
+/** The response header carrying an evaluate answer's decision_id (docs/auditors.md#decision-records). */
 export const DECISION_ID_HEADER = 'RuleVault-Decision-Id';
 
 export const PUBLIC_ENDPOINTS: readonly PublicEndpoint[] = [EVALUATE, GET_SECRETS, GET_COMPILED];

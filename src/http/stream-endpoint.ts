@@ -1,5 +1,5 @@
 /**
- * GET /api/rule-engine/stream (README "GET /api/rule-engine/stream"): the
+ * GET /api/rule-engine/stream (docs/change-stream.md): the
  * change stream as Server-Sent Events, on node:http objects so both HTTP
  * paths serve it the same way (fast-path.ts and app.ts call `serveStream`).
  * The publisher is src/service/change-feed.ts; this file checks the caller
@@ -55,7 +55,7 @@ export function serveStream(deps: HttpDeps, req: IncomingMessage, res: ServerRes
     open(deps, res, after, locals);
     return;
   }
-  // Records read or a snapshot built first, in slices (README "Change stream").
+  // Records read or a snapshot built first, in slices (docs/change-stream.md#bounds).
   pending.then(() => {
     if (res.destroyed) return;
     if (deps.changeFeed.closed) refuse(deps, res, new AppError('unavailable', SHUTTING_DOWN), locals);

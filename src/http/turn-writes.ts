@@ -10,7 +10,7 @@
  * to ~0.6 µs (perf) and system CPU per evaluate from 7.6 to 5.7 µs; req/s
  * rose with pipelined callers, and at p=1 by less than the bench resolves
  * (bench: http-evaluate with RULEVAULT_ANSWER_BATCH=1 and 64; cpu-per-request
- * --workload evaluate --variant now:RULEVAULT_ANSWER_BATCH=1; README).
+ * --workload evaluate --variant now:RULEVAULT_ANSWER_BATCH=1; docs/performance.md).
  *
  * A request's answer may be held as the work that computes it: the turn's
  * computations then run back to back at its end, before its writes. Run as

@@ -1,6 +1,6 @@
 /**
  * Every successful admin write answers with `RuleVault-Position: <log
- * position>` (README "Read your writes"): the position this node's read model
+ * position>` (docs/api.md#writes, "Read your writes"): the position this node's read model
  * had applied when the answer was sent. The command bus answers only after
  * the read model applied the write (command-bus.ts), so the header is at or
  * after the write's own position; a stream subscriber holding it has the

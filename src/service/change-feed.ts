@@ -1,5 +1,5 @@
 /**
- * The change stream's publisher (README "GET /api/rule-engine/stream"): one per
+ * The change stream's publisher (docs/change-stream.md): one per
  * node, shared by every subscriber. It publishes from the read model's apply
  * (ReadModel.onApplied), so a write is on this node's streams before the
  * command that made it answers. Each frame is built once and the same string

@@ -42,14 +42,14 @@ export interface EvaluateResponse {
 
 type FieldLimits = Pick<Limits, 'maxFields' | 'maxFieldKeyLength' | 'maxFieldValueLength'>;
 
-/** What rendering the prompts of one answer may cost (README, Prompt templates). */
+/** What rendering the prompts of one answer may cost (docs/prompts.md#limits). */
 export type PromptLimits = RenderLimits & Pick<Limits, 'responseMaxRenderBytes'>;
 
 /**
- * Levels of `entity_inputs.variables`, the variables object itself the first (README, Limits). A decision record
+ * Levels of `entity_inputs.variables`, the variables object itself the first (docs/api.md, evaluate). A decision record
  * serializes the request after the answer is sent, and JSON.stringify overflows the stack near 4,000 levels: bounded
  * where the request is read, as meta_properties are, such a request is a 400 naming the bound instead of a record
- * nobody can write (docs/decisions/pending-bounded-variables.md).
+ * nobody can write (docs/decisions/0035-bounded-variables.md).
  */
 export const VARIABLES_MAX_DEPTH = 32;
 

@@ -1,5 +1,5 @@
 /**
- * What the change stream shows (README "GET /api/rule-engine/stream"): the
+ * What the change stream shows (docs/change-stream.md#what-it-shows): the
  * part of the read model that decides evaluate answers, and nothing more.
  * That is the ACTIVE rules, and the ACTIVE contexts and prompts that at least
  * one of them links: exactly what a caller with the `evaluate` scope can see

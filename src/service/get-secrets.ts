@@ -3,7 +3,7 @@
  * and opens them, per request, from the sealed vault. Plaintext lives only in
  * the answer being built. A lookup by `key` that selects nothing is an error
  * (not_found, naming the key); one by tags alone that matches nothing is an
- * empty answer (docs/decisions/pending-get-secrets-missing-key.md).
+ * empty answer (docs/decisions/0039-get-secrets-missing-key.md).
  */
 import type { SecretRecord, VaultState } from '../../projections';
 import type { Principal } from '../auth';

@@ -8,7 +8,7 @@
  * nothing. EventStoreDB cannot append to several streams atomically: the
  * batch is appended one stream at a time, in order, every event under the
  * request's id; a failure part way answers 503 with how many were written
- * (README "Import").
+ * (docs/api.md#import).
  */
 import type { ImportSettings } from '../config';
 import { countKinds, decideImportSteps, deletedIdError, readImportSteps, type ImportLine, type PlannedItem } from '../domain/import';
@@ -48,7 +48,7 @@ export function createImportCommands({ bus, readModel, runtime, maxRegexLength, 
       const refused = new Set<string>();
       // Decided inside the bus's one-at-a-time section: the batch sees every write before it, and none interleaves.
       return bus.withRetry(undefined, async () => {
-        // In slices: at 100k items the decision held evaluate ~1.5 s (README Import, "While it runs").
+        // In slices: at 100k items the decision held evaluate ~1.5 s (docs/api.md#import, "While it runs").
         const planned = await stepsInSlices(decideImportSteps(lines, { state: readModel.state, maxRegexLength, templateLimits, newId: runtime.newId }), sliceClock());
         let last;
         try {

@@ -1,5 +1,5 @@
 /**
- * Paging and filters of the admin lists (README, API: lists). Pure: the
+ * Paging and filters of the admin lists (docs/api.md#lists). Pure: the
  * query text in, a predicate and a page out; a bad parameter is a 400 whose
  * message starts with its name.
  *

@@ -19,7 +19,7 @@
  *   streams in $all) and, for `any` or `stream_exists`, the stream's
  *   revision, then appends with that exact revision. This node's appends are
  *   serialized; two nodes appending at the same instant can both link to one
- *   head, a fork `audit verify` reports (README: Event stores).
+ *   head, a fork `audit verify` reports (docs/operations.md#event-stores).
  */
 import { randomUUID } from 'node:crypto';
 import {

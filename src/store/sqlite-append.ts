@@ -111,7 +111,7 @@ export function prepareAppends(db: Database.Database, onRow?: (row: EventRow) =>
   // Import (issue 18 item 4): several streams' appends as one transaction, so one commit, one fsync. The
   // chain's head is read once and carried from stream to stream, and no stream has a savepoint of its own
   // (a failure rolls the whole batch back anyway): per stream, both were a share of the transaction that holds
-  // the node (bench: import probe, README Import).
+  // the node (bench: import probe, docs/api.md#import).
   const appendManyTx = db.transaction((appends: readonly TextAppend[]): AppendResult[] => {
     let head = chainHead();
     return appends.map(({ stream, events, expected }) => {

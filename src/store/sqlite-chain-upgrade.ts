@@ -1,5 +1,5 @@
 /**
- * Links a log written before the hash chain (README "For auditors": `rulevault
+ * Links a log written before the hash chain (docs/auditors.md#the-hash-chain: `rulevault
  * audit chain-upgrade`): every event without a link gets one, in position
  * order, continuing from the last linked event. Only `metadata.chain` is
  * added; stream, revision, id, type, data and the rest of the metadata stay

@@ -292,7 +292,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
    * KB each would otherwise be held at once. The sizes' read costs ~5 µs on a tail of one small commit (15 against
    * 10 µs; bench: HISTORY, 2026-11-28 eighth round). A page at most from the last commit too: handing an import of
    * 20k events over as one page held the node ~0.4 s while it was applied, where the follower gives way between
-   * pages (bench: import probe, README Import); those rows are in memory already, so only their count is bounded.
+   * pages (bench: import probe, docs/api.md#import); those rows are in memory already, so only their count is bounded.
    */
   const followerPage = (cursor: bigint | undefined): LogPage => {
     const recent = lastCommit;

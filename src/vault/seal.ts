@@ -123,7 +123,7 @@ export async function createSealer(masterKey: Uint8Array): Promise<Sealer> {
 
   /**
    * Data keys held unwrapped for the life of the process, as the master key
-   * is (README, "Vault threat model"): one AEAD operation per value on
+   * is (docs/vault.md#threat-model): one AEAD operation per value on
    * get-secrets instead of two, and no base64 decoding (bench:
    * cpu-per-request --workload secrets; http-secrets). Keyed by the sealed
    * object the read model holds, so an entry lives as long as that value does

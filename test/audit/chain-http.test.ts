@@ -1,6 +1,6 @@
 /**
- * Black-box: the hash chain of the live store on the admin API (README "For
- * auditors > The hash chain"; src/audit/chain-audit.ts) on a real node over
+ * Black-box: the hash chain of the live store on the admin API (docs/auditors.md#the-hash-chain;
+ * src/audit/chain-audit.ts) on a real node over
  * loopback with its real SQLite file: a verification run names the first
  * changed position of a tampered copy; incremental runs read only what was
  * appended (`checked_events`); concurrent requests read the log once; a

@@ -1,5 +1,5 @@
 /**
- * Black-box: decision records (README, For auditors > Decision records) on a
+ * Black-box: decision records (docs/auditors.md#decision-records) on a
  * real node over loopback, with the sink's real SQLite files: the
  * RuleVault-Decision-Id header, records at 100% sampling, replay at the
  * recorded position and at the head of the log (API and CLI), masking, and

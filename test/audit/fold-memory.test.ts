@@ -39,7 +39,7 @@ t.test('under a 128 MB old space the first audit query is stopped with a 503; ev
   const audit = await client(service.url, env.RULEVAULT_ADMIN_KEY).post('/api/audit/evaluate', auditHead);
   t.equal(audit.status, 503, audit.text.slice(0, 300));
   t.equal(audit.json.code, 'unavailable');
-  t.match(audit.json.err, /^the audit query was stopped: folding the log to its point took the heap to \d+ MB, into the last 32 MB of its old space's 128 MB limit kept for serving; give the node more memory and a larger NODE_OPTIONS=--max-old-space-size=<MB>, or audit beside it with npm run audit \(README, Operations > Memory\)$/);
+  t.match(audit.json.err, /^the audit query was stopped: folding the log to its point took the heap to \d+ MB, into the last 32 MB of its old space's 128 MB limit kept for serving; give the node more memory and a larger NODE_OPTIONS=--max-old-space-size=<MB>, or audit beside it with npm run audit \(docs\/operations\.md#memory\)$/);
   const evaluated = await client(service.url, evaluateKey).post('/api/rule-engine/evaluate', { entity_type: 'context', fields: { tier: 'v5' } });
   t.equal(evaluated.status, 200, 'evaluate goes on answering');
   t.equal(evaluated.json.matchingRuleIds.length, 1);

@@ -64,7 +64,7 @@ t.test('under a 64 MB old space: the digest and the stream are refused with the 
   const digest = await admin.get('/api/audit/digest');
   t.equal(digest.status, 503);
   t.equal(digest.json.code, 'unavailable');
-  const refusal = new RegExp(`^reading the ${BIG_RULES + 1} rule records a snapshot start left unread needs about (\\d+) MB of heap, and (\\d+) MB of its \\d+ MB limit is free: raise it with NODE_OPTIONS=--max-old-space-size=<MB> \\(README, Operations > Memory\\)$`);
+  const refusal = new RegExp(`^reading the ${BIG_RULES + 1} rule records a snapshot start left unread needs about (\\d+) MB of heap, and (\\d+) MB of its \\d+ MB limit is free: raise it with NODE_OPTIONS=--max-old-space-size=<MB> \\(docs/operations\\.md#memory\\)$`);
   const [, need, free] = refusal.exec(digest.json.err) ?? [];
   t.ok(Number(need) > 80 && Number(need) > Number(free), `the message names what it needs and what is free: ${digest.json.err}`);
   const stream = await client(service.url, evaluateKey).get(STREAM_PATH);

@@ -195,7 +195,7 @@ t.test('workers sharing the file: a set another process trimmed is never named a
     t.teardown(() => audit.close());
     return audit;
   };
-  // Two worker processes' audits on one file (README "Workers").
+  // Two worker processes' audits on one file (docs/operations.md#workers).
   const a = open(true);
   const b = open(true);
   for (let i = 0; i < 995; i++) b.recordRead('key-b', [DB], undefined);

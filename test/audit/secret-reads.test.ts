@@ -1,5 +1,5 @@
 /**
- * Black-box: the secret-read audit (README, For auditors > Secret reads) on a
+ * Black-box: the secret-read audit (docs/auditors.md#secret-reads) on a
  * real node over loopback with the sink's real SQLite files: what a read
  * records (never a value: the files are grepped for the plaintext), the
  * list's filters and paging on the admin API and the CLI, and fail-closed
@@ -65,7 +65,7 @@ t.test('each read is recorded with key id, request id, time, secret ids and vers
   t.notOk(list.text.includes(VALUES.DB_PASSWORD) || list.text.includes(VALUES.OPENAI_API_KEY), 'none in the list either');
 });
 
-t.test('the list: filters by key, by secret (id or key) and by time; cursor paging; bad parameters', async (t) => {
+t.test('the list: filters by key, by secret (id or key), by outcome and by time; cursor paging; bad parameters', async (t) => {
   const node = await nodeWith(t);
   const { admin, openai, all, llm } = await setUp(node);
   const allReader = client(node.url, all.key);
@@ -138,6 +138,22 @@ t.test('the list: filters by key, by secret (id or key) and by time; cursor pagi
   const cliBad = await runAudit(['reads', '--from', 'yesterday'], node.env);
   t.equal(cliBad.code, 1);
   t.match(cliBad.stderr, /--from must be an ISO 8601 time/);
+
+  // --outcome lists what the API's outcome filter lists: here two refused calls, then the eight answered reads.
+  await read(client(node.url, 'rv_not-a-key-of-this-node'), {});
+  await read(allReader, { key: 'NO_SUCH_KEY' });
+  const refused = (await admin.get('/api/audit/secret-reads?outcome=error')).json;
+  t.same(refused.reads.map((r: any) => [r.key_id, r.code]), [[null, 'unauthorized'], [all.id, 'not_found']]);
+  const cliRefused = await runAudit(['reads', '--outcome', 'error', '--json'], node.env);
+  t.equal(cliRefused.code, 0, cliRefused.stderr);
+  t.same(JSON.parse(cliRefused.stdout), refused, 'audit reads --outcome error');
+  const cliRefusedTable = await runAudit(['reads', '--outcome', 'error'], node.env);
+  t.match(cliRefusedTable.stdout, /\(none\) +\S+ +unauthorized /, 'the table shows the code');
+  const cliOk = await runAudit(['reads', '--outcome', 'ok', '--json'], node.env);
+  t.same(JSON.parse(cliOk.stdout).reads.map((r: any) => r.read_id), everything.map((r: any) => r.read_id), 'audit reads --outcome ok');
+  const cliOutcomeBad = await runAudit(['reads', '--outcome', 'refused'], node.env);
+  t.equal(cliOutcomeBad.code, 1);
+  t.match(cliOutcomeBad.stderr, /^error: --outcome must be one of ok, error/);
 });
 
 t.test('fail-closed: a read whose record cannot be written answers an error, not the values', async (t) => {

@@ -92,6 +92,9 @@ t.test('--version prints the package version; a mistyped command or option is an
   t.same([plain.code, plain.stdout, plain.stderr], [0, `rulevault ${version}\n`, '']);
   const json = await runCli(['--version', '--json'], {});
   t.same([json.code, JSON.parse(json.stdout)], [0, { name: 'rulevault', version }]);
+  const help = await runCli(['--help'], {});
+  t.match(help.stdout, new RegExp(`\noptions:\n {6}--version +print the version of this CLI \\(rulevault ${version.replace(/\./g, '\\.')};`), 'the root --help says --version');
+  t.notMatch((await runCli(['audit', '--help'], {})).stdout, /--version/, 'and only the root has it');
 
   const command = await runCli(['secrts', 'list'], {});
   t.equal(command.code, 2);

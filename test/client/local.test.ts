@@ -1,6 +1,6 @@
 /**
- * Black-box: local evaluation in the client (issue 16 item 4, README "Local
- * evaluation"). A differential test: the same seeded requests through the
+ * Black-box: local evaluation in the client (issue 16 item 4,
+ * docs/client.md#local-evaluation). A differential test: the same seeded requests through the
  * client (in-process, from the change stream) and through the real service
  * over HTTP, with seeded rule, context and prompt changes in between, must
  * answer identically once the client holds the change's position (the

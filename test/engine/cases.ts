@@ -140,7 +140,7 @@ const unicodeCases: Case[] = [
  * Regex answers a random seed once got wrong (or an audit of the same
  * assumption found): `[pattern, value, re2js matches?, how it was found]`.
  * A seed that finds a bug adds its smallest failing pair here, so the case
- * stays pinned whatever the seed list becomes (README: Tests). Also read by
+ * stays pinned whatever the seed list becomes (CONTRIBUTING.md, Seeds). Also read by
  * the regex differential tests (prefilter and fast matcher vs re2js) and the
  * black-box evaluate test in regex-found-cases-http.test.ts.
  */

@@ -1,6 +1,6 @@
 /**
- * Black-box: GET /api/rule-engine/stream (issue 16 item 3, README "GET
- * /api/rule-engine/stream"): the snapshot shows exactly what decides evaluate,
+ * Black-box: GET /api/rule-engine/stream (issue 16 item 3,
+ * docs/change-stream.md): the snapshot shows exactly what decides evaluate,
  * every write follows with its log position as the event id, a resume from
  * Last-Event-ID has no gap and no duplicate, heartbeats, a slow consumer is cut
  * off and resumes, shutdown ends streams; and admin writes carry

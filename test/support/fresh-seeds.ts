@@ -3,7 +3,7 @@
  * test files that take their seeds from seeds.ts) on seeds drawn now, the
  * only place seeds are drawn. Prints the seeds before and after each round,
  * with the command that replays them; stops at the first failing round.
- * `npm test` never runs this: it runs on FIXED_SEEDS (README: Tests).
+ * `npm test` never runs this: it runs on FIXED_SEEDS (CONTRIBUTING.md, Seeds).
  */
 import { spawnSync } from 'node:child_process';
 import { randomInt } from 'node:crypto';
@@ -52,7 +52,7 @@ function main(argv: readonly string[]): number {
     const status = run.status ?? 1;
     console.log(`round ${round}: ${status === 0 ? 'passed' : 'FAILED'} on seeds ${seeds}`);
     if (status !== 0) {
-      console.log(`  replay: ${replay}\n  then pin the failing case as a row of the case table (README: Tests)`);
+      console.log(`  replay: ${replay}\n  then pin the failing case as a row of the case table (CONTRIBUTING.md, Seeds)`);
       return status;
     }
   }

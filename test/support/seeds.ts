@@ -1,5 +1,5 @@
 /**
- * The seeds every randomized test runs on (README: Tests).
+ * The seeds every randomized test runs on (CONTRIBUTING.md, Seeds).
  *
  * `npm test` runs on FIXED_SEEDS, so two runs of one commit assert the same
  * cases. RULEVAULT_TEST_SEEDS=<n>[,<n>...] runs the given seeds instead: that
