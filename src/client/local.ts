@@ -143,6 +143,7 @@ export function createLocalEvaluator(options: LocalEvaluatorOptions = {}): Local
         return;
       case 'cutoff':
       case 'shutdown':
+      case 'revoked':
         lastError = new Error(`RuleVault ended the stream: ${(JSON.parse(event.data) as { err: string }).err}`);
         return;
     }

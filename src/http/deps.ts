@@ -68,6 +68,16 @@ export function authorizeHeader(deps: HttpDeps, authorization: string | undefine
   return principal;
 }
 
+/** True while `authorization` still authenticates a key holding `scope`: an answer that lasts asks again when the keys change. */
+export function stillAuthorized(deps: HttpDeps, authorization: string | undefined, scope: Scope | readonly Scope[]): boolean {
+  try {
+    authorize(authenticate(authorization, deps.readModel.state.apiKeys, deps.config.adminKeyHash), scope);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** Authenticates the caller of an express request and checks its scope. */
 export function authorizeRequest(deps: HttpDeps, req: Request, res: Response, scope: Scope | readonly Scope[]): Principal {
   return authorizeHeader(deps, req.headers.authorization, res.locals as RequestLocals, scope);

@@ -11,8 +11,8 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, badRequest } from '../errors';
-import type { StreamSink } from '../service/change-feed';
-import { authorizeHeader, type HttpDeps, type RequestLocals } from './deps';
+import type { StreamAccess, StreamSink } from '../service/change-feed';
+import { authorizeHeader, stillAuthorized, type HttpDeps, type RequestLocals } from './deps';
 import { errorText, NOT_READY_MESSAGE, sendError, toErrorAnswer } from './errors';
 import { pathOf } from './public-endpoints';
 
@@ -27,6 +27,7 @@ export function isStreamUrl(url: string | undefined): boolean {
 
 const POSITION = /^\d{1,20}$/;
 const SHUTTING_DOWN = 'the node is shutting down';
+export const REVOKED_WHILE_OPENING = 'the API key was revoked (or lost the evaluate scope) while the stream was opening';
 
 /** The position a subscriber resumes after: its Last-Event-ID, or undefined for a fresh snapshot. */
 export function parseLastEventId(header: string | string[] | undefined): bigint | undefined {
@@ -52,14 +53,14 @@ export function serveStream(deps: HttpDeps, req: IncomingMessage, res: ServerRes
   }
   const pending = deps.changeFeed.ready(after);
   if (pending === undefined) {
-    open(deps, res, after, locals);
+    open(deps, req, res, after, locals);
     return;
   }
   // Records read or a snapshot built first, in slices (README "Change stream").
   pending.then(() => {
     if (res.destroyed) return;
     if (deps.changeFeed.closed) refuse(deps, res, new AppError('unavailable', SHUTTING_DOWN), locals);
-    else open(deps, res, after, locals);
+    else open(deps, req, res, after, locals);
   }, (error: unknown) => {
     if (!res.destroyed) refuse(deps, res, error, locals);
   });
@@ -73,8 +74,20 @@ function refuse(deps: HttpDeps, res: ServerResponse, error: unknown, locals?: Re
   sendError(res, answer.status, answer.code, answer.message);
 }
 
-/** 200 and the events, until either side closes; the error's answer instead when the first frames cannot be made (a snapshot too large). */
-function open(deps: HttpDeps, res: ServerResponse, after: bigint | undefined, locals: RequestLocals): void {
+/**
+ * 200 and the events, until either side closes; the error's answer instead
+ * when the first frames cannot be made (a snapshot too large), or when the key
+ * was revoked while they were prepared: checked again here, in the same turn
+ * as the subscription, so no revocation applies between the check and the
+ * feed's own checks at every API key event (change-feed.ts).
+ */
+function open(deps: HttpDeps, req: IncomingMessage, res: ServerResponse, after: bigint | undefined, locals: RequestLocals): void {
+  const authorization = req.headers.authorization;
+  if (!stillAuthorized(deps, authorization, 'evaluate')) {
+    refuse(deps, res, new AppError('unauthorized', REVOKED_WHILE_OPENING), locals);
+    return;
+  }
+  const access: StreamAccess = { allowed: () => stillAuthorized(deps, authorization, 'evaluate') };
   const sink: StreamSink = {
     write: (chunk) => {
       // The head goes with the first frame: until then, a failure can still be answered as JSON.
@@ -90,7 +103,7 @@ function open(deps: HttpDeps, res: ServerResponse, after: bigint | undefined, lo
   };
   let unsubscribe: () => void;
   try {
-    unsubscribe = deps.changeFeed.subscribe(after, sink);
+    unsubscribe = deps.changeFeed.subscribe(after, sink, access);
   } catch (error) {
     if (res.headersSent) res.destroy();
     else refuse(deps, res, error, locals);

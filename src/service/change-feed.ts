@@ -25,14 +25,22 @@ export interface StreamSink {
   end(chunk: Buffer): void;
 }
 
+/** What a subscriber's caller may do, asked again whenever the API keys change. */
+export interface StreamAccess {
+  /** True while the caller's key is live and holds the stream's scope. */
+  allowed(): boolean;
+}
+
 export interface ChangeFeed {
   /**
    * Adds a subscriber and writes its first frames at once: the changes after
    * `after` (its Last-Event-ID) when this node still holds them all, a
    * snapshot otherwise. Returns the function that removes it.
-   * The read model must be caught up.
+   * The read model must be caught up. At each API key event the feed asks
+   * `access` again, before that event's frame: a subscriber no longer allowed
+   * is sent `revoked` and ended, so it gets nothing from the revocation on.
    */
-  subscribe(after: bigint | undefined, sink: StreamSink): () => void;
+  subscribe(after: bigint | undefined, sink: StreamSink, access: StreamAccess): () => void;
   /**
    * Undefined when `subscribe(after, …)` may run now; otherwise what to
    * await first, so that evaluate goes on meanwhile (read-ahead.ts): the
@@ -55,9 +63,11 @@ const RETRY = Buffer.from(`retry: ${RETRY_MS}\n\n`);
 
 export const CUTOFF_MESSAGE = 'this subscriber fell too far behind (RULEVAULT_STREAM_MAX_BUFFER_BYTES): reconnect with Last-Event-ID to resume';
 export const SHUTDOWN_MESSAGE = 'the node is shutting down: reconnect (to it or another node) with Last-Event-ID to resume';
+export const REVOKED_MESSAGE = 'the API key of this stream was revoked or no longer has the evaluate scope: the stream ends';
 
 interface Subscriber {
   readonly sink: StreamSink;
+  readonly access: StreamAccess;
   /** Unsent bytes allowed: the bound plus the first frames (a snapshot may be larger than the bound). */
   readonly allowance: number;
 }
@@ -102,6 +112,7 @@ export function createChangeFeed(readModel: ReadModel, settings: StreamSettings,
   function publish(current: EvaluationView, event: RecordedEvent): void {
     const frame = eventFrame('change', event.position, JSON.stringify(current.apply(readModel.state, event)));
     remember({ position: event.position, frame });
+    if (event.type.startsWith('ApiKey')) endRevoked();
     for (const subscriber of subscribers) {
       if (subscriber.sink.buffered + frame.length > subscriber.allowance) {
         subscribers.delete(subscriber);
@@ -111,6 +122,21 @@ export function createChangeFeed(readModel: ReadModel, settings: StreamSettings,
       }
     }
     if (subscribers.size === 0) stopHeartbeat();
+  }
+
+  /**
+   * Ends the streams whose key this event revoked (or whose scope it took),
+   * before the event's frame goes out: the write that revokes answers only
+   * after this apply, here and on every worker (src/cluster/fleet.ts), so no
+   * stream of the key outlives the answer.
+   */
+  function endRevoked(): void {
+    let frame: Buffer | undefined;
+    for (const subscriber of subscribers) {
+      if (subscriber.access.allowed()) continue;
+      subscribers.delete(subscriber);
+      subscriber.sink.end((frame ??= messageFrame('revoked', REVOKED_MESSAGE)));
+    }
   }
 
   function remember(published: Published): void {
@@ -224,7 +250,7 @@ export function createChangeFeed(readModel: ReadModel, settings: StreamSettings,
   }
 
   return {
-    subscribe(after, sink) {
+    subscribe(after, sink, access) {
       started();
       const resumed = after === undefined ? undefined : replay(after);
       const opening = [RETRY, ...(resumed ?? freshStart())];
@@ -233,7 +259,7 @@ export function createChangeFeed(readModel: ReadModel, settings: StreamSettings,
         sink.write(chunk);
         bytes += chunk.length;
       }
-      const subscriber: Subscriber = { sink, allowance: settings.maxBufferBytes + bytes };
+      const subscriber: Subscriber = { sink, access, allowance: settings.maxBufferBytes + bytes };
       subscribers.add(subscriber);
       startHeartbeat();
       return () => {

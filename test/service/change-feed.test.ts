@@ -10,11 +10,13 @@ import { evolve, initialState, unreadRules, type CatalogState, type LazyRuleReco
 import { DEFAULTS } from '../../src/config';
 import { createEngine } from '../../src/engine';
 import { createReadModel, handOverEngine } from '../../src/read-model';
-import { createChangeFeed, type StreamSink } from '../../src/service/change-feed';
+import { createChangeFeed, type StreamAccess, type StreamSink } from '../../src/service/change-feed';
 import { createEvaluationView } from '../../src/service/evaluation-view';
 import { decodeSnapshot, encodeSnapshot } from '../../src/snapshot';
 import type { RecordedEvent } from '../../src/store/port';
 
+/** A subscriber whose key stays valid. */
+const OPEN: StreamAccess = { allowed: () => true };
 const SETTINGS = { heartbeatMs: 60_000, maxBufferBytes: 1 << 20, replayEvents: 4, maxSnapshotBytes: 1 << 20 };
 
 function ruleCreated(position: number): RecordedEvent {
@@ -61,19 +63,19 @@ t.test('changes applied before any subscriber are replayed to a resume, no snaps
   for (const position of [2, 3, 4]) readModel.apply(ruleCreated(position));
 
   const resumed = recordingSink();
-  feed.subscribe(2n, resumed);
+  feed.subscribe(2n, resumed, OPEN);
   t.same(resumed.frames, ['change#3', 'change#4'], 'exactly the changes after the Last-Event-ID');
   const fromCatchUp = recordingSink();
-  feed.subscribe(1n, fromCatchUp);
+  feed.subscribe(1n, fromCatchUp, OPEN);
   t.same(fromCatchUp.frames, ['change#2', 'change#3', 'change#4'], 'back to the position it caught up at');
 
   // Past the window (4 changes): the oldest positions get a snapshot.
   for (const position of [5, 6, 7]) readModel.apply(ruleCreated(position));
   const old = recordingSink();
-  feed.subscribe(2n, old);
+  feed.subscribe(2n, old, OPEN);
   t.same(old.frames, ['snapshot#7'], 'a position out of the window: a fresh snapshot');
   const kept = recordingSink();
-  feed.subscribe(3n, kept);
+  feed.subscribe(3n, kept, OPEN);
   t.same(kept.frames, ['change#4', 'change#5', 'change#6', 'change#7'], 'the last 4 changes still replay');
 });
 
@@ -83,7 +85,7 @@ t.test('before the catch-up nothing is kept: a resume from then gets a snapshot'
   for (const position of [1, 2, 3]) readModel.apply(ruleCreated(position));
   readModel.markCaughtUp();
   const sink = recordingSink();
-  feed.subscribe(1n, sink);
+  feed.subscribe(1n, sink, OPEN);
   t.same(sink.frames, ['snapshot#3'], 'the replay is not the stream: its events were never published');
 });
 
@@ -97,12 +99,12 @@ t.test('a state restored with unread records stays unread until a first subscrib
   t.equal(unreadRules(readModel.state.rules), 3, 'nor did a change with no subscriber');
 
   const first = recordingSink();
-  feed.subscribe(undefined, first);
+  feed.subscribe(undefined, first, OPEN);
   t.same(first.frames, ['snapshot#4']);
   t.equal(unreadRules(readModel.state.rules), 0, 'the first subscriber\'s view read them');
   readModel.apply(ruleCreated(5));
   const resumed = recordingSink();
-  feed.subscribe(4n, resumed);
+  feed.subscribe(4n, resumed, OPEN);
   t.same(resumed.frames, ['change#5'], 'from then on, changes replay');
 });
 
@@ -121,7 +123,7 @@ t.test('whenCaughtUp runs at the catch-up, or at once after it, and once', async
 async function freshStart(feed: ReturnType<typeof createChangeFeed>, after?: bigint): Promise<string[]> {
   await feed.ready(after);
   const sink = recordingSink();
-  feed.subscribe(after, sink);
+  feed.subscribe(after, sink, OPEN);
   return sink.frames;
 }
 
@@ -166,11 +168,11 @@ t.test('a view larger than maxSnapshotBytes is refused with a 503 naming the set
   const feed = createChangeFeed(readModel, { ...SETTINGS, maxSnapshotBytes: 2048 }, DEFAULTS.limits);
   await t.rejects(feed.ready(undefined)!, { code: 'unavailable', message: /RULEVAULT_STREAM_MAX_SNAPSHOT_BYTES \(2048 bytes\)/ });
   const sink = recordingSink();
-  t.throws(() => feed.subscribe(undefined, sink), { code: 'unavailable', message: /too many to evaluate locally/ });
+  t.throws(() => feed.subscribe(undefined, sink, OPEN), { code: 'unavailable', message: /too many to evaluate locally/ });
   t.same(sink.frames, [], 'not even the retry line');
   t.equal(feed.subscribers, 0);
   const resumed = recordingSink();
-  feed.subscribe(20n, resumed);
+  feed.subscribe(20n, resumed, OPEN);
   t.same(resumed.frames, [], 'a resume at the head needs no snapshot: served');
 });
 
@@ -196,4 +198,26 @@ t.test('after a snapshot start, a view too large is refused from the lines alone
   const roomy = createChangeFeed(readModel, SETTINGS, DEFAULTS.limits);
   t.same(await freshStart(roomy), ['snapshot#21'], 'within the bound: every record read, then the snapshot');
   t.equal(unreadRules(readModel.state.rules), 0);
+});
+
+t.test('at an API key event a subscriber no longer allowed is sent revoked and ended, before that event\'s frame', async (t) => {
+  const readModel = createReadModel();
+  const feed = createChangeFeed(readModel, SETTINGS, DEFAULTS.limits);
+  readModel.apply(ruleCreated(1));
+  readModel.markCaughtUp();
+  let allowed = true;
+  let asked = 0;
+  const revocable = recordingSink();
+  const kept = recordingSink();
+  feed.subscribe(1n, revocable, { allowed: () => (asked++, allowed) });
+  feed.subscribe(1n, kept, OPEN);
+  allowed = false;
+  readModel.apply(ruleCreated(2));
+  t.equal(asked, 0, 'only an API key event asks again');
+  t.same(revocable.frames, ['change#2']);
+  readModel.apply({ ...ruleCreated(3), stream: 'apikey-k', type: 'ApiKeyRevoked', data: { id: 'k' } });
+  readModel.apply(ruleCreated(4));
+  t.same(revocable.frames, ['change#2', 'revoked#'], 'ended with revoked, without the revocation\'s own frame or any after it');
+  t.same(kept.frames, ['change#2', 'change#3', 'change#4'], 'a subscriber still allowed goes on');
+  t.equal(feed.subscribers, 1);
 });
