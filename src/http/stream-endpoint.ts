@@ -39,7 +39,12 @@ export function parseLastEventId(header: string | string[] | undefined): bigint 
   return BigInt(value.trim());
 }
 
-/** Answers a GET of the stream: an error as `{err, code}` JSON, or 200 and the events until either side closes. */
+/**
+ * Answers a GET of the stream: an error as `{err, code}` JSON, or 200 and the
+ * events until either side closes. A HEAD gets the same checks and the 200's
+ * head, then ends (the body would never end, so neither would a HEAD that
+ * waited for it).
+ */
 export function serveStream(deps: HttpDeps, req: IncomingMessage, res: ServerResponse, locals: RequestLocals): void {
   let after: bigint | undefined;
   try {
@@ -49,6 +54,12 @@ export function serveStream(deps: HttpDeps, req: IncomingMessage, res: ServerRes
     after = parseLastEventId(req.headers['last-event-id']);
   } catch (error) {
     refuse(deps, res, error, locals);
+    return;
+  }
+  if (req.method === 'HEAD') {
+    // A GET's head, at once: no frames are prepared for an answer that carries none.
+    res.writeHead(200, STREAM_HEADERS);
+    res.end();
     return;
   }
   const pending = deps.changeFeed.ready(after);

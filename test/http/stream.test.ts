@@ -13,6 +13,7 @@ import { createSseParser } from '../../src/client/local';
 import { client, createRule, type Client } from '../support/http';
 import { cellEnv, forCells } from '../support/matrix';
 import { removeDir, startTestNode, tempDir, testEnv } from '../support/node';
+import { sendRaw } from '../support/raw-http';
 import { openStream } from '../support/sse';
 import { withNode } from '../support/with-node';
 
@@ -58,6 +59,21 @@ forCells(t, 'stream', (t, cell) => {
     const bad = await openStream(live.url, key, { 'last-event-id': 'yesterday' });
     t.equal(bad.status, 400);
     t.match(JSON.parse(bad.text).err, /Last-Event-ID must be a log position/);
+  });
+
+  t.test('HEAD answers at once what GET would, with no body', async (t) => {
+    const head = (headers: Record<string, string>) => sendRaw(live.url, { method: 'HEAD', path: '/api/rule-engine/stream', headers });
+    const ok = await head({ authorization: `Bearer ${key}` });
+    t.notOk(ok.hung, 'answered, not left open');
+    t.equal(ok.status, 200);
+    t.match(ok.headers['content-type'], /^text\/event-stream/);
+    t.equal(ok.headers['cache-control'], 'no-store');
+    t.equal(ok.text, '');
+    t.equal((await head({})).status, 401, 'no key');
+    t.equal((await head({ authorization: `Bearer ${await keyWith(admin, ['secrets:read'])}` })).status, 403, 'no evaluate scope');
+    t.equal((await head({ authorization: `Bearer ${key}`, 'last-event-id': 'yesterday' })).status, 400, 'a bad Last-Event-ID');
+    const slash = await sendRaw(live.url, { method: 'HEAD', path: '/api/rule-engine/stream/', headers: { authorization: `Bearer ${key}` } });
+    t.same([slash.hung, slash.status], [false, 200], 'with a trailing slash too');
   });
 
   t.test('the snapshot holds the active rules and the active entities they link, nothing else', async (t) => {
