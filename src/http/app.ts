@@ -11,6 +11,7 @@ import { publicEndpointAt } from './public-endpoints';
 import { declaresTooLarge, payloadTooLarge } from './request-body';
 import { recordRequest } from './request-log';
 import { serveStream, STREAM_PATH } from './stream-endpoint';
+import { liveKeyAnswers } from './live-key';
 import { writePosition } from './write-position';
 import { adminWriteFrontDoor } from './routes/admin-writes';
 import { auditRouter } from './routes/audit';
@@ -91,6 +92,7 @@ export function createApp(deps: HttpDeps): express.Express {
   app.use(express.json({ type: () => true, limit: config.limits.maxBodyBytes, strict: false }));
 
   app.use('/api', writePosition(deps));
+  app.use('/api', liveKeyAnswers(deps));
 
   if (config.benchRoutes) {
     // The benchmark's baseline: everything this app does for a request except the work (bench/scenarios/http-*.ts).

@@ -1,6 +1,7 @@
 /** What the HTTP layer is given by main.ts, and the per-request helpers every route uses. */
 import type { Request, Response } from 'express';
 import { authenticate, authorize, type Principal } from '../auth';
+import { AppError } from '../errors';
 import type { ChainAudit } from '../audit/chain-audit';
 import type { DecisionLog } from '../audit/decision-log';
 import type { ReadAudit } from '../audit/read-audit';
@@ -58,6 +59,8 @@ export interface RequestLocals {
   requestIdMinted?: boolean;
   /** An evaluate answer's decision id, sent as RuleVault-Decision-Id. */
   decisionId?: string;
+  /** What the caller was authorized with, checked again before a read's answer goes out (live-key.ts). */
+  access?: { readonly authorization: string | undefined; readonly scope: Scope | readonly Scope[] };
 }
 
 /** Authenticates an Authorization header and checks a scope (or one of several); throws 401/403 as AppError. */
@@ -65,17 +68,28 @@ export function authorizeHeader(deps: HttpDeps, authorization: string | undefine
   const principal = authenticate(authorization, deps.readModel.state.apiKeys, deps.config.adminKeyHash);
   locals.keyId = principal.id;
   authorize(principal, scope);
+  locals.access = { authorization, scope };
   return principal;
 }
 
-/** True while `authorization` still authenticates a key holding `scope`: an answer that lasts asks again when the keys change. */
-export function stillAuthorized(deps: HttpDeps, authorization: string | undefined, scope: Scope | readonly Scope[]): boolean {
+/**
+ * Why `authorization` no longer authenticates a key holding `scope` (the
+ * 401 or 403 AppError), or undefined while it does: an answer that lasts, or
+ * that is sent after awaited work, asks again (stream-endpoint.ts, live-key.ts).
+ */
+export function lostAuthorization(deps: HttpDeps, authorization: string | undefined, scope: Scope | readonly Scope[]): AppError | undefined {
   try {
     authorize(authenticate(authorization, deps.readModel.state.apiKeys, deps.config.adminKeyHash), scope);
-    return true;
-  } catch {
-    return false;
+    return undefined;
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
   }
+}
+
+/** True while `authorization` still authenticates a key holding `scope`. */
+export function stillAuthorized(deps: HttpDeps, authorization: string | undefined, scope: Scope | readonly Scope[]): boolean {
+  return lostAuthorization(deps, authorization, scope) === undefined;
 }
 
 /** Authenticates the caller of an express request and checks its scope. */

@@ -3,11 +3,12 @@
  * /api/rule-engine/stream"). Revoking an API key ends its open streams on
  * every worker before the revocation answers, and a stream still being
  * opened when the revocation lands is refused: no stream of a revoked key
- * delivers an event after the revocation.
+ * delivers an event after the revocation. The same for the other answers
+ * that outlast their check: reads that await work before they answer.
  */
 import t from 'tap';
 import type { SseEvent } from '../../src/client/local';
-import type { Client } from '../support/http';
+import { client, type Client } from '../support/http';
 import { forCells } from '../support/matrix';
 import { openStream, type StreamReader } from '../support/sse';
 import { withNode } from '../support/with-node';
@@ -23,7 +24,7 @@ async function evaluateKey(admin: Client, name: string): Promise<{ id: string; k
 const atOrAfter = (stream: StreamReader, position: string) =>
   stream.events.filter((e: SseEvent) => e.id !== undefined && BigInt(e.id) >= BigInt(position));
 
-forCells(t, 'stream-access', (t, cell) => {
+forCells(t, 'key-revocation', (t, cell) => {
   // No replay window: every write leaves the cached snapshot behind, so each
   // new stream builds its snapshot, in slices, and is still opening meanwhile.
   const live = withNode(t, { cell, env: { RULEVAULT_STREAM_REPLAY_EVENTS: '0', RULEVAULT_STREAM_HEARTBEAT_MS: '50' } });
@@ -102,5 +103,36 @@ forCells(t, 'stream-access', (t, cell) => {
     }
     // The point of the test: a stream whose key was checked, then revoked while its snapshot was built.
     t.ok(raced > 0, `refused at its opening, its key revoked meanwhile, in ${raced} of 4 attempts`);
+  });
+
+  t.test('a read that awaits work answers a key revoked meanwhile with 401, not the data', async (t) => {
+    // The rules imported above make these reads take slices (a sort, a log read, time travel's fold).
+    let withheld = 0;
+    let answered = 0;
+    for (let attempt = 0; attempt < 4; attempt++) {
+      const created = await admin.post('/api/api-keys', { name: `auditor ${attempt}`, scopes: ['admin'] });
+      const auditor = client(live.url, created.json.key);
+      const head = (await admin.get('/readyz')).json.position as string;
+      const reads = [
+        auditor.post('/api/audit/evaluate', { entity_type: 'context', fields: { bulk: '7' }, as_of: String(BigInt(head) - BigInt(attempt)) }),
+        auditor.get('/api/audit/events?limit=1000'),
+        auditor.get('/api/audit/digest'),
+        auditor.get(`/api/rule-engine/rules?limit=${100 + attempt}`),
+      ];
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      t.equal((await admin.delete(`/api/api-keys/${created.json.id}`)).status, 204);
+      for (const answer of await Promise.all(reads)) {
+        if (answer.status === 200) {
+          answered++;
+          continue;
+        }
+        t.equal(answer.status, 401, 'a read either answered before the revocation or is refused');
+        t.equal(answer.json.code, 'unauthorized');
+        t.equal(answer.headers.get('content-type'), 'application/json; charset=utf-8');
+        if (answer.json.err === 'the API key was revoked while the request ran: its answer is withheld') withheld++;
+        else t.equal(answer.json.err, 'the API key is invalid or has been revoked', 'or it came after the revocation');
+      }
+    }
+    t.ok(withheld > 0, `withheld ${withheld} answers computed for a key revoked meanwhile (${answered} answered before)`);
   });
 });
