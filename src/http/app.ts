@@ -42,6 +42,9 @@ export function createApp(deps: HttpDeps): express.Express {
     next();
   });
 
+  // Before every route that authenticates (GET /metrics too): a read's answer goes only to a key still live (live-key.ts).
+  app.use(liveKeyAnswers(deps));
+
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
   });
@@ -92,7 +95,6 @@ export function createApp(deps: HttpDeps): express.Express {
   app.use(express.json({ type: () => true, limit: config.limits.maxBodyBytes, strict: false }));
 
   app.use('/api', writePosition(deps));
-  app.use('/api', liveKeyAnswers(deps));
 
   if (config.benchRoutes) {
     // The benchmark's baseline: everything this app does for a request except the work (bench/scenarios/http-*.ts).
