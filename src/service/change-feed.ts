@@ -50,6 +50,8 @@ export interface ChangeFeed {
    */
   ready(after: bigint | undefined): Promise<void> | undefined;
   readonly subscribers: number;
+  /** The resume window: the change frames held for resumes, and their bytes (bounded by RULEVAULT_STREAM_REPLAY_EVENTS and _BYTES). */
+  readonly window: { readonly events: number; readonly bytes: number };
   /** True once close() ran: new subscribers are refused. */
   readonly closed: boolean;
   /** Ends every stream with a `shutdown` event (graceful shutdown). */
@@ -83,6 +85,8 @@ export function createChangeFeed(readModel: ReadModel, settings: StreamSettings,
   let base = -1n;
   let window: Published[] = [];
   let first = 0;
+  /** The bytes of the frames in `window` from `first` on. */
+  let windowBytes = 0;
   let snapshotCache: { readonly position: bigint | undefined; readonly frame: Buffer } | undefined;
   const subscribers = new Set<Subscriber>();
   let heartbeat: NodeJS.Timeout | undefined;
@@ -139,21 +143,28 @@ export function createChangeFeed(readModel: ReadModel, settings: StreamSettings,
     }
   }
 
+  /**
+   * Keeps a published change for resumes, then drops the oldest while the
+   * window holds more than RULEVAULT_STREAM_REPLAY_EVENTS changes or
+   * _REPLAY_BYTES bytes (a frame larger than the bound is not kept at all).
+   * A cached snapshot the window no longer reaches can serve nobody: let go.
+   */
   function remember(published: Published): void {
-    if (settings.replayEvents === 0) {
-      base = published.position;
-      return;
-    }
     window.push(published);
-    if (window.length - first > settings.replayEvents) {
-      base = window[first]!.position;
+    windowBytes += published.frame.length;
+    while (first < window.length && (window.length - first > settings.replayEvents || windowBytes > settings.replayBytes)) {
+      const oldest = window[first]!;
+      base = oldest.position;
+      windowBytes -= oldest.frame.length;
+      window[first] = undefined as unknown as Published;
       first++;
-      // Drop the consumed head now and then, not on every change.
-      if (first >= settings.replayEvents) {
-        window = window.slice(first);
-        first = 0;
-      }
     }
+    // Drop the consumed head once it is as long as what is left: each entry is copied O(1) times.
+    if (first > 0 && first >= window.length - first) {
+      window = window.slice(first);
+      first = 0;
+    }
+    if (snapshotCache !== undefined && (snapshotCache.position === undefined || snapshotCache.position < base)) snapshotCache = undefined;
   }
 
   function started(): EvaluationView {
@@ -274,6 +285,9 @@ export function createChangeFeed(readModel: ReadModel, settings: StreamSettings,
     },
     get subscribers() {
       return subscribers.size;
+    },
+    get window() {
+      return { events: window.length - first, bytes: windowBytes };
     },
     get closed() {
       return closed;

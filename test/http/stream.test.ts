@@ -269,3 +269,35 @@ t.test('a snapshot over RULEVAULT_STREAM_MAX_SNAPSHOT_BYTES is a 503 naming it; 
   t.equal((await resumed.next(isChange(next.json.position))).event, 'change', 'and follows the writes');
   resumed.close();
 });
+
+t.test('the resume window is bounded in bytes (RULEVAULT_STREAM_REPLAY_BYTES), with no subscriber, and says so in /metrics', async (t) => {
+  const replayBytes = 2 * 1024 * 1024;
+  const env = testEnv(tempDir(), { ...cellEnv({ store: 'sqlite', path: 'lean' }), RULEVAULT_STREAM_REPLAY_BYTES: String(replayBytes) });
+  const node = await startTestNode(env);
+  t.teardown(async () => {
+    await node.stop();
+    removeDir(env.RULEVAULT_DATA_DIR!);
+  });
+  const admin = client(node.url, node.adminKey);
+  const key = await keyWith(admin, ['evaluate']);
+  // The issue's case, smaller: a 500 KiB context linked by an active rule, edited again and again with no stream open.
+  const context = (await admin.post('/api/contexts', { name: 'large', content: 'x' })).json.id;
+  await createRule(admin, { name: 'links large', condition_groups: [{ conditions: [equals('large', 'yes')] }], entities: [{ entity_type: 'context', entity_id: context }] });
+  const before = (await admin.get('/readyz')).json.position as string;
+  const held = async () => {
+    const text = (await admin.get('/metrics')).text;
+    return { bytes: Number(/^rulevault_stream_replay_bytes (\d+)$/m.exec(text)?.[1]), events: Number(/^rulevault_stream_replay_events (\d+)$/m.exec(text)?.[1]) };
+  };
+  let most = 0;
+  for (let n = 0; n < 30; n++) {
+    t.equal((await admin.patch(`/api/contexts/${context}`, { content: `${n}`.padEnd(500 * 1024, '.') })).status, 200);
+    most = Math.max(most, (await held()).bytes);
+  }
+  t.ok(most > replayBytes / 2 && most <= replayBytes, `the window held at most its bound (${most} of ${replayBytes} bytes)`);
+  const { events } = await held();
+  t.ok(events >= 3 && events < 5, `about 4 edits of 500 KiB fit, not 30 (${events})`);
+
+  const resumed = await openStream(node.url, key, { 'last-event-id': before });
+  t.equal((await resumed.next(() => true)).event, 'snapshot', 'a resume from before the edits the window let go gets a snapshot');
+  resumed.close();
+});

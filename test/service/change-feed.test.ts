@@ -17,7 +17,7 @@ import type { RecordedEvent } from '../../src/store/port';
 
 /** A subscriber whose key stays valid. */
 const OPEN: StreamAccess = { allowed: () => true };
-const SETTINGS = { heartbeatMs: 60_000, maxBufferBytes: 1 << 20, replayEvents: 4, maxSnapshotBytes: 1 << 20 };
+const SETTINGS = { heartbeatMs: 60_000, maxBufferBytes: 1 << 20, replayEvents: 4, replayBytes: 1 << 20, maxSnapshotBytes: 1 << 20 };
 
 function ruleCreated(position: number): RecordedEvent {
   const id = `rule-${position}`;
@@ -220,4 +220,36 @@ t.test('at an API key event a subscriber no longer allowed is sent revoked and e
   t.same(revocable.frames, ['change#2', 'revoked#'], 'ended with revoked, without the revocation\'s own frame or any after it');
   t.same(kept.frames, ['change#2', 'change#3', 'change#4'], 'a subscriber still allowed goes on');
   t.equal(feed.subscribers, 1);
+});
+
+t.test('the resume window is bounded in bytes as well as in changes, and kept so with no subscriber', async (t) => {
+  const readModel = createReadModel();
+  const replayBytes = 8 * 1024;
+  const feed = createChangeFeed(readModel, { ...SETTINGS, replayEvents: 1000, replayBytes }, DEFAULTS.limits);
+  readModel.markCaughtUp();
+  /** A rule whose frame is about `bytes` long. */
+  const bulky = (position: number, bytes: number): RecordedEvent => {
+    const event = ruleCreated(position);
+    return { ...event, data: { ...event.data, description: 'd'.repeat(bytes) } };
+  };
+  let most = 0;
+  for (let position = 1; position <= 40; position++) {
+    readModel.apply(bulky(position, 1000));
+    most = Math.max(most, feed.window.bytes);
+  }
+  t.ok(most <= replayBytes, `never more than the bound held (${most} of ${replayBytes} bytes)`);
+  t.ok(feed.window.events < 10 && feed.window.events > 4, `the bytes decide, not the 1,000 changes allowed (${feed.window.events} held)`);
+  const kept = feed.window.events;
+  const resumed = recordingSink();
+  feed.subscribe(BigInt(40 - kept), resumed, OPEN);
+  t.equal(resumed.frames.length, kept, 'a position the window still holds replays');
+  const old = recordingSink();
+  feed.subscribe(BigInt(40 - kept - 1), old, OPEN);
+  t.same(old.frames, ['snapshot#40'], 'one just out of it gets a snapshot');
+
+  readModel.apply(bulky(41, 2 * replayBytes));
+  t.same(feed.window, { events: 0, bytes: 0 }, 'a frame larger than the bound is not kept, nor are the ones before it');
+  const after = recordingSink();
+  feed.subscribe(40n, after, OPEN);
+  t.same(after.frames, ['snapshot#41'], 'so a resume across it gets a snapshot');
 });
