@@ -7,7 +7,7 @@
  * RuleVault-Position.
  */
 import { connect } from 'node:net';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import type { SseEvent } from '../../src/client/local';
 import { createSseParser } from '../../src/client/local';
 import { client, createRule, type Client } from '../support/http';
@@ -229,6 +229,18 @@ forCells(t, 'stream', (t, cell) => {
   });
 });
 
+/** A node of its own on sqlite+lean with `env`, stopped when `t` ends; its admin client and an evaluate key. */
+async function leanNode(t: Test, env: Record<string, string>) {
+  const full = testEnv(tempDir(), { ...cellEnv({ store: 'sqlite', path: 'lean' }), ...env });
+  const node = await startTestNode(full);
+  t.teardown(async () => {
+    await node.stop();
+    removeDir(full.RULEVAULT_DATA_DIR!);
+  });
+  const admin = client(node.url, node.adminKey);
+  return { node, admin, key: await keyWith(admin, ['evaluate']) };
+}
+
 t.test('graceful shutdown ends every stream with a message', async (t) => {
   const env = testEnv(tempDir(), cellEnv({ store: 'sqlite', path: 'lean' }));
   const node = await startTestNode(env);
@@ -244,14 +256,7 @@ t.test('graceful shutdown ends every stream with a message', async (t) => {
 });
 
 t.test('a snapshot over RULEVAULT_STREAM_MAX_SNAPSHOT_BYTES is a 503 naming it; the node goes on; a resume it can serve is not refused', async (t) => {
-  const env = testEnv(tempDir(), { ...cellEnv({ store: 'sqlite', path: 'lean' }), RULEVAULT_STREAM_MAX_SNAPSHOT_BYTES: '2048' });
-  const node = await startTestNode(env);
-  t.teardown(async () => {
-    await node.stop();
-    removeDir(env.RULEVAULT_DATA_DIR!);
-  });
-  const admin = client(node.url, node.adminKey);
-  const key = await keyWith(admin, ['evaluate']);
+  const { node, admin, key } = await leanNode(t, { RULEVAULT_STREAM_MAX_SNAPSHOT_BYTES: '2048' });
   let position = '';
   for (let n = 0; n < 10; n++) {
     const created = await admin.post('/api/rule-engine/rules', { name: `bulky ${n}`, description: 'x'.repeat(300), condition_groups: [{ conditions: [equals('n', String(n))] }] });
@@ -272,14 +277,7 @@ t.test('a snapshot over RULEVAULT_STREAM_MAX_SNAPSHOT_BYTES is a 503 naming it; 
 
 t.test('the resume window is bounded in bytes (RULEVAULT_STREAM_REPLAY_BYTES), with no subscriber, and says so in /metrics', async (t) => {
   const replayBytes = 2 * 1024 * 1024;
-  const env = testEnv(tempDir(), { ...cellEnv({ store: 'sqlite', path: 'lean' }), RULEVAULT_STREAM_REPLAY_BYTES: String(replayBytes) });
-  const node = await startTestNode(env);
-  t.teardown(async () => {
-    await node.stop();
-    removeDir(env.RULEVAULT_DATA_DIR!);
-  });
-  const admin = client(node.url, node.adminKey);
-  const key = await keyWith(admin, ['evaluate']);
+  const { node, admin, key } = await leanNode(t, { RULEVAULT_STREAM_REPLAY_BYTES: String(replayBytes) });
   // The issue's case, smaller: a 500 KiB context linked by an active rule, edited again and again with no stream open.
   const context = (await admin.post('/api/contexts', { name: 'large', content: 'x' })).json.id;
   await createRule(admin, { name: 'links large', condition_groups: [{ conditions: [equals('large', 'yes')] }], entities: [{ entity_type: 'context', entity_id: context }] });
