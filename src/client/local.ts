@@ -14,7 +14,7 @@ import { AppError } from '../errors';
 import type { Limits } from '../limits';
 import { createEngine, type Engine } from '../engine';
 import { evaluate, parseEvaluateRequest, type EvaluateResponse, type EvaluationState } from '../service/evaluate';
-import { applyStreamChange, restoreEvaluationState, type StreamChange, type StreamSnapshot } from '../service/evaluation-view';
+import { applyStreamChange, restoreEvaluationState, StreamFoldError, type StreamChange, type StreamSnapshot } from '../service/evaluation-view';
 import { timerSettingError, type ErrorCode } from './transport';
 
 export interface LocalEvaluatorOptions {
@@ -100,6 +100,8 @@ export function createLocalEvaluator(options: LocalEvaluatorOptions = {}): Local
   let closed = false;
   let current: AbortController | undefined;
   let waiters: Waiter[] = [];
+  /** Set when a change could not be folded into the rule set held: the next connection starts over with a snapshot. */
+  let resync = false;
 
   function heard(): void {
     heardAt = Date.now();
@@ -119,12 +121,21 @@ export function createLocalEvaluator(options: LocalEvaluatorOptions = {}): Local
     for (const rule of state.rules.values()) engine.upsert(rule);
     // One assignment: an evaluate never sees half a rule set.
     held = { state, engine, limits: snapshot.limits };
+    resync = false;
     if (snapshot.position !== null) advance(BigInt(snapshot.position));
   }
 
   function onChange(change: StreamChange): void {
     if (held === undefined) return;
-    for (const id of applyStreamChange(held.state, change)) {
+    let touched: string[];
+    try {
+      touched = applyStreamChange(held.state, change);
+    } catch (error) {
+      // The stream and the rule set held disagree: answered from what is held until a snapshot replaces it.
+      if (error instanceof StreamFoldError) resync = true;
+      throw error;
+    }
+    for (const id of touched) {
       const rule = held.state.rules.get(id);
       if (rule === undefined) held.engine.remove(id);
       else held.engine.upsert(rule);
@@ -154,7 +165,7 @@ export function createLocalEvaluator(options: LocalEvaluatorOptions = {}): Local
     if (base === undefined || base === '') throw new Error('no RuleVault URL: pass url or set RULEVAULT_URL');
     if (apiKey === undefined || apiKey === '') throw new Error('no API key: pass apiKey or set RULEVAULT_API_KEY');
     const headers: Record<string, string> = { Authorization: `Bearer ${apiKey}`, Accept: 'text/event-stream' };
-    if (position !== undefined && held !== undefined) headers['Last-Event-ID'] = position.toString();
+    if (position !== undefined && held !== undefined && !resync) headers['Last-Event-ID'] = position.toString();
     let response: Response;
     try {
       response = await fetch(streamUrl(base), { headers, signal });
@@ -274,9 +285,11 @@ function logPosition(target: unknown): bigint | undefined {
   return typeof target === 'string' && /^[0-9]+$/.test(target) ? BigInt(target) : undefined;
 }
 
-/** The stream's URL under `base`, keeping a path prefix (`https://host/rulevault/`). */
+/** The stream's URL under `base`, keeping a path prefix (`https://host/rulevault/`); changes as patches (evaluation-view.ts folds both formats). */
 function streamUrl(base: string): URL {
-  return new URL(STREAM_PATH, base.endsWith('/') ? base : `${base}/`);
+  const url = new URL(STREAM_PATH, base.endsWith('/') ? base : `${base}/`);
+  url.searchParams.set('changes', 'patch');
+  return url;
 }
 
 function describe(error: unknown): string {

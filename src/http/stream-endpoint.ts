@@ -12,6 +12,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { AppError, badRequest } from '../errors';
 import type { StreamAccess, StreamSink } from '../service/change-feed';
+import type { ChangeFormat } from '../service/evaluation-view';
 import { authorizeHeader, stillAuthorized, type HttpDeps, type RequestLocals } from './deps';
 import { errorText, NOT_READY_MESSAGE, sendError, toErrorAnswer } from './errors';
 import { pathOf } from './public-endpoints';
@@ -39,6 +40,15 @@ export function parseLastEventId(header: string | string[] | undefined): bigint 
   return BigInt(value.trim());
 }
 
+/** How the subscriber takes changes: `?changes=patch`, or `records` (the first format, for clients that do not ask). */
+export function parseChangeFormat(url: string | undefined): ChangeFormat {
+  const query = url?.includes('?') === true ? url.slice(url.indexOf('?') + 1) : '';
+  const given = new URLSearchParams(query).getAll('changes');
+  if (given.length === 0) return 'records';
+  if (given.length === 1 && (given[0] === 'records' || given[0] === 'patch')) return given[0];
+  throw badRequest(given.length > 1 ? 'query parameter "changes" is given more than once' : 'changes must be records or patch');
+}
+
 /**
  * Answers a GET of the stream: an error as `{err, code}` JSON, or 200 and the
  * events until either side closes. A HEAD gets the same checks and the 200's
@@ -47,11 +57,13 @@ export function parseLastEventId(header: string | string[] | undefined): bigint 
  */
 export function serveStream(deps: HttpDeps, req: IncomingMessage, res: ServerResponse, locals: RequestLocals): void {
   let after: bigint | undefined;
+  let format: ChangeFormat;
   try {
     if (!deps.readModel.caughtUp) throw new AppError('unavailable', NOT_READY_MESSAGE);
     if (deps.changeFeed.closed) throw new AppError('unavailable', SHUTTING_DOWN);
     authorizeHeader(deps, req.headers.authorization, locals, 'evaluate');
     after = parseLastEventId(req.headers['last-event-id']);
+    format = parseChangeFormat(req.url);
   } catch (error) {
     refuse(deps, res, error, locals);
     return;
@@ -62,16 +74,16 @@ export function serveStream(deps: HttpDeps, req: IncomingMessage, res: ServerRes
     res.end();
     return;
   }
-  const pending = deps.changeFeed.ready(after);
+  const pending = deps.changeFeed.ready(after, format);
   if (pending === undefined) {
-    open(deps, req, res, after, locals);
+    open(deps, req, res, after, format, locals);
     return;
   }
   // Records read or a snapshot built first, in slices (README "Change stream").
   pending.then(() => {
     if (res.destroyed) return;
     if (deps.changeFeed.closed) refuse(deps, res, new AppError('unavailable', SHUTTING_DOWN), locals);
-    else open(deps, req, res, after, locals);
+    else open(deps, req, res, after, format, locals);
   }, (error: unknown) => {
     if (!res.destroyed) refuse(deps, res, error, locals);
   });
@@ -92,7 +104,7 @@ function refuse(deps: HttpDeps, res: ServerResponse, error: unknown, locals?: Re
  * as the subscription, so no revocation applies between the check and the
  * feed's own checks at every API key event (change-feed.ts).
  */
-function open(deps: HttpDeps, req: IncomingMessage, res: ServerResponse, after: bigint | undefined, locals: RequestLocals): void {
+function open(deps: HttpDeps, req: IncomingMessage, res: ServerResponse, after: bigint | undefined, format: ChangeFormat, locals: RequestLocals): void {
   const authorization = req.headers.authorization;
   if (!stillAuthorized(deps, authorization, 'evaluate')) {
     refuse(deps, res, new AppError('unauthorized', REVOKED_WHILE_OPENING), locals);
@@ -114,7 +126,7 @@ function open(deps: HttpDeps, req: IncomingMessage, res: ServerResponse, after: 
   };
   let unsubscribe: () => void;
   try {
-    unsubscribe = deps.changeFeed.subscribe(after, sink, access);
+    unsubscribe = deps.changeFeed.subscribe(after, format, sink, access);
   } catch (error) {
     if (res.headersSent) res.destroy();
     else refuse(deps, res, error, locals);

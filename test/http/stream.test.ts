@@ -178,6 +178,42 @@ forCells(t, 'stream', (t, cell) => {
     future.close();
   });
 
+  t.test('a changed prompt goes as a patch of what changed to a client that asks (?changes=patch), whole to one that does not', async (t) => {
+    const prompt = (await admin.post('/api/prompts', { name: 'versioned', prompt: 'one {{name}}' })).json.id;
+    await createRule(admin, { name: 'links versioned', condition_groups: [{ conditions: [equals('versioned', 'yes')] }], entities: [{ entity_type: 'prompt', entity_id: prompt }] });
+    const from = (await admin.get('/readyz')).json.position as string;
+    const patching = await openStream(live.url, key, { 'last-event-id': from }, '?changes=patch');
+    const whole = await openStream(live.url, key, { 'last-event-id': from });
+    const made: string[] = [];
+    for (const text of ['two {{name}}', 'three {{name}}']) made.push((await admin.post(`/api/prompts/${prompt}/versions`, { prompt: text })).json.position);
+    for (const [n, position] of made.entries()) {
+      const patch = data(await patching.next(isChange(position)));
+      t.same(Object.keys(patch), ['position', 'patch'], 'only a patch');
+      const [entry] = patch.patch.prompts;
+      t.equal(entry.id, prompt);
+      t.notOk('versions' in entry, 'not the versions it had');
+      t.same(entry.versions_added.map((v: { template: string }) => v.template), [['two {{name}}', 'three {{name}}'][n]], 'the version added');
+      const record = data(await whole.next(isChange(position))).upsert.prompts[0];
+      t.equal(record.versions.length, n + 2, 'the records format sends the prompt whole, as before');
+    }
+    patching.close();
+    whole.close();
+
+    // The window holds patches: a resume in the patch format replays them, one in the records format gets a snapshot.
+    const resumedPatch = await openStream(live.url, key, { 'last-event-id': from }, '?changes=patch');
+    await resumedPatch.next((e) => e.event === 'snapshot' || isChange(made[1]!)(e));
+    t.same(resumedPatch.events.map((e) => `${e.event}#${e.id}`), made.map((p) => `change#${p}`), 'patch format: exactly the missed changes');
+    resumedPatch.close();
+    const resumedWhole = await openStream(live.url, key, { 'last-event-id': from });
+    t.equal((await resumedWhole.next(() => true)).event, 'snapshot', 'records format: a snapshot instead of replayed patches');
+    resumedWhole.close();
+
+    const bad = await openStream(live.url, key, {}, '?changes=deltas');
+    t.equal(bad.status, 400);
+    t.same(JSON.parse(bad.text), { err: 'changes must be records or patch', code: 'bad_request' });
+    t.equal((await openStream(live.url, key, {}, '?changes=patch&changes=records')).status, 400, 'given twice');
+  });
+
   t.test('heartbeats are comment lines', async (t) => {
     const stream = await openStream(live.url, key);
     await stream.next((e) => e.event === 'snapshot');
@@ -298,4 +334,18 @@ t.test('the resume window is bounded in bytes (RULEVAULT_STREAM_REPLAY_BYTES), w
   const resumed = await openStream(node.url, key, { 'last-event-id': before });
   t.equal((await resumed.next(() => true)).event, 'snapshot', 'a resume from before the edits the window let go gets a snapshot');
   resumed.close();
+});
+
+t.test('120 versions of a prompt: the window holds each version once, not every version per change', async (t) => {
+  const { admin } = await leanNode(t, {});
+  const template = (n: number) => `version ${n} {{name}} `.padEnd(8 * 1024, '.');
+  const prompt = (await admin.post('/api/prompts', { name: 'long history', prompt: template(0) })).json.id;
+  await createRule(admin, { name: 'links long history', condition_groups: [{ conditions: [equals('history', 'yes')] }], entities: [{ entity_type: 'prompt', entity_id: prompt }] });
+  for (let n = 1; n <= 120; n++) t.equal((await admin.post(`/api/prompts/${prompt}/versions`, { prompt: template(n) })).status, 201);
+  const text = (await admin.get('/metrics')).text;
+  const bytes = Number(/^rulevault_stream_replay_bytes (\d+)$/m.exec(text)?.[1]);
+  const events = Number(/^rulevault_stream_replay_events (\d+)$/m.exec(text)?.[1]);
+  t.ok(events >= 122, `every change is kept (${events})`);
+  // Whole records would be 120 x 61 versions x 8 KiB on average, ~60 MB (the window's bound would cut them to 16 MiB).
+  t.ok(bytes < 122 * 9 * 1024, `each change holds its own version: ${bytes} bytes for 120 versions of 8 KiB`);
 });

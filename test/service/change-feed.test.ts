@@ -63,19 +63,19 @@ t.test('changes applied before any subscriber are replayed to a resume, no snaps
   for (const position of [2, 3, 4]) readModel.apply(ruleCreated(position));
 
   const resumed = recordingSink();
-  feed.subscribe(2n, resumed, OPEN);
+  feed.subscribe(2n, 'records', resumed, OPEN);
   t.same(resumed.frames, ['change#3', 'change#4'], 'exactly the changes after the Last-Event-ID');
   const fromCatchUp = recordingSink();
-  feed.subscribe(1n, fromCatchUp, OPEN);
+  feed.subscribe(1n, 'records', fromCatchUp, OPEN);
   t.same(fromCatchUp.frames, ['change#2', 'change#3', 'change#4'], 'back to the position it caught up at');
 
   // Past the window (4 changes): the oldest positions get a snapshot.
   for (const position of [5, 6, 7]) readModel.apply(ruleCreated(position));
   const old = recordingSink();
-  feed.subscribe(2n, old, OPEN);
+  feed.subscribe(2n, 'records', old, OPEN);
   t.same(old.frames, ['snapshot#7'], 'a position out of the window: a fresh snapshot');
   const kept = recordingSink();
-  feed.subscribe(3n, kept, OPEN);
+  feed.subscribe(3n, 'records', kept, OPEN);
   t.same(kept.frames, ['change#4', 'change#5', 'change#6', 'change#7'], 'the last 4 changes still replay');
 });
 
@@ -85,7 +85,7 @@ t.test('before the catch-up nothing is kept: a resume from then gets a snapshot'
   for (const position of [1, 2, 3]) readModel.apply(ruleCreated(position));
   readModel.markCaughtUp();
   const sink = recordingSink();
-  feed.subscribe(1n, sink, OPEN);
+  feed.subscribe(1n, 'records', sink, OPEN);
   t.same(sink.frames, ['snapshot#3'], 'the replay is not the stream: its events were never published');
 });
 
@@ -99,12 +99,12 @@ t.test('a state restored with unread records stays unread until a first subscrib
   t.equal(unreadRules(readModel.state.rules), 3, 'nor did a change with no subscriber');
 
   const first = recordingSink();
-  feed.subscribe(undefined, first, OPEN);
+  feed.subscribe(undefined, 'records', first, OPEN);
   t.same(first.frames, ['snapshot#4']);
   t.equal(unreadRules(readModel.state.rules), 0, 'the first subscriber\'s view read them');
   readModel.apply(ruleCreated(5));
   const resumed = recordingSink();
-  feed.subscribe(4n, resumed, OPEN);
+  feed.subscribe(4n, 'records', resumed, OPEN);
   t.same(resumed.frames, ['change#5'], 'from then on, changes replay');
 });
 
@@ -121,9 +121,9 @@ t.test('whenCaughtUp runs at the catch-up, or at once after it, and once', async
 
 /** The `event#id` of each frame a fresh subscriber gets, after `ready` when it asks to wait. */
 async function freshStart(feed: ReturnType<typeof createChangeFeed>, after?: bigint): Promise<string[]> {
-  await feed.ready(after);
+  await feed.ready(after, 'records');
   const sink = recordingSink();
-  feed.subscribe(after, sink, OPEN);
+  feed.subscribe(after, 'records', sink, OPEN);
   return sink.frames;
 }
 
@@ -132,13 +132,13 @@ t.test('a snapshot built once serves later subscribers, followed by the changes 
   const feed = createChangeFeed(readModel, SETTINGS, DEFAULTS.limits);
   readModel.apply(ruleCreated(1));
   readModel.markCaughtUp();
-  t.ok(feed.ready(undefined) instanceof Promise, 'no snapshot yet: built first');
+  t.ok(feed.ready(undefined, 'records') instanceof Promise, 'no snapshot yet: built first');
   t.same(await freshStart(feed), ['snapshot#1']);
   for (const position of [2, 3]) readModel.apply(ruleCreated(position));
-  t.equal(feed.ready(undefined), undefined, 'the snapshot at 1 and the changes since serve at once');
+  t.equal(feed.ready(undefined, 'records'), undefined, 'the snapshot at 1 and the changes since serve at once');
   t.same(await freshStart(feed), ['snapshot#1', 'change#2', 'change#3']);
   for (const position of [4, 5, 6, 7]) readModel.apply(ruleCreated(position));
-  t.ok(feed.ready(undefined) instanceof Promise, 'change 2 left the window: a new snapshot is built');
+  t.ok(feed.ready(undefined, 'records') instanceof Promise, 'change 2 left the window: a new snapshot is built');
   t.same(await freshStart(feed), ['snapshot#7']);
 });
 
@@ -166,13 +166,13 @@ t.test('a view larger than maxSnapshotBytes is refused with a 503 naming the set
   for (let position = 1; position <= 20; position++) readModel.apply(ruleCreated(position));
   readModel.markCaughtUp();
   const feed = createChangeFeed(readModel, { ...SETTINGS, maxSnapshotBytes: 2048 }, DEFAULTS.limits);
-  await t.rejects(feed.ready(undefined)!, { code: 'unavailable', message: /RULEVAULT_STREAM_MAX_SNAPSHOT_BYTES \(2048 bytes\)/ });
+  await t.rejects(feed.ready(undefined, 'records')!, { code: 'unavailable', message: /RULEVAULT_STREAM_MAX_SNAPSHOT_BYTES \(2048 bytes\)/ });
   const sink = recordingSink();
-  t.throws(() => feed.subscribe(undefined, sink, OPEN), { code: 'unavailable', message: /too many to evaluate locally/ });
+  t.throws(() => feed.subscribe(undefined, 'records', sink, OPEN), { code: 'unavailable', message: /too many to evaluate locally/ });
   t.same(sink.frames, [], 'not even the retry line');
   t.equal(feed.subscribers, 0);
   const resumed = recordingSink();
-  feed.subscribe(20n, resumed, OPEN);
+  feed.subscribe(20n, 'records', resumed, OPEN);
   t.same(resumed.frames, [], 'a resume at the head needs no snapshot: served');
 });
 
@@ -180,7 +180,7 @@ t.test('after a snapshot start, a view too large is refused from the lines alone
   const readModel = snapshotStarted(20);
   const feed = createChangeFeed(readModel, { ...SETTINGS, maxSnapshotBytes: 2048 }, DEFAULTS.limits);
   readModel.markCaughtUp();
-  await t.rejects(feed.ready(undefined)!, { code: 'unavailable' });
+  await t.rejects(feed.ready(undefined, 'records')!, { code: 'unavailable' });
   t.equal(unreadRules(readModel.state.rules), 20, 'no record read');
   // A reconnect at the same position is refused again without measuring; once the log moves it measures again.
   const rules = readModel.state.rules as LazyRuleRecords;
@@ -190,10 +190,10 @@ t.test('after a snapshot start, a view too large is refused from the lines alone
     measured += 1;
     yield* measure();
   };
-  await t.rejects(feed.ready(undefined)!, { code: 'unavailable' });
+  await t.rejects(feed.ready(undefined, 'records')!, { code: 'unavailable' });
   t.equal(measured, 0, 'refused again at the same position, the lines not measured again');
   readModel.apply(ruleCreated(21));
-  await t.rejects(feed.ready(undefined)!, { code: 'unavailable' });
+  await t.rejects(feed.ready(undefined, 'records')!, { code: 'unavailable' });
   t.equal(measured, 1, 'the log moved: measured again');
   const roomy = createChangeFeed(readModel, SETTINGS, DEFAULTS.limits);
   t.same(await freshStart(roomy), ['snapshot#21'], 'within the bound: every record read, then the snapshot');
@@ -209,8 +209,8 @@ t.test('at an API key event a subscriber no longer allowed is sent revoked and e
   let asked = 0;
   const revocable = recordingSink();
   const kept = recordingSink();
-  feed.subscribe(1n, revocable, { allowed: () => (asked++, allowed) });
-  feed.subscribe(1n, kept, OPEN);
+  feed.subscribe(1n, 'records', revocable, { allowed: () => (asked++, allowed) });
+  feed.subscribe(1n, 'records', kept, OPEN);
   allowed = false;
   readModel.apply(ruleCreated(2));
   t.equal(asked, 0, 'only an API key event asks again');
@@ -241,15 +241,15 @@ t.test('the resume window is bounded in bytes as well as in changes, and kept so
   t.ok(feed.window.events < 10 && feed.window.events > 4, `the bytes decide, not the 1,000 changes allowed (${feed.window.events} held)`);
   const kept = feed.window.events;
   const resumed = recordingSink();
-  feed.subscribe(BigInt(40 - kept), resumed, OPEN);
+  feed.subscribe(BigInt(40 - kept), 'records', resumed, OPEN);
   t.equal(resumed.frames.length, kept, 'a position the window still holds replays');
   const old = recordingSink();
-  feed.subscribe(BigInt(40 - kept - 1), old, OPEN);
+  feed.subscribe(BigInt(40 - kept - 1), 'records', old, OPEN);
   t.same(old.frames, ['snapshot#40'], 'one just out of it gets a snapshot');
 
   readModel.apply(bulky(41, 2 * replayBytes));
   t.same(feed.window, { events: 0, bytes: 0 }, 'a frame larger than the bound is not kept, nor are the ones before it');
   const after = recordingSink();
-  feed.subscribe(40n, after, OPEN);
+  feed.subscribe(40n, 'records', after, OPEN);
   t.same(after.frames, ['snapshot#41'], 'so a resume across it gets a snapshot');
 });
