@@ -333,11 +333,19 @@ export interface SseEvent {
  * Server-Sent Events, as the HTML standard parses them: lines end in LF, CR
  * or CRLF; `:` starts a comment (our heartbeat); `field: value`; a blank line
  * dispatches the event. Only what this stream uses: event, data, id.
+ *
+ * Linear in the bytes received, however they are cut: each chunk is scanned
+ * once for line ends (the next CR and LF found are kept until passed, so a
+ * chunk with no CR is not searched to its end once per line), and a line cut
+ * across chunks is kept as its pieces and joined once, at its end. Appending
+ * to one buffer string made a 31 MiB snapshot in 64 KiB chunks take 120 s:
+ * each chunk copied all before it.
  */
 export function createSseParser(onEvent: (event: SseEvent) => void, onComment: () => void): { push(chunk: string): void } {
-  let buffer = '';
-  /** Where the search for the next line end resumes: a long data line is scanned once, not once per chunk. */
-  let scanned = 0;
+  /** The pieces of the line not yet ended. */
+  let pieces: string[] = [];
+  /** The last chunk ended with a CR: an LF starting the next one is the rest of that CRLF. */
+  let afterCr = false;
   let event = '';
   let data: string[] = [];
   let id: string | undefined;
@@ -363,27 +371,35 @@ export function createSseParser(onEvent: (event: SseEvent) => void, onComment: (
   }
   return {
     push(chunk) {
-      buffer += chunk;
-      let start = 0;
+      if (chunk === '') return;
+      let start = afterCr && chunk.charCodeAt(0) === LF ? 1 : 0;
+      afterCr = false;
+      let lf = -2;
+      let cr = -2;
       for (;;) {
-        const from = Math.max(start, scanned);
-        const lf = buffer.indexOf('\n', from);
-        const cr = buffer.indexOf('\r', from);
+        if (lf !== -1 && lf < start) lf = chunk.indexOf('\n', start);
+        if (cr !== -1 && cr < start) cr = chunk.indexOf('\r', start);
         const end = lf === -1 ? cr : cr === -1 ? lf : Math.min(lf, cr);
         if (end === -1) {
-          scanned = buffer.length;
-          break;
+          if (start < chunk.length) pieces.push(chunk.slice(start));
+          return;
         }
-        // A CR at the end of the chunk may be half of a CRLF: wait for the next chunk.
-        if (end === cr && cr === buffer.length - 1) {
-          scanned = cr;
-          break;
+        const piece = chunk.slice(start, end);
+        let text = piece;
+        if (pieces.length > 0) {
+          pieces.push(piece);
+          text = pieces.join('');
+          pieces = [];
         }
-        line(buffer.slice(start, end));
-        start = end + (buffer[end] === '\r' && buffer[end + 1] === '\n' ? 2 : 1);
+        line(text);
+        if (end === cr && end + 1 === chunk.length) {
+          afterCr = true;
+          return;
+        }
+        start = end + (end === cr && chunk.charCodeAt(end + 1) === LF ? 2 : 1);
       }
-      buffer = buffer.slice(start);
-      scanned = Math.max(0, scanned - start);
     },
   };
 }
+
+const LF = 10;
