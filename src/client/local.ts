@@ -27,8 +27,11 @@ export interface LocalEvaluatorOptions {
   /** Longest reconnect delay in ms (default 5,000). */
   readonly maxReconnectMs?: number;
   /**
-   * With no event or heartbeat for this many ms the connection is taken as dead
-   * and opened again (default 45,000: three of the server's default heartbeats).
+   * With nothing received for this many ms (no byte: not an event, a
+   * heartbeat, or any part of one) the connection is taken as dead and opened
+   * again (default 45,000: three of the server's default heartbeats). An
+   * event that takes longer than this to arrive, bytes still flowing, is
+   * read to its end.
    */
   readonly idleTimeoutMs?: number;
 }
@@ -49,7 +52,7 @@ export interface LocalEvaluator {
   evaluate(request: LocalEvaluateRequest): LocalEvaluateResult;
   /** The log position of the rule set held (the last event applied), or undefined before the first. */
   readonly position: bigint | undefined;
-  /** Milliseconds since the stream last said anything (an event or a heartbeat). */
+  /** Milliseconds since the stream last said anything whole (an event or a heartbeat): an event still arriving confirms nothing yet. */
   readonly staleness: number;
   /** True while the stream is open. */
   readonly connected: boolean;
@@ -95,6 +98,8 @@ export function createLocalEvaluator(options: LocalEvaluatorOptions = {}): Local
   let held: Held | undefined;
   let position: bigint | undefined;
   let heardAt = Date.now();
+  /** When the last bytes came: the connection's liveness (a large snapshot may take longer than idleTimeoutMs to arrive). */
+  let receivedAt = heardAt;
   let connected = false;
   let lastError: Error | undefined;
   let closed = false;
@@ -105,6 +110,10 @@ export function createLocalEvaluator(options: LocalEvaluatorOptions = {}): Local
 
   function heard(): void {
     heardAt = Date.now();
+    receivedAt = heardAt;
+  }
+  function received(): void {
+    receivedAt = Date.now();
   }
 
   function advance(to: bigint): void {
@@ -180,7 +189,7 @@ export function createLocalEvaluator(options: LocalEvaluatorOptions = {}): Local
     lastError = undefined;
     heard();
     try {
-      await readSse(response.body, createSseParser(onEvent, heard));
+      await readSse(response.body, createSseParser(onEvent, heard), received);
     } finally {
       connected = false;
     }
@@ -192,7 +201,7 @@ export function createLocalEvaluator(options: LocalEvaluatorOptions = {}): Local
       const controller = new AbortController();
       current = controller;
       const watchdog = setInterval(() => {
-        if (Date.now() - heardAt > idleTimeoutMs) controller.abort(new Error(`no event or heartbeat for ${idleTimeoutMs} ms`));
+        if (Date.now() - receivedAt > idleTimeoutMs) controller.abort(new Error(`nothing received (no event, heartbeat or byte) for ${idleTimeoutMs} ms`));
       }, Math.min(idleTimeoutMs, 1_000));
       watchdog.unref?.();
       const openedAt = position;
@@ -312,13 +321,14 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms).unref?.());
 }
 
-/** Feeds a response body to an SSE parser until the body ends. */
-export async function readSse(body: ReadableStream<Uint8Array>, parser: { push(chunk: string): void }): Promise<void> {
+/** Feeds a response body to an SSE parser until the body ends; `onBytes` hears of every chunk as it comes. */
+export async function readSse(body: ReadableStream<Uint8Array>, parser: { push(chunk: string): void }, onBytes: () => void = () => undefined): Promise<void> {
   const reader = body.getReader();
   const decoder = new TextDecoder();
   for (;;) {
     const { done, value } = await reader.read();
     if (done) return;
+    onBytes();
     parser.push(decoder.decode(value, { stream: true }));
   }
 }
