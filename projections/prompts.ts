@@ -45,8 +45,7 @@ export function evolvePrompts(state: PromptsState, event: StoredEvent<PromptEven
     case 'PromptVersionAdded': {
       const previous = state.get(event.data.id);
       if (previous === undefined) return state;
-      const versions = [...previous.versions, promptVersion(event.data.version, event.data, event)];
-      versions.sort((a, b) => compareVersions(a.version, b.version));
+      const versions = addVersions(previous.versions, [promptVersion(event.data.version, event.data, event)]);
       state.set(previous.id, { ...previous, versions, ...touched(previous, event) });
       return state;
     }
@@ -72,6 +71,11 @@ export function evolvePrompts(state: PromptsState, event: StoredEvent<PromptEven
     case 'PromptDeleted':
       return dropPrompt(state, event.data.id);
   }
+}
+
+/** `versions` and `added` in ascending semantic-version order: the fold's and the stream client's (src/service/evaluation-view.ts) one way. */
+export function addVersions(versions: readonly PromptVersion[], added: readonly PromptVersion[]): PromptVersion[] {
+  return [...versions, ...added].sort((a, b) => compareVersions(a.version, b.version));
 }
 
 /**

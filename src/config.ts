@@ -114,6 +114,8 @@ export interface StreamSettings {
   readonly maxBufferBytes: number;
   /** Changes kept for resuming from Last-Event-ID; an older position gets a fresh snapshot. */
   readonly replayEvents: number;
+  /** Bytes of change frames kept for resuming, whichever bound comes first: the window's memory, whatever the frames' size. */
+  readonly replayBytes: number;
   /** Bytes a snapshot event may take; a larger view is refused (a client holds it as one string, and V8's strings stop short of 512 MiB). */
   readonly maxSnapshotBytes: number;
 }
@@ -169,6 +171,8 @@ export const DEFAULTS = {
     heartbeatMs: 15_000,
     maxBufferBytes: 4 * 1024 * 1024, // bytes
     replayEvents: 10_000,
+    // Per process (each worker keeps its own window): 10k changes of ~1.6 KiB.
+    replayBytes: 16 * 1024 * 1024, // bytes
     maxSnapshotBytes: 256 * 1024 * 1024, // bytes
   },
   import: {
@@ -265,6 +269,7 @@ function readConfig(env: Env): Omit<Config, 'unknownVariables'> {
       heartbeatMs: integer(env, 'RULEVAULT_STREAM_HEARTBEAT_MS', DEFAULTS.stream.heartbeatMs, 10, 3_600_000),
       maxBufferBytes: integer(env, 'RULEVAULT_STREAM_MAX_BUFFER_BYTES', DEFAULTS.stream.maxBufferBytes, 1024, 1024 * 1024 * 1024),
       replayEvents: integer(env, 'RULEVAULT_STREAM_REPLAY_EVENTS', DEFAULTS.stream.replayEvents, 0, 10_000_000),
+      replayBytes: integer(env, 'RULEVAULT_STREAM_REPLAY_BYTES', DEFAULTS.stream.replayBytes, 0, 64 * 1024 * 1024 * 1024),
       maxSnapshotBytes: integer(env, 'RULEVAULT_STREAM_MAX_SNAPSHOT_BYTES', DEFAULTS.stream.maxSnapshotBytes, 1024, MAX_SNAPSHOT_BYTES),
     }),
     import: Object.freeze({

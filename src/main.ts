@@ -26,7 +26,7 @@ import { createFastPath } from './http/fast-path';
 import { collapseLeadingSlashes } from './http/leading-slashes';
 import { createLogger, type Logger } from './log';
 import { memoryRoom, memoryWarning } from './memory-room';
-import { createMetrics } from './metrics';
+import { createMetrics, registerStreamMetrics } from './metrics';
 import { createReadModel, type ReadModel } from './read-model';
 import { createApiKeyCommands } from './service/api-key-commands';
 import { createCatalogCommands } from './service/catalog-commands';
@@ -93,6 +93,8 @@ export function createServices(parts: ServiceParts): HttpDeps {
       logger.warn('preparing the restored engine for writes failed', { error: String(error) });
     });
   });
+  const changeFeed = createChangeFeed(readModel, config.stream, config.limits);
+  registerStreamMetrics(metrics.registry, changeFeed);
   const sinkMetrics = createAuditSinkMetrics(metrics.registry, sinkErrorLogger(logger));
   const { auditSink } = config;
   return {
@@ -106,7 +108,7 @@ export function createServices(parts: ServiceParts): HttpDeps {
     decisions: createDecisionLog({ dir: auditSink.dir, settings: auditSink.decisions, metrics: sinkMetrics }),
     secretReads: createReadAudit({ dir: auditSink.dir, settings: { ...auditSink.secretReads, shared: config.workers > 1 }, metrics: sinkMetrics }),
     vaultProblem: createVaultHealth(readModel, sealer, logger),
-    changeFeed: createChangeFeed(readModel, config.stream, config.limits),
+    changeFeed,
     audit: createAuditService({ store, readModel, limits: config.limits, timeTravel: { maxCheckpoints: config.auditCheckpoints, maxHeldRecords: config.auditHeldRecords } }),
   };
 }

@@ -202,3 +202,32 @@ function createRequestSeries() {
     },
   };
 }
+
+/** What the change feed (src/service/change-feed.ts, a layer above) shows the gauges. */
+export interface StreamGauges {
+  readonly subscribers: number;
+  readonly window: { readonly events: number; readonly bytes: number };
+}
+
+/** The change stream's gauges. Each worker keeps its own window and its own subscribers: the service's are their sum. */
+export function registerStreamMetrics(registry: Registry, feed: StreamGauges): void {
+  new Gauge({
+    name: 'rulevault_stream_subscribers', help: 'Open change streams', aggregator: 'sum', registers: [registry],
+    collect() {
+      this.set(feed.subscribers);
+    },
+  });
+  new Gauge({
+    name: 'rulevault_stream_replay_events', help: 'Changes held for resuming streams (RULEVAULT_STREAM_REPLAY_EVENTS)', aggregator: 'sum', registers: [registry],
+    collect() {
+      this.set(feed.window.events);
+    },
+  });
+  new Gauge({
+    name: 'rulevault_stream_replay_bytes', help: 'Bytes of the change frames held for resuming streams (RULEVAULT_STREAM_REPLAY_BYTES)', aggregator: 'sum',
+    registers: [registry],
+    collect() {
+      this.set(feed.window.bytes);
+    },
+  });
+}

@@ -494,7 +494,7 @@ export interface paths {
         };
         /**
          * Server-Sent Events: the active rules and the active entities they link, then every change, each with its log position as id (scope evaluate)
-         * @description Events `snapshot`, `change`, `cutoff`, `shutdown`; heartbeats are comment lines. Resume with `Last-Event-ID` (docs/change-stream.md#resuming).
+         * @description Events `snapshot`, `change`, `cutoff`, `shutdown`, `revoked` (the key was revoked: the stream ends); heartbeats are comment lines. Resume with `Last-Event-ID`. HEAD answers the same checks and head, with no body (docs/change-stream.md#resuming).
          */
         get: operations["changeStream"];
         put?: never;
@@ -4482,7 +4482,10 @@ export interface operations {
     };
     changeStream: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description `patch`: an entity the subscriber holds comes as a patch of what changed (`change.patch`, a prompt's new versions as `versions_added`); `records` (the default): every changed record whole */
+                changes?: "records" | "patch";
+            };
             header?: {
                 /** @description the position to resume after */
                 "Last-Event-ID"?: string;

@@ -12,6 +12,7 @@ import { refuseFraming } from './no-framing';
 import { declaresTooLarge, payloadTooLarge } from './request-body';
 import { recordRequest } from './request-log';
 import { serveStream, STREAM_PATH } from './stream-endpoint';
+import { liveKeyAnswers } from './live-key';
 import { writePosition } from './write-position';
 import { adminWriteFrontDoor } from './routes/admin-writes';
 import { auditRouter } from './routes/audit';
@@ -42,6 +43,9 @@ export function createApp(deps: HttpDeps): express.Express {
     next();
   });
   app.use(refuseFraming);
+
+  // Before every route that authenticates (GET /metrics too): a read's answer goes only to a key still live (live-key.ts).
+  app.use(liveKeyAnswers(deps));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });

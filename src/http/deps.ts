@@ -1,6 +1,7 @@
 /** What the HTTP layer is given by main.ts, and the per-request helpers every route uses. */
 import type { Request, Response } from 'express';
 import { authenticate, authorize, type Principal } from '../auth';
+import { AppError } from '../errors';
 import type { ChainAudit } from '../audit/chain-audit';
 import type { DecisionLog } from '../audit/decision-log';
 import type { ReadAudit } from '../audit/read-audit';
@@ -65,6 +66,8 @@ export interface RequestLocals {
    * it, since their status cannot tell a refusal from an answer (request-log.ts). Undefined elsewhere.
    */
   answerCode?: ErrorCode | null;
+  /** What an express route's caller was authorized with, checked again before a read's answer goes out (live-key.ts). */
+  access?: { readonly authorization: string | undefined; readonly scope: Scope | readonly Scope[] };
 }
 
 /** Authenticates an Authorization header and checks a scope (or one of several); throws 401/403 as AppError. */
@@ -75,9 +78,33 @@ export function authorizeHeader(deps: HttpDeps, authorization: string | undefine
   return principal;
 }
 
+/**
+ * Why `authorization` no longer authenticates a key holding `scope` (the
+ * 401 or 403 AppError), or undefined while it does: an answer that lasts, or
+ * that is sent after awaited work, asks again (stream-endpoint.ts, live-key.ts).
+ */
+export function lostAuthorization(deps: HttpDeps, authorization: string | undefined, scope: Scope | readonly Scope[]): AppError | undefined {
+  try {
+    authorize(authenticate(authorization, deps.readModel.state.apiKeys, deps.config.adminKeyHash), scope);
+    return undefined;
+  } catch (error) {
+    if (error instanceof AppError) return error;
+    throw error;
+  }
+}
+
+/** True while `authorization` still authenticates a key holding `scope`. */
+export function stillAuthorized(deps: HttpDeps, authorization: string | undefined, scope: Scope | readonly Scope[]): boolean {
+  return lostAuthorization(deps, authorization, scope) === undefined;
+}
+
 /** Authenticates the caller of an express request and checks its scope. */
 export function authorizeRequest(deps: HttpDeps, req: Request, res: Response, scope: Scope | readonly Scope[]): Principal {
-  return authorizeHeader(deps, req.headers.authorization, res.locals as RequestLocals, scope);
+  const locals = res.locals as RequestLocals;
+  const principal = authorizeHeader(deps, req.headers.authorization, locals, scope);
+  // Only here, on the express routes: the lean path's answers go out in the turn that checked the key (bench: http-evaluate).
+  locals.access = { authorization: req.headers.authorization, scope };
+  return principal;
 }
 
 export function actorOf(principal: Principal, res: Response): Actor {

@@ -43,7 +43,7 @@ export function createFastPath(deps: HttpDeps): FastPath {
 
   const route: FastPath = (req, res) => {
     const url = req.url ?? '';
-    if (req.method === 'GET' && isStreamUrl(url)) {
+    if ((req.method === 'GET' || req.method === 'HEAD') && isStreamUrl(url)) {
       const locals: RequestLocals = {};
       recordRequest(deps, req, res, locals);
       streamPolicy(req, res, () => serveStream(deps, req, res, locals));

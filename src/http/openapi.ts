@@ -954,9 +954,18 @@ const paths: { [path: string]: PathItem } = {
     get: {
       operationId: 'changeStream',
       summary: 'Server-Sent Events: the active rules and the active entities they link, then every change, each with its log position as id (scope evaluate)',
-      description: 'Events `snapshot`, `change`, `cutoff`, `shutdown`; heartbeats are comment lines. Resume with `Last-Event-ID` (docs/change-stream.md#resuming).',
+      description: 'Events `snapshot`, `change`, `cutoff`, `shutdown`, `revoked` (the key was revoked: the stream ends); heartbeats are comment lines. ' +
+        'Resume with `Last-Event-ID`. HEAD answers the same checks and head, with no body (docs/change-stream.md#resuming).',
       tags: ['public'],
-      parameters: [{ name: 'Last-Event-ID', in: 'header', required: false, description: 'the position to resume after', schema: { type: 'string', pattern: '^[0-9]+$' } }],
+      parameters: [
+        { name: 'Last-Event-ID', in: 'header', required: false, description: 'the position to resume after', schema: { type: 'string', pattern: '^[0-9]+$' } },
+        {
+          name: 'changes', in: 'query', required: false,
+          description: '`patch`: an entity the subscriber holds comes as a patch of what changed (`change.patch`, a prompt\'s new versions as `versions_added`); ' +
+            '`records` (the default): every changed record whole',
+          schema: { type: 'string', enum: ['records', 'patch'] },
+        },
+      ],
       responses: {
         200: { description: 'the event stream', content: { 'text/event-stream': { schema: { type: 'string' } } } },
         ...errors(400, 401, 403, 503),

@@ -13,7 +13,7 @@ import type { Limits, StreamSettings } from '../config';
 import { AppError } from '../errors';
 import type { ReadModel } from '../read-model';
 import type { RecordedEvent } from '../store/port';
-import { createEvaluationView, type EvaluationView } from './evaluation-view';
+import { createEvaluationView, type ChangeFormat, type EvaluationView } from './evaluation-view';
 import { inSlices, readAllRules } from './read-ahead';
 
 export interface StreamSink {
@@ -25,23 +25,33 @@ export interface StreamSink {
   end(chunk: Buffer): void;
 }
 
+/** What a subscriber's caller may do, asked again whenever the API keys change. */
+export interface StreamAccess {
+  /** True while the caller's key is live and holds the stream's scope. */
+  allowed(): boolean;
+}
+
 export interface ChangeFeed {
   /**
    * Adds a subscriber and writes its first frames at once: the changes after
    * `after` (its Last-Event-ID) when this node still holds them all, a
    * snapshot otherwise. Returns the function that removes it.
-   * The read model must be caught up.
+   * The read model must be caught up. At each API key event the feed asks
+   * `access` again, before that event's frame: a subscriber no longer allowed
+   * is sent `revoked` and ended, so it gets nothing from the revocation on.
    */
-  subscribe(after: bigint | undefined, sink: StreamSink): () => void;
+  subscribe(after: bigint | undefined, format: ChangeFormat, sink: StreamSink, access: StreamAccess): () => void;
   /**
-   * Undefined when `subscribe(after, …)` may run now; otherwise what to
+   * Undefined when `subscribe(after, format, …)` may run now; otherwise what to
    * await first, so that evaluate goes on meanwhile (read-ahead.ts): the
    * records a snapshot start left unread, read in slices, and a snapshot
    * event the subscriber needs, built in slices (at 200k rules one took
    * ~1 s built at once).
    */
-  ready(after: bigint | undefined): Promise<void> | undefined;
+  ready(after: bigint | undefined, format: ChangeFormat): Promise<void> | undefined;
   readonly subscribers: number;
+  /** The resume window: the change frames held for resumes, and their bytes (bounded by RULEVAULT_STREAM_REPLAY_EVENTS and _BYTES). */
+  readonly window: { readonly events: number; readonly bytes: number };
   /** True once close() ran: new subscribers are refused. */
   readonly closed: boolean;
   /** Ends every stream with a `shutdown` event (graceful shutdown). */
@@ -55,16 +65,22 @@ const RETRY = Buffer.from(`retry: ${RETRY_MS}\n\n`);
 
 export const CUTOFF_MESSAGE = 'this subscriber fell too far behind (RULEVAULT_STREAM_MAX_BUFFER_BYTES): reconnect with Last-Event-ID to resume';
 export const SHUTDOWN_MESSAGE = 'the node is shutting down: reconnect (to it or another node) with Last-Event-ID to resume';
+export const REVOKED_MESSAGE = 'the API key of this stream was revoked or no longer has the evaluate scope: the stream ends';
 
 interface Subscriber {
   readonly sink: StreamSink;
+  readonly format: ChangeFormat;
+  readonly access: StreamAccess;
   /** Unsent bytes allowed: the bound plus the first frames (a snapshot may be larger than the bound). */
   readonly allowance: number;
 }
 
 interface Published {
   readonly position: bigint;
+  /** The change in the `patch` format. */
   readonly frame: Buffer;
+  /** True when the frame is the `records` format's too (the change has no patch). */
+  readonly whole: boolean;
 }
 
 export function createChangeFeed(readModel: ReadModel, settings: StreamSettings, limits: Limits): ChangeFeed {
@@ -73,6 +89,8 @@ export function createChangeFeed(readModel: ReadModel, settings: StreamSettings,
   let base = -1n;
   let window: Published[] = [];
   let first = 0;
+  /** The bytes of the frames in `window` from `first` on. */
+  let windowBytes = 0;
   let snapshotCache: { readonly position: bigint | undefined; readonly frame: Buffer } | undefined;
   const subscribers = new Set<Subscriber>();
   let heartbeat: NodeJS.Timeout | undefined;
@@ -100,9 +118,14 @@ export function createChangeFeed(readModel: ReadModel, settings: StreamSettings,
   });
 
   function publish(current: EvaluationView, event: RecordedEvent): void {
-    const frame = eventFrame('change', event.position, JSON.stringify(current.apply(readModel.state, event)));
-    remember({ position: event.position, frame });
+    const change = current.apply(readModel.state, event);
+    const patched = eventFrame('change', event.position, JSON.stringify(change.patched));
+    remember({ position: event.position, frame: patched, whole: change.whole === undefined });
+    if (event.type.startsWith('ApiKey')) endRevoked();
+    // The `records` frame is built only for a subscriber that takes it, and never kept: the window holds patches.
+    let whole = change.whole === undefined ? patched : undefined;
     for (const subscriber of subscribers) {
+      const frame = subscriber.format === 'patch' ? patched : (whole ??= eventFrame('change', event.position, JSON.stringify(change.whole!())));
       if (subscriber.sink.buffered + frame.length > subscriber.allowance) {
         subscribers.delete(subscriber);
         subscriber.sink.end(messageFrame('cutoff', CUTOFF_MESSAGE));
@@ -113,21 +136,43 @@ export function createChangeFeed(readModel: ReadModel, settings: StreamSettings,
     if (subscribers.size === 0) stopHeartbeat();
   }
 
+  /**
+   * Ends the streams whose key this event revoked (or whose scope it took),
+   * before the event's frame goes out: the write that revokes answers only
+   * after this apply, here and on every worker (src/cluster/fleet.ts), so no
+   * stream of the key outlives the answer.
+   */
+  function endRevoked(): void {
+    let frame: Buffer | undefined;
+    for (const subscriber of subscribers) {
+      if (subscriber.access.allowed()) continue;
+      subscribers.delete(subscriber);
+      subscriber.sink.end((frame ??= messageFrame('revoked', REVOKED_MESSAGE)));
+    }
+  }
+
+  /**
+   * Keeps a published change for resumes, then drops the oldest while the
+   * window holds more than RULEVAULT_STREAM_REPLAY_EVENTS changes or
+   * _REPLAY_BYTES bytes (a frame larger than the bound is not kept at all).
+   * A cached snapshot the window no longer reaches can serve nobody: let go.
+   */
   function remember(published: Published): void {
-    if (settings.replayEvents === 0) {
-      base = published.position;
-      return;
-    }
     window.push(published);
-    if (window.length - first > settings.replayEvents) {
-      base = window[first]!.position;
+    windowBytes += published.frame.length;
+    while (first < window.length && (window.length - first > settings.replayEvents || windowBytes > settings.replayBytes)) {
+      const oldest = window[first]!;
+      base = oldest.position;
+      windowBytes -= oldest.frame.length;
+      window[first] = undefined as unknown as Published;
       first++;
-      // Drop the consumed head now and then, not on every change.
-      if (first >= settings.replayEvents) {
-        window = window.slice(first);
-        first = 0;
-      }
     }
+    // Drop the consumed head once it is as long as what is left: each entry is copied O(1) times.
+    if (first > 0 && first >= window.length - first) {
+      window = window.slice(first);
+      first = 0;
+    }
+    if (snapshotCache !== undefined && (snapshotCache.position === undefined || snapshotCache.position < base)) snapshotCache = undefined;
   }
 
   function started(): EvaluationView {
@@ -187,27 +232,36 @@ export function createChangeFeed(readModel: ReadModel, settings: StreamSettings,
    * subscriber to now: one snapshot text serves every subscriber until the
    * window no longer covers it (a reconnect storm builds it once).
    */
-  function snapshotServes(): boolean {
+  function snapshotServes(format: ChangeFormat): boolean {
     if (snapshotCache === undefined) return false;
     const { position } = snapshotCache;
-    return position === readModel.position || (position !== undefined && replay(position) !== undefined);
+    return position === readModel.position || (position !== undefined && replay(position, format) !== undefined);
   }
 
   /** The frames of a fresh start: the cached snapshot and the changes after it, or a snapshot built now. */
-  function freshStart(): Buffer[] {
-    if (snapshotServes()) return [snapshotCache!.frame, ...(snapshotCache!.position === undefined ? [] : replay(snapshotCache!.position)!)];
+  function freshStart(format: ChangeFormat): Buffer[] {
+    if (snapshotServes(format)) return [snapshotCache!.frame, ...(snapshotCache!.position === undefined ? [] : replay(snapshotCache!.position, format)!)];
     const { position, pieces, frame } = snapshotAtNow();
     for (const piece of pieces) frame.add(piece);
     snapshotCache = { position, frame: frame.finish() };
     return [snapshotCache.frame];
   }
 
-  /** The frames that bring a subscriber at `after` up to now, or undefined when some are gone. */
-  function replay(after: bigint): Buffer[] | undefined {
+  /**
+   * The frames that bring a subscriber at `after` up to now, or undefined
+   * when some are gone. The window holds the `patch` format: a `records`
+   * subscriber is replayed only changes without a patch (a snapshot otherwise).
+   */
+  function replay(after: bigint, format: ChangeFormat): Buffer[] | undefined {
     const position = readModel.position ?? -1n;
     if (after < base || after > position) return undefined;
     const frames: Buffer[] = [];
-    for (let i = first; i < window.length; i++) if (window[i]!.position > after) frames.push(window[i]!.frame);
+    for (let i = first; i < window.length; i++) {
+      const published = window[i]!;
+      if (published.position <= after) continue;
+      if (format === 'records' && !published.whole) return undefined;
+      frames.push(published.frame);
+    }
     return frames;
   }
 
@@ -224,16 +278,16 @@ export function createChangeFeed(readModel: ReadModel, settings: StreamSettings,
   }
 
   return {
-    subscribe(after, sink) {
+    subscribe(after, format, sink, access) {
       started();
-      const resumed = after === undefined ? undefined : replay(after);
-      const opening = [RETRY, ...(resumed ?? freshStart())];
+      const resumed = after === undefined ? undefined : replay(after, format);
+      const opening = [RETRY, ...(resumed ?? freshStart(format))];
       let bytes = 0;
       for (const chunk of opening) {
         sink.write(chunk);
         bytes += chunk.length;
       }
-      const subscriber: Subscriber = { sink, allowance: settings.maxBufferBytes + bytes };
+      const subscriber: Subscriber = { sink, format, access, allowance: settings.maxBufferBytes + bytes };
       subscribers.add(subscriber);
       startHeartbeat();
       return () => {
@@ -241,13 +295,16 @@ export function createChangeFeed(readModel: ReadModel, settings: StreamSettings,
         if (subscribers.size === 0) stopHeartbeat();
       };
     },
-    ready(after) {
+    ready(after, format) {
       if (view === undefined && unreadRules(readModel.state.rules) > 0) return (preparing ??= refusing(prepare));
-      if ((after !== undefined && replay(after) !== undefined) || snapshotServes()) return undefined;
+      if ((after !== undefined && replay(after, format) !== undefined) || snapshotServes(format)) return undefined;
       return (preparing ??= refusing(buildSnapshot));
     },
     get subscribers() {
       return subscribers.size;
+    },
+    get window() {
+      return { events: window.length - first, bytes: windowBytes };
     },
     get closed() {
       return closed;

@@ -12,7 +12,7 @@
  * into the state `evaluate` (evaluate.ts) answers from. Pure: no I/O.
  */
 import type { ContextRecord, PromptRecord, PromptVersion, RuleRecord } from '../../projections';
-import { dropPrompt, initialPrompts, putPrompt, recompiledVersion } from '../../projections/prompts';
+import { addVersions, dropPrompt, initialPrompts, putPrompt, recompiledVersion } from '../../projections/prompts';
 import type { Limits } from '../limits';
 import type { RecordedEvent } from '../store/port';
 import type { EvaluationState } from './evaluate';
@@ -41,11 +41,43 @@ export interface StreamSnapshot {
   readonly prompts: readonly WireRecord[];
 }
 
-/** The `change` event's data: one applied event; `upsert` and `remove` are absent when it changed nothing visible. */
+/**
+ * An entity the subscriber holds, changed: its id and the members whose
+ * values changed, a prompt's new versions as `versions_added` (never the
+ * versions it had). Applied over the held record.
+ */
+export type WirePatch = { readonly id: string; readonly versions_added?: readonly WireRecord[]; readonly [member: string]: unknown };
+
+export interface ViewPatches {
+  readonly contexts?: readonly WirePatch[];
+  readonly prompts?: readonly WirePatch[];
+}
+
+/**
+ * The `change` event's data: one applied event; `upsert`, `patch` and
+ * `remove` are absent when it changed nothing visible. `patch` only in the
+ * `patch` format; in the `records` format the same entities are upserted whole.
+ */
 export interface StreamChange {
   readonly position: string;
   readonly upsert?: ViewRecords;
+  readonly patch?: ViewPatches;
   readonly remove?: ViewRemovals;
+}
+
+/**
+ * How a subscriber takes changes (docs/decisions: stream change patches):
+ * `records`, every changed record whole (a prompt with all its versions: the
+ * first format, what clients that do not ask get), or `patch`, an entity it
+ * holds as a patch of what changed.
+ */
+export type ChangeFormat = 'records' | 'patch';
+
+/** One applied event as a change, in both formats; the `records` one is built only when asked, and only differs when the change has patches. */
+export interface ViewChange {
+  readonly patched: StreamChange;
+  /** Undefined when the change has no patch: then both formats are `patched`. */
+  readonly whole: (() => StreamChange) | undefined;
 }
 
 type EntityKind = 'contexts' | 'prompts';
@@ -63,7 +95,7 @@ export interface EvaluationView {
    */
   snapshotJson(position: bigint | undefined, limits: Limits): Iterable<string>;
   /** Brings the view up to `state` after `event` was folded into it; the change subscribers must apply. */
-  apply(state: ViewState, event: RecordedEvent): StreamChange;
+  apply(state: ViewState, event: RecordedEvent): ViewChange;
 }
 
 const KIND_OF_LINK = { context: 'contexts', prompt: 'prompts' } as const;
@@ -117,6 +149,9 @@ export function createEvaluationView(state: ViewState): EvaluationView {
     },
     apply(current, event) {
       const upsert = { rules: [] as WireRecord[], contexts: [] as WireRecord[], prompts: [] as WireRecord[] };
+      const patch = { contexts: [] as WirePatch[], prompts: [] as WirePatch[] };
+      /** The records the patches stand for, for the `records` format. */
+      const patchedRecords = { contexts: [] as Visible[], prompts: [] as Visible[] };
       const remove = { rules: [] as string[], contexts: [] as string[], prompts: [] as string[] };
       const touched = new Set<string>();
       const id = typeof event.data.id === 'string' ? event.data.id : undefined;
@@ -146,15 +181,32 @@ export function createEvaluationView(state: ViewState): EvaluationView {
         const before = held.get(entityId);
         const after = visibleEntity(kind, entityId);
         if (before === after) continue;
-        if (after !== undefined) {
-          held.set(entityId, after);
-          upsert[kind].push(toWire(after));
-        } else {
+        if (after === undefined) {
           held.delete(entityId);
           remove[kind].push(entityId);
+          continue;
+        }
+        held.set(entityId, after);
+        const patched = before === undefined ? undefined : patchOf(before, after);
+        if (patched === undefined) {
+          upsert[kind].push(toWire(after));
+        } else {
+          patch[kind].push(patched);
+          patchedRecords[kind].push(after);
         }
       }
-      return { position: event.position.toString(), ...nonEmpty('upsert', upsert), ...nonEmpty('remove', remove) };
+      const position = event.position.toString();
+      const patched = { position, ...nonEmpty('upsert', upsert), ...nonEmpty('patch', patch), ...nonEmpty('remove', remove) };
+      if (patch.contexts.length === 0 && patch.prompts.length === 0) return { patched, whole: undefined };
+      const whole = () => {
+        const records = {
+          rules: upsert.rules,
+          contexts: [...upsert.contexts, ...patchedRecords.contexts.map(toWire)],
+          prompts: [...upsert.prompts, ...patchedRecords.prompts.map(toWire)],
+        };
+        return { position, ...nonEmpty('upsert', records), ...nonEmpty('remove', remove) };
+      };
+      return { patched, whole };
     },
   };
 }
@@ -173,13 +225,42 @@ function nonEmpty<K extends string, V extends Record<string, readonly unknown[]>
 /** A record as JSON: bigints as strings; a prompt's versions without their compiled template (the client compiles its own). */
 function toWire(record: Visible): WireRecord {
   const plain: Record<string, unknown> = {};
-  for (const [member, value] of Object.entries(record)) {
-    plain[member] = typeof value === 'bigint' ? value.toString()
-      : member === 'versions' ? (value as PromptVersion[]).map(({ compiled: _compiled, messages, ...version }) =>
-        (messages === undefined ? version : { ...version, messages: messages.map(({ role, content }) => ({ role, content })) }))
-      : value;
-  }
+  for (const [member, value] of Object.entries(record)) plain[member] = wireValue(member, value);
   return plain as WireRecord;
+}
+
+function wireValue(member: string, value: unknown): unknown {
+  return typeof value === 'bigint' ? value.toString() : member === 'versions' ? wireVersions(value as PromptVersion[]) : value;
+}
+
+function wireVersions(versions: readonly PromptVersion[]): WireRecord[] {
+  return versions.map(({ compiled: _compiled, messages, ...version }) =>
+    (messages === undefined ? version : { ...version, messages: messages.map(({ role, content }) => ({ role, content })) }) as unknown as WireRecord);
+}
+
+/**
+ * `after` as a patch of `before` (the same entity, held by subscribers): the
+ * members whose values are not the same (the folds replace what changes and
+ * keep the rest by reference), and a prompt's versions that `before` did not
+ * have. Undefined when a patch cannot say it: a member gone, or a version
+ * `before` had missing from `after`; then the record goes whole.
+ */
+function patchOf(before: Visible, after: Visible): WirePatch | undefined {
+  const patch: Record<string, unknown> = { id: after.id };
+  for (const member of Object.keys(before)) if (!(member in after)) return undefined;
+  for (const [member, value] of Object.entries(after)) {
+    const previous = (before as unknown as Record<string, unknown>)[member];
+    if (value === previous) continue;
+    if (member !== 'versions') {
+      patch[member] = wireValue(member, value);
+      continue;
+    }
+    const had = new Set(previous as readonly PromptVersion[]);
+    const added = (value as readonly PromptVersion[]).filter((version) => !had.has(version));
+    if ((value as readonly PromptVersion[]).length !== had.size + added.length) return undefined;
+    patch.versions_added = wireVersions(added);
+  }
+  return patch as WirePatch;
 }
 
 /** The client's side: the state evaluate answers from, rebuilt from a snapshot and kept by changes. */
@@ -189,13 +270,26 @@ export function restoreEvaluationState(snapshot: StreamSnapshot): EvaluationStat
   return state;
 }
 
-/** Folds a change into a state restored by `restoreEvaluationState`; returns the ids of the rules it touched. */
+/** A patch of an entity the state does not hold: the stream and the state disagree (a client starts over from a snapshot). */
+export class StreamFoldError extends Error {
+  override readonly name = 'StreamFoldError';
+}
+
+/**
+ * Folds a change (either format) into a state restored by
+ * `restoreEvaluationState`; returns the ids of the rules it touched. Throws
+ * a StreamFoldError, with the state untouched, when it patches an entity the
+ * state does not hold.
+ */
 export function applyStreamChange(state: EvaluationState, change: StreamChange): string[] {
+  for (const patch of change.patch?.contexts ?? []) held(state.contexts, 'context', patch.id);
+  for (const patch of change.patch?.prompts ?? []) held(state.prompts, 'prompt', patch.id);
   const removed = change.remove ?? {};
   for (const id of removed.rules ?? []) state.rules.delete(id);
   for (const id of removed.contexts ?? []) state.contexts.delete(id);
   for (const id of removed.prompts ?? []) dropPrompt(state.prompts, id);
   applyRecords(state, change.upsert ?? {});
+  applyPatches(state, change.patch ?? {});
   return [...(removed.rules ?? []), ...(change.upsert?.rules ?? []).map((rule) => rule.id)];
 }
 
@@ -206,4 +300,21 @@ function applyRecords(state: EvaluationState, records: ViewRecords): void {
     const versions = (prompt.versions as Parameters<typeof recompiledVersion>[0][]).map(recompiledVersion);
     putPrompt(state.prompts, { ...prompt, versions } as unknown as PromptRecord);
   }
+}
+
+function applyPatches(state: EvaluationState, patches: ViewPatches): void {
+  for (const patch of patches.contexts ?? []) state.contexts.set(patch.id, { ...held(state.contexts, 'context', patch.id), ...patch } as ContextRecord);
+  for (const { versions_added: added, ...patch } of patches.prompts ?? []) {
+    const prompt = held(state.prompts, 'prompt', patch.id);
+    const versions = added === undefined
+      ? prompt.versions
+      : addVersions(prompt.versions, (added as unknown as Parameters<typeof recompiledVersion>[0][]).map(recompiledVersion));
+    putPrompt(state.prompts, { ...prompt, ...patch, versions } as PromptRecord);
+  }
+}
+
+function held<R>(records: ReadonlyMap<string, R>, kind: string, id: string): R {
+  const record = records.get(id);
+  if (record === undefined) throw new StreamFoldError(`the stream patched ${kind} ${id}, which this state does not hold`);
+  return record;
 }

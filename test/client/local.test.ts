@@ -7,13 +7,14 @@
  * RuleVault-Position header of the admin write). Then: the client keeps
  * answering while the service is down, says how stale it is, and resumes.
  */
-import t from 'tap';
+import t, { type Test } from 'tap';
 import { checkConditionGroups } from '../../src/engine';
 import { createLocalEvaluator, type LocalEvaluateRequest, type LocalEvaluator } from '../../src/client/local';
 import { randomFields, randomRule, pick, seededRandom, type Random } from '../engine/random-rules';
 import { client, type Answer, type Client } from '../support/http';
 import { freePort } from '../support/process';
 import { removeDir, startTestNode, tempDir, testEnv } from '../support/node';
+import { startSlowProxy } from '../support/slow-proxy';
 import { perSeed, replayHint, testSeeds } from '../support/seeds';
 import { withNode } from '../support/with-node';
 
@@ -234,4 +235,51 @@ t.test('the service goes away: the client keeps answering, says how stale it is,
   t.ok(local.connected);
   t.same(local.evaluate(body), { err: null, matchingRuleIds: [], entities: [], entity_data: {} });
   await node.stop();
+});
+
+/** A node whose stream snapshot holds `count` linked contexts of 500 KiB each, and an evaluate key. */
+async function nodeWithLargeSnapshot(t: Test, count: number) {
+  const env = testEnv(tempDir());
+  const node = await startTestNode(env);
+  t.teardown(async () => {
+    await node.stop();
+    removeDir(env.RULEVAULT_DATA_DIR!);
+  });
+  const admin = client(node.url, node.adminKey);
+  const entities: { entity_type: string; entity_id: string }[] = [];
+  for (let n = 0; n < count; n++) {
+    const context = await admin.post('/api/contexts', { name: `large ${n}`, content: `${n} `.padEnd(500 * 1024, '.') });
+    entities.push({ entity_type: 'context', entity_id: context.json.id });
+  }
+  await admin.post('/api/rule-engine/rules', { name: 'links them', condition_groups: [{ conditions: [{ field: 'tier', operator: 'equals', value: 'gold' }] }], entities });
+  return { node, key: await evaluateKey(admin) };
+}
+
+t.test('a snapshot that takes longer than idleTimeoutMs to arrive, bytes still flowing, is read to its end, on one connection', async (t) => {
+  const { node, key } = await nodeWithLargeSnapshot(t, 2);
+  // ~1 MiB in pieces of 16 KiB, 40 ms apart: ~2.6 s for the snapshot, a piece every 40 ms.
+  const proxy = await startSlowProxy(node.url, { pieceBytes: 16 * 1024, gapMs: 40 });
+  t.teardown(() => proxy.close());
+  const local = createLocalEvaluator({ url: proxy.url, apiKey: key, idleTimeoutMs: 1000, reconnectMs: 50 });
+  t.teardown(() => local.close());
+  await local.ready(60_000);
+  t.ok(proxy.pieces > 60, `the snapshot came in ${proxy.pieces} pieces`);
+  t.equal(proxy.connections, 1, 'one connection: the bytes kept it alive');
+  t.equal(local.lastError, undefined);
+  const answer = local.evaluate({ entity_type: 'context', fields: { tier: 'gold' } });
+  t.equal(answer.err, null);
+  t.equal('entities' in answer ? answer.entities.length : 0, 2, 'and it holds the snapshot');
+});
+
+t.test('an 8 MiB snapshot in 1 KiB pieces is read in one pass, on one connection', async (t) => {
+  const { node, key } = await nodeWithLargeSnapshot(t, 16);
+  const proxy = await startSlowProxy(node.url, { pieceBytes: 1024, gapMs: 0 });
+  t.teardown(() => proxy.close());
+  const local = createLocalEvaluator({ url: proxy.url, apiKey: key, reconnectMs: 50 });
+  t.teardown(() => local.close());
+  await local.ready(60_000);
+  t.ok(proxy.pieces > 8000, `it came in ${proxy.pieces} pieces`);
+  t.equal(proxy.connections, 1);
+  const answer = local.evaluate({ entity_type: 'context', fields: { tier: 'gold' }, include_entity_data: true });
+  t.equal('entities' in answer ? answer.entities.length : 0, 16);
 });

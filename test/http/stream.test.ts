@@ -7,12 +7,13 @@
  * RuleVault-Position.
  */
 import { connect } from 'node:net';
-import t from 'tap';
+import t, { type Test } from 'tap';
 import type { SseEvent } from '../../src/client/local';
 import { createSseParser } from '../../src/client/local';
 import { client, createRule, type Client } from '../support/http';
 import { cellEnv, forCells } from '../support/matrix';
 import { removeDir, startTestNode, tempDir, testEnv } from '../support/node';
+import { sendRaw } from '../support/raw-http';
 import { openStream } from '../support/sse';
 import { withNode } from '../support/with-node';
 
@@ -58,6 +59,21 @@ forCells(t, 'stream', (t, cell) => {
     const bad = await openStream(live.url, key, { 'last-event-id': 'yesterday' });
     t.equal(bad.status, 400);
     t.match(JSON.parse(bad.text).err, /Last-Event-ID must be a log position/);
+  });
+
+  t.test('HEAD answers at once what GET would, with no body', async (t) => {
+    const head = (headers: Record<string, string>) => sendRaw(live.url, { method: 'HEAD', path: '/api/rule-engine/stream', headers });
+    const ok = await head({ authorization: `Bearer ${key}` });
+    t.notOk(ok.hung, 'answered, not left open');
+    t.equal(ok.status, 200);
+    t.match(ok.headers['content-type'], /^text\/event-stream/);
+    t.equal(ok.headers['cache-control'], 'no-store');
+    t.equal(ok.text, '');
+    t.equal((await head({})).status, 401, 'no key');
+    t.equal((await head({ authorization: `Bearer ${await keyWith(admin, ['secrets:read'])}` })).status, 403, 'no evaluate scope');
+    t.equal((await head({ authorization: `Bearer ${key}`, 'last-event-id': 'yesterday' })).status, 400, 'a bad Last-Event-ID');
+    const slash = await sendRaw(live.url, { method: 'HEAD', path: '/api/rule-engine/stream/', headers: { authorization: `Bearer ${key}` } });
+    t.same([slash.hung, slash.status], [false, 200], 'with a trailing slash too');
   });
 
   t.test('the snapshot holds the active rules and the active entities they link, nothing else', async (t) => {
@@ -162,6 +178,42 @@ forCells(t, 'stream', (t, cell) => {
     future.close();
   });
 
+  t.test('a changed prompt goes as a patch of what changed to a client that asks (?changes=patch), whole to one that does not', async (t) => {
+    const prompt = (await admin.post('/api/prompts', { name: 'versioned', prompt: 'one {{name}}' })).json.id;
+    await createRule(admin, { name: 'links versioned', condition_groups: [{ conditions: [equals('versioned', 'yes')] }], entities: [{ entity_type: 'prompt', entity_id: prompt }] });
+    const from = (await admin.get('/readyz')).json.position as string;
+    const patching = await openStream(live.url, key, { 'last-event-id': from }, '?changes=patch');
+    const whole = await openStream(live.url, key, { 'last-event-id': from });
+    const made: string[] = [];
+    for (const text of ['two {{name}}', 'three {{name}}']) made.push((await admin.post(`/api/prompts/${prompt}/versions`, { prompt: text })).json.position);
+    for (const [n, position] of made.entries()) {
+      const patch = data(await patching.next(isChange(position)));
+      t.same(Object.keys(patch), ['position', 'patch'], 'only a patch');
+      const [entry] = patch.patch.prompts;
+      t.equal(entry.id, prompt);
+      t.notOk('versions' in entry, 'not the versions it had');
+      t.same(entry.versions_added.map((v: { template: string }) => v.template), [['two {{name}}', 'three {{name}}'][n]], 'the version added');
+      const record = data(await whole.next(isChange(position))).upsert.prompts[0];
+      t.equal(record.versions.length, n + 2, 'the records format sends the prompt whole, as before');
+    }
+    patching.close();
+    whole.close();
+
+    // The window holds patches: a resume in the patch format replays them, one in the records format gets a snapshot.
+    const resumedPatch = await openStream(live.url, key, { 'last-event-id': from }, '?changes=patch');
+    await resumedPatch.next((e) => e.event === 'snapshot' || isChange(made[1]!)(e));
+    t.same(resumedPatch.events.map((e) => `${e.event}#${e.id}`), made.map((p) => `change#${p}`), 'patch format: exactly the missed changes');
+    resumedPatch.close();
+    const resumedWhole = await openStream(live.url, key, { 'last-event-id': from });
+    t.equal((await resumedWhole.next(() => true)).event, 'snapshot', 'records format: a snapshot instead of replayed patches');
+    resumedWhole.close();
+
+    const bad = await openStream(live.url, key, {}, '?changes=deltas');
+    t.equal(bad.status, 400);
+    t.same(JSON.parse(bad.text), { err: 'changes must be records or patch', code: 'bad_request' });
+    t.equal((await openStream(live.url, key, {}, '?changes=patch&changes=records')).status, 400, 'given twice');
+  });
+
   t.test('heartbeats are comment lines', async (t) => {
     const stream = await openStream(live.url, key);
     await stream.next((e) => e.event === 'snapshot');
@@ -213,6 +265,18 @@ forCells(t, 'stream', (t, cell) => {
   });
 });
 
+/** A node of its own on sqlite+lean with `env`, stopped when `t` ends; its admin client and an evaluate key. */
+async function leanNode(t: Test, env: Record<string, string>) {
+  const full = testEnv(tempDir(), { ...cellEnv({ store: 'sqlite', path: 'lean' }), ...env });
+  const node = await startTestNode(full);
+  t.teardown(async () => {
+    await node.stop();
+    removeDir(full.RULEVAULT_DATA_DIR!);
+  });
+  const admin = client(node.url, node.adminKey);
+  return { node, admin, key: await keyWith(admin, ['evaluate']) };
+}
+
 t.test('graceful shutdown ends every stream with a message', async (t) => {
   const env = testEnv(tempDir(), cellEnv({ store: 'sqlite', path: 'lean' }));
   const node = await startTestNode(env);
@@ -228,14 +292,7 @@ t.test('graceful shutdown ends every stream with a message', async (t) => {
 });
 
 t.test('a snapshot over RULEVAULT_STREAM_MAX_SNAPSHOT_BYTES is a 503 naming it; the node goes on; a resume it can serve is not refused', async (t) => {
-  const env = testEnv(tempDir(), { ...cellEnv({ store: 'sqlite', path: 'lean' }), RULEVAULT_STREAM_MAX_SNAPSHOT_BYTES: '2048' });
-  const node = await startTestNode(env);
-  t.teardown(async () => {
-    await node.stop();
-    removeDir(env.RULEVAULT_DATA_DIR!);
-  });
-  const admin = client(node.url, node.adminKey);
-  const key = await keyWith(admin, ['evaluate']);
+  const { node, admin, key } = await leanNode(t, { RULEVAULT_STREAM_MAX_SNAPSHOT_BYTES: '2048' });
   let position = '';
   for (let n = 0; n < 10; n++) {
     const created = await admin.post('/api/rule-engine/rules', { name: `bulky ${n}`, description: 'x'.repeat(300), condition_groups: [{ conditions: [equals('n', String(n))] }] });
@@ -252,4 +309,43 @@ t.test('a snapshot over RULEVAULT_STREAM_MAX_SNAPSHOT_BYTES is a 503 naming it; 
   const next = await admin.post('/api/rule-engine/rules', { name: 'after', condition_groups: [{ conditions: [equals('n', 'after')] }] });
   t.equal((await resumed.next(isChange(next.json.position))).event, 'change', 'and follows the writes');
   resumed.close();
+});
+
+t.test('the resume window is bounded in bytes (RULEVAULT_STREAM_REPLAY_BYTES), with no subscriber, and says so in /metrics', async (t) => {
+  const replayBytes = 2 * 1024 * 1024;
+  const { node, admin, key } = await leanNode(t, { RULEVAULT_STREAM_REPLAY_BYTES: String(replayBytes) });
+  // The issue's case, smaller: a 500 KiB context linked by an active rule, edited again and again with no stream open.
+  const context = (await admin.post('/api/contexts', { name: 'large', content: 'x' })).json.id;
+  await createRule(admin, { name: 'links large', condition_groups: [{ conditions: [equals('large', 'yes')] }], entities: [{ entity_type: 'context', entity_id: context }] });
+  const before = (await admin.get('/readyz')).json.position as string;
+  const held = async () => {
+    const text = (await admin.get('/metrics')).text;
+    return { bytes: Number(/^rulevault_stream_replay_bytes (\d+)$/m.exec(text)?.[1]), events: Number(/^rulevault_stream_replay_events (\d+)$/m.exec(text)?.[1]) };
+  };
+  let most = 0;
+  for (let n = 0; n < 30; n++) {
+    t.equal((await admin.patch(`/api/contexts/${context}`, { content: `${n}`.padEnd(500 * 1024, '.') })).status, 200);
+    most = Math.max(most, (await held()).bytes);
+  }
+  t.ok(most > replayBytes / 2 && most <= replayBytes, `the window held at most its bound (${most} of ${replayBytes} bytes)`);
+  const { events } = await held();
+  t.ok(events >= 3 && events < 5, `about 4 edits of 500 KiB fit, not 30 (${events})`);
+
+  const resumed = await openStream(node.url, key, { 'last-event-id': before });
+  t.equal((await resumed.next(() => true)).event, 'snapshot', 'a resume from before the edits the window let go gets a snapshot');
+  resumed.close();
+});
+
+t.test('120 versions of a prompt: the window holds each version once, not every version per change', async (t) => {
+  const { admin } = await leanNode(t, {});
+  const template = (n: number) => `version ${n} {{name}} `.padEnd(8 * 1024, '.');
+  const prompt = (await admin.post('/api/prompts', { name: 'long history', prompt: template(0) })).json.id;
+  await createRule(admin, { name: 'links long history', condition_groups: [{ conditions: [equals('history', 'yes')] }], entities: [{ entity_type: 'prompt', entity_id: prompt }] });
+  for (let n = 1; n <= 120; n++) t.equal((await admin.post(`/api/prompts/${prompt}/versions`, { prompt: template(n) })).status, 201);
+  const text = (await admin.get('/metrics')).text;
+  const bytes = Number(/^rulevault_stream_replay_bytes (\d+)$/m.exec(text)?.[1]);
+  const events = Number(/^rulevault_stream_replay_events (\d+)$/m.exec(text)?.[1]);
+  t.ok(events >= 122, `every change is kept (${events})`);
+  // Whole records would be 120 x 61 versions x 8 KiB on average, ~60 MB (the window's bound would cut them to 16 MiB).
+  t.ok(bytes < 122 * 9 * 1024, `each change holds its own version: ${bytes} bytes for 120 versions of 8 KiB`);
 });

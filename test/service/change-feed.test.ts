@@ -10,12 +10,14 @@ import { evolve, initialState, unreadRules, type CatalogState, type LazyRuleReco
 import { DEFAULTS } from '../../src/config';
 import { createEngine } from '../../src/engine';
 import { createReadModel, handOverEngine } from '../../src/read-model';
-import { createChangeFeed, type StreamSink } from '../../src/service/change-feed';
+import { createChangeFeed, type StreamAccess, type StreamSink } from '../../src/service/change-feed';
 import { createEvaluationView } from '../../src/service/evaluation-view';
 import { decodeSnapshot, encodeSnapshot } from '../../src/snapshot';
 import type { RecordedEvent } from '../../src/store/port';
 
-const SETTINGS = { heartbeatMs: 60_000, maxBufferBytes: 1 << 20, replayEvents: 4, maxSnapshotBytes: 1 << 20 };
+/** A subscriber whose key stays valid. */
+const OPEN: StreamAccess = { allowed: () => true };
+const SETTINGS = { heartbeatMs: 60_000, maxBufferBytes: 1 << 20, replayEvents: 4, replayBytes: 1 << 20, maxSnapshotBytes: 1 << 20 };
 
 function ruleCreated(position: number): RecordedEvent {
   const id = `rule-${position}`;
@@ -61,19 +63,19 @@ t.test('changes applied before any subscriber are replayed to a resume, no snaps
   for (const position of [2, 3, 4]) readModel.apply(ruleCreated(position));
 
   const resumed = recordingSink();
-  feed.subscribe(2n, resumed);
+  feed.subscribe(2n, 'records', resumed, OPEN);
   t.same(resumed.frames, ['change#3', 'change#4'], 'exactly the changes after the Last-Event-ID');
   const fromCatchUp = recordingSink();
-  feed.subscribe(1n, fromCatchUp);
+  feed.subscribe(1n, 'records', fromCatchUp, OPEN);
   t.same(fromCatchUp.frames, ['change#2', 'change#3', 'change#4'], 'back to the position it caught up at');
 
   // Past the window (4 changes): the oldest positions get a snapshot.
   for (const position of [5, 6, 7]) readModel.apply(ruleCreated(position));
   const old = recordingSink();
-  feed.subscribe(2n, old);
+  feed.subscribe(2n, 'records', old, OPEN);
   t.same(old.frames, ['snapshot#7'], 'a position out of the window: a fresh snapshot');
   const kept = recordingSink();
-  feed.subscribe(3n, kept);
+  feed.subscribe(3n, 'records', kept, OPEN);
   t.same(kept.frames, ['change#4', 'change#5', 'change#6', 'change#7'], 'the last 4 changes still replay');
 });
 
@@ -83,7 +85,7 @@ t.test('before the catch-up nothing is kept: a resume from then gets a snapshot'
   for (const position of [1, 2, 3]) readModel.apply(ruleCreated(position));
   readModel.markCaughtUp();
   const sink = recordingSink();
-  feed.subscribe(1n, sink);
+  feed.subscribe(1n, 'records', sink, OPEN);
   t.same(sink.frames, ['snapshot#3'], 'the replay is not the stream: its events were never published');
 });
 
@@ -97,12 +99,12 @@ t.test('a state restored with unread records stays unread until a first subscrib
   t.equal(unreadRules(readModel.state.rules), 3, 'nor did a change with no subscriber');
 
   const first = recordingSink();
-  feed.subscribe(undefined, first);
+  feed.subscribe(undefined, 'records', first, OPEN);
   t.same(first.frames, ['snapshot#4']);
   t.equal(unreadRules(readModel.state.rules), 0, 'the first subscriber\'s view read them');
   readModel.apply(ruleCreated(5));
   const resumed = recordingSink();
-  feed.subscribe(4n, resumed);
+  feed.subscribe(4n, 'records', resumed, OPEN);
   t.same(resumed.frames, ['change#5'], 'from then on, changes replay');
 });
 
@@ -119,9 +121,9 @@ t.test('whenCaughtUp runs at the catch-up, or at once after it, and once', async
 
 /** The `event#id` of each frame a fresh subscriber gets, after `ready` when it asks to wait. */
 async function freshStart(feed: ReturnType<typeof createChangeFeed>, after?: bigint): Promise<string[]> {
-  await feed.ready(after);
+  await feed.ready(after, 'records');
   const sink = recordingSink();
-  feed.subscribe(after, sink);
+  feed.subscribe(after, 'records', sink, OPEN);
   return sink.frames;
 }
 
@@ -130,13 +132,13 @@ t.test('a snapshot built once serves later subscribers, followed by the changes 
   const feed = createChangeFeed(readModel, SETTINGS, DEFAULTS.limits);
   readModel.apply(ruleCreated(1));
   readModel.markCaughtUp();
-  t.ok(feed.ready(undefined) instanceof Promise, 'no snapshot yet: built first');
+  t.ok(feed.ready(undefined, 'records') instanceof Promise, 'no snapshot yet: built first');
   t.same(await freshStart(feed), ['snapshot#1']);
   for (const position of [2, 3]) readModel.apply(ruleCreated(position));
-  t.equal(feed.ready(undefined), undefined, 'the snapshot at 1 and the changes since serve at once');
+  t.equal(feed.ready(undefined, 'records'), undefined, 'the snapshot at 1 and the changes since serve at once');
   t.same(await freshStart(feed), ['snapshot#1', 'change#2', 'change#3']);
   for (const position of [4, 5, 6, 7]) readModel.apply(ruleCreated(position));
-  t.ok(feed.ready(undefined) instanceof Promise, 'change 2 left the window: a new snapshot is built');
+  t.ok(feed.ready(undefined, 'records') instanceof Promise, 'change 2 left the window: a new snapshot is built');
   t.same(await freshStart(feed), ['snapshot#7']);
 });
 
@@ -164,13 +166,13 @@ t.test('a view larger than maxSnapshotBytes is refused with a 503 naming the set
   for (let position = 1; position <= 20; position++) readModel.apply(ruleCreated(position));
   readModel.markCaughtUp();
   const feed = createChangeFeed(readModel, { ...SETTINGS, maxSnapshotBytes: 2048 }, DEFAULTS.limits);
-  await t.rejects(feed.ready(undefined)!, { code: 'unavailable', message: /RULEVAULT_STREAM_MAX_SNAPSHOT_BYTES \(2048 bytes\)/ });
+  await t.rejects(feed.ready(undefined, 'records')!, { code: 'unavailable', message: /RULEVAULT_STREAM_MAX_SNAPSHOT_BYTES \(2048 bytes\)/ });
   const sink = recordingSink();
-  t.throws(() => feed.subscribe(undefined, sink), { code: 'unavailable', message: /too many to evaluate locally/ });
+  t.throws(() => feed.subscribe(undefined, 'records', sink, OPEN), { code: 'unavailable', message: /too many to evaluate locally/ });
   t.same(sink.frames, [], 'not even the retry line');
   t.equal(feed.subscribers, 0);
   const resumed = recordingSink();
-  feed.subscribe(20n, resumed);
+  feed.subscribe(20n, 'records', resumed, OPEN);
   t.same(resumed.frames, [], 'a resume at the head needs no snapshot: served');
 });
 
@@ -178,7 +180,7 @@ t.test('after a snapshot start, a view too large is refused from the lines alone
   const readModel = snapshotStarted(20);
   const feed = createChangeFeed(readModel, { ...SETTINGS, maxSnapshotBytes: 2048 }, DEFAULTS.limits);
   readModel.markCaughtUp();
-  await t.rejects(feed.ready(undefined)!, { code: 'unavailable' });
+  await t.rejects(feed.ready(undefined, 'records')!, { code: 'unavailable' });
   t.equal(unreadRules(readModel.state.rules), 20, 'no record read');
   // A reconnect at the same position is refused again without measuring; once the log moves it measures again.
   const rules = readModel.state.rules as LazyRuleRecords;
@@ -188,12 +190,66 @@ t.test('after a snapshot start, a view too large is refused from the lines alone
     measured += 1;
     yield* measure();
   };
-  await t.rejects(feed.ready(undefined)!, { code: 'unavailable' });
+  await t.rejects(feed.ready(undefined, 'records')!, { code: 'unavailable' });
   t.equal(measured, 0, 'refused again at the same position, the lines not measured again');
   readModel.apply(ruleCreated(21));
-  await t.rejects(feed.ready(undefined)!, { code: 'unavailable' });
+  await t.rejects(feed.ready(undefined, 'records')!, { code: 'unavailable' });
   t.equal(measured, 1, 'the log moved: measured again');
   const roomy = createChangeFeed(readModel, SETTINGS, DEFAULTS.limits);
   t.same(await freshStart(roomy), ['snapshot#21'], 'within the bound: every record read, then the snapshot');
   t.equal(unreadRules(readModel.state.rules), 0);
+});
+
+t.test('at an API key event a subscriber no longer allowed is sent revoked and ended, before that event\'s frame', async (t) => {
+  const readModel = createReadModel();
+  const feed = createChangeFeed(readModel, SETTINGS, DEFAULTS.limits);
+  readModel.apply(ruleCreated(1));
+  readModel.markCaughtUp();
+  let allowed = true;
+  let asked = 0;
+  const revocable = recordingSink();
+  const kept = recordingSink();
+  feed.subscribe(1n, 'records', revocable, { allowed: () => (asked++, allowed) });
+  feed.subscribe(1n, 'records', kept, OPEN);
+  allowed = false;
+  readModel.apply(ruleCreated(2));
+  t.equal(asked, 0, 'only an API key event asks again');
+  t.same(revocable.frames, ['change#2']);
+  readModel.apply({ ...ruleCreated(3), stream: 'apikey-k', type: 'ApiKeyRevoked', data: { id: 'k' } });
+  readModel.apply(ruleCreated(4));
+  t.same(revocable.frames, ['change#2', 'revoked#'], 'ended with revoked, without the revocation\'s own frame or any after it');
+  t.same(kept.frames, ['change#2', 'change#3', 'change#4'], 'a subscriber still allowed goes on');
+  t.equal(feed.subscribers, 1);
+});
+
+t.test('the resume window is bounded in bytes as well as in changes, and kept so with no subscriber', async (t) => {
+  const readModel = createReadModel();
+  const replayBytes = 8 * 1024;
+  const feed = createChangeFeed(readModel, { ...SETTINGS, replayEvents: 1000, replayBytes }, DEFAULTS.limits);
+  readModel.markCaughtUp();
+  /** A rule whose frame is about `bytes` long. */
+  const bulky = (position: number, bytes: number): RecordedEvent => {
+    const event = ruleCreated(position);
+    return { ...event, data: { ...event.data, description: 'd'.repeat(bytes) } };
+  };
+  let most = 0;
+  for (let position = 1; position <= 40; position++) {
+    readModel.apply(bulky(position, 1000));
+    most = Math.max(most, feed.window.bytes);
+  }
+  t.ok(most <= replayBytes, `never more than the bound held (${most} of ${replayBytes} bytes)`);
+  t.ok(feed.window.events < 10 && feed.window.events > 4, `the bytes decide, not the 1,000 changes allowed (${feed.window.events} held)`);
+  const kept = feed.window.events;
+  const resumed = recordingSink();
+  feed.subscribe(BigInt(40 - kept), 'records', resumed, OPEN);
+  t.equal(resumed.frames.length, kept, 'a position the window still holds replays');
+  const old = recordingSink();
+  feed.subscribe(BigInt(40 - kept - 1), 'records', old, OPEN);
+  t.same(old.frames, ['snapshot#40'], 'one just out of it gets a snapshot');
+
+  readModel.apply(bulky(41, 2 * replayBytes));
+  t.same(feed.window, { events: 0, bytes: 0 }, 'a frame larger than the bound is not kept, nor are the ones before it');
+  const after = recordingSink();
+  feed.subscribe(40n, 'records', after, OPEN);
+  t.same(after.frames, ['snapshot#41'], 'so a resume across it gets a snapshot');
 });

@@ -54,6 +54,8 @@ export const MATRIX = {
   restart: [SQLITE_LEAN, ESDB_LEAN],
   'rules-admin': [SQLITE_LEAN, SQLITE_EXPRESS, ESDB_LEAN, SQLITE_WORKERS, ESDB_WORKERS],
   stream: [SQLITE_LEAN, SQLITE_EXPRESS, ESDB_LEAN, SQLITE_WORKERS],
+  // The revocation's reach: both HTTP paths serve the stream, and with workers the revocation must reach every one.
+  'key-revocation': [SQLITE_LEAN, SQLITE_EXPRESS, SQLITE_WORKERS],
 } as const satisfies Record<string, readonly Cell[]>;
 
 export type Suite = keyof typeof MATRIX;

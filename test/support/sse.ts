@@ -17,9 +17,10 @@ export interface StreamReader {
   close(): void;
 }
 
-export async function openStream(base: string, key: string | undefined, headers: Record<string, string> = {}): Promise<StreamReader> {
+/** `query`: the stream's query string, `?changes=patch` for the patch format. */
+export async function openStream(base: string, key: string | undefined, headers: Record<string, string> = {}, query = ''): Promise<StreamReader> {
   const controller = new AbortController();
-  const response = await fetch(`${base}/api/rule-engine/stream`, {
+  const response = await fetch(`${base}/api/rule-engine/stream${query}`, {
     headers: { ...(key === undefined ? {} : { authorization: `Bearer ${key}` }), ...headers },
     signal: controller.signal,
   });
