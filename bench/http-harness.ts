@@ -10,7 +10,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import { createInterface } from 'node:readline';
 import path from 'node:path';
-import { hashApiKey } from '../src/auth';
+import { hashApiKey } from '../src/service/auth';
 import { parseRuleCreate } from '../src/domain/rules';
 import { SCHEMA_VERSION } from '../src/events';
 import { bulkLoadSqlite, type BulkEvent } from '../src/store/sqlite-bulk';

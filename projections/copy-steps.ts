@@ -1,12 +1,12 @@
 /**
- * Copies of the read models in steps (src/steps.ts): a generator that
+ * Copies of the read models in steps (src/base/steps.ts): a generator that
  * yields every few thousand entries and returns the copy. Time travel copies a state at
  * each checkpoint: at 1M rules one copy at once held the node 0.2-0.45 s
  * (bench: audit-stall, with long-tasks.ts on its profile). What is copied
  * must not change until its copy is done: time travel copies states only it
  * holds.
  */
-import type { Steps } from '../src/steps';
+import type { Steps } from '../src/base/steps';
 
 /** Entries copied per step: about a millisecond (1M map entries copy in ~0.4 s). */
 export const COPY_STEP = 4096;

@@ -2,7 +2,7 @@
  * A snapshot member's items as JSON text, not yet decoded: how a read model
  * restores many records without parsing them all (bench: million; at 1M rules
  * parsing their snapshot lines was 2.4 s of an 8.2 s start, and their objects
- * ~930 MB of heap). The snapshot reader makes them (src/snapshot-lines.ts);
+ * ~930 MB of heap). The snapshot reader makes them (src/snapshots/packed-lines.ts);
  * a read model decodes a line when a request first needs its record.
  * Once handed to a read model, lines never change (`keeper` makes new ones).
  */

@@ -8,7 +8,7 @@
  * and restored, src/engine/image.ts), whether read or replaced; a record set
  * with a new id, or again after its deletion, comes after them, in the order
  * set. The restored ids are found through an IdTable (building a Map of 1M
- * ids was ~0.5 s of the start, src/id-table.ts); a decoded record is found in an
+ * ids was ~0.5 s of the start, src/base/id-table.ts); a decoded record is found in an
  * ordinary Map, so a record read once is a Map lookup away, as before.
  *
  * Memory stays bounded as records are read: once half the lines left are
@@ -24,8 +24,8 @@
  * at once at 1M held the node 1-2 s when evaluate answers had decoded half
  * the records; the old lines serve until the new ones are whole.
  */
-import { IdTable } from '../src/id-table';
-import type { Steps } from '../src/steps';
+import { IdTable } from '../src/base/id-table';
+import type { Steps } from '../src/base/steps';
 import { copyMap } from './copy-steps';
 import { RawJson, type JsonLines, type LineKeeper } from './json-lines';
 import type { RuleRecord } from './records';
@@ -89,7 +89,7 @@ export function unreadRuleTexts(rules: RulesState): Iterable<string> {
  * About how many characters of JSON the records `rules` still holds as lines
  * come to (0 for a plain Map): their number times the mean length of up to
  * `sample` of them, spread over the places. What decoding them all would put
- * on the heap is told from it (src/memory-room.ts) without reading them.
+ * on the heap is told from it (src/base/memory-room.ts) without reading them.
  */
 export function unreadRuleChars(rules: RulesState, sample = 256): number {
   return rules instanceof LazyRuleRecords ? rules.unread * rules.meanUnreadLength(sample) : 0;

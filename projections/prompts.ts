@@ -12,7 +12,7 @@
 import type { PromptEvent, PromptMessage, PromptVersionBody, StoredEvent } from '../src/events';
 import { compareVersions } from '../src/prompts/semver';
 import { compilePromptTemplate, type PromptTemplate } from '../src/prompts/template';
-import { runSteps, type Steps } from '../src/steps';
+import { runSteps, type Steps } from '../src/base/steps';
 import { copyMap, eachInSteps } from './copy-steps';
 import { created, touched } from './provenance';
 import type { PromptRecord, PromptVersion } from './records';

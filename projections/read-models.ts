@@ -1,7 +1,7 @@
 /**
  * The registry of read models: for each member of the catalog state, how to
  * copy it, how it goes into and comes out of a snapshot, and what of it the
- * digest covers. Snapshots (src/snapshot.ts), time travel
+ * digest covers. Snapshots (src/snapshots/snapshot.ts), time travel
  * (src/audit/time-travel.ts) and the digest (src/audit/digest.ts) iterate this
  * registry instead of each listing the state's shape; its type demands one
  * entry per model, so a new read model cannot be left out of any of them.
@@ -9,7 +9,7 @@
 import type { ApiKeysState } from './api-keys';
 import type { ContextsState } from './contexts';
 import type { CatalogState, ReadModels } from './index';
-import { runSteps, type Steps } from '../src/steps';
+import { runSteps, type Steps } from '../src/base/steps';
 import { copyMap, copySet } from './copy-steps';
 import { initialPrompts, promptsFrom, promptVersion, type PromptsState } from './prompts';
 import type { PromptMessage } from '../src/events';
@@ -35,7 +35,7 @@ interface ReadModelKind<M> {
   toSnapshot(model: M): SnapshotMembers;
   /**
    * A snapshot member whose items `fromSnapshot` takes as JsonLines, unparsed
-   * (the reader keeps them as text: src/snapshot.ts); `toSnapshot` may give
+   * (the reader keeps them as text: src/snapshots/snapshot.ts); `toSnapshot` may give
    * its items as RawJson, written as they are.
    */
   readonly linesMember?: string;

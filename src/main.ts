@@ -15,19 +15,19 @@ import { createAuditService } from './audit/service';
 import { createAuditSinkMetrics, type SinkName } from './audit/sink-metrics';
 import { startFleet } from './cluster/fleet';
 import { linkToWriter } from './cluster/worker';
-import { ConfigError, loadConfig, unknownVariableWarning, type Config } from './config';
-import { armCrashPoint } from './crash-points';
-import { acquireDataLock, DataFolderLockedError } from './data-lock';
+import { ConfigError, loadConfig, unknownVariableWarning, type Config } from './base/config';
+import { armCrashPoint } from './base/crash-points';
+import { acquireDataLock, DataFolderLockedError } from './base/data-lock';
 import { prepareWrites } from './engine';
 import { KEYRING_STREAM } from './events';
 import { createApp } from './http/app';
 import type { HttpDeps, WriteCommands } from './http/deps';
 import { createFastPath } from './http/fast-path';
 import { collapseLeadingSlashes } from './http/leading-slashes';
-import { createLogger, type Logger } from './log';
-import { memoryRoom, memoryWarning } from './memory-room';
-import { createMetrics, registerStreamMetrics } from './metrics';
-import { createReadModel, type ReadModel } from './read-model';
+import { createLogger, type Logger } from './base/log';
+import { memoryRoom, memoryWarning } from './base/memory-room';
+import { createMetrics, registerStreamMetrics } from './http/metrics';
+import { createReadModel, type ReadModel } from './read-model/read-model';
 import { createApiKeyCommands } from './service/api-key-commands';
 import { createCatalogCommands } from './service/catalog-commands';
 import { createChangeFeed } from './service/change-feed';
@@ -37,7 +37,7 @@ import { createQueries } from './service/queries';
 import { fullReadRefusalOf, repackInSlices, sliceClock, stepsInSlices } from './service/read-ahead';
 import { createVaultCommands } from './service/vault-commands';
 import { createVaultHealth } from './service/vault-health';
-import { createSnapshotter, loadStartState, SHUTDOWN } from './snapshotter';
+import { createSnapshotter, loadStartState, SHUTDOWN } from './snapshots';
 import { openStore } from './store/open-store';
 import type { EventStore, RecordedEvent, Subscription } from './store/port';
 import { loadMasterKey } from './vault/master-key';
@@ -229,12 +229,12 @@ export async function openWriter(config: Config, options: NodeOptions = {}): Pro
   const store = await openStore(config.eventStore, logger, { groupCommit: config.groupCommit, onSyncFailure }).catch(abandon);
   opened.push(() => store.close());
 
-  const initial = await loadStartState(store, config.dataDir, logger).catch(abandon);
-  const readModel = createReadModel(initial);
-  const fromPosition = initial?.position;
+  const start = await loadStartState(store, config.dataDir, logger).catch(abandon);
+  const readModel = createReadModel(start?.state, start?.engine);
+  const fromPosition = start?.state.position;
   let replayed = 0;
   let url: string | undefined;
-  const snapshots = createSnapshotter(store, readModel, config.dataDir, config.snapshotIntervalMs, logger, config.snapshotEngineImage);
+  const snapshots = createSnapshotter(store, readModel, config.dataDir, config.snapshotIntervalMs, logger, config.snapshotEngineImage, start);
   const services = createServices({ config, store, sealer, readModel, logger, runtime, onErased: () => snapshots.afterErasure() });
   const { vault, apiKeys, metrics } = services;
   const checkpoints = createChainCheckpointer({ store, key: signing.key, every: config.chainCheckpointEvery, logger, now: runtime.now, requestId: () => `system-${runtime.newId()}` });
@@ -419,15 +419,15 @@ export async function startWorker(config: Config, logger: Logger): Promise<void>
   const master = await loadMasterKey({ envValue: config.masterKey, dataDir: config.dataDir });
   const sealer = await createSealer(master.key);
   const store = await openStore(config.eventStore, logger);
-  const initial = await loadStartState(store, config.dataDir, logger);
-  const readModel = createReadModel(initial);
+  const start = await loadStartState(store, config.dataDir, logger);
+  const readModel = createReadModel(start?.state, start?.engine);
   const runtime = { now: () => new Date(), newId: randomUUID };
   const services: HttpDeps = {
     ...createServices({ config, store, sealer, readModel, logger, runtime, commands: link.commands }),
     serviceMetrics: link.serviceMetrics,
   };
 
-  const { caughtUp, subscription } = followLogInto(store, initial?.position, readModel, services, logger);
+  const { caughtUp, subscription } = followLogInto(store, start?.state.position, readModel, services, logger);
   await caughtUp;
   readModel.markCaughtUp();
   const head = await link.join();

@@ -1,12 +1,12 @@
 /**
- * The cache of verified Authorization headers (src/auth.ts): a hit is only
+ * The cache of verified Authorization headers (src/service/auth.ts): a hit is only
  * answered while the key is still the live record under its hash, so a
  * revocation takes effect on the next request, and the cache stays bounded.
  */
 import t from 'tap';
 import { initialApiKeys, evolveApiKeys } from '../projections/api-keys';
-import { authenticate, generateApiKey, hashApiKey, VERIFIED_CACHE_SIZE } from '../src/auth';
-import { AppError } from '../src/errors';
+import { authenticate, generateApiKey, hashApiKey, VERIFIED_CACHE_SIZE } from '../src/service/auth';
+import { AppError } from '../src/base/errors';
 import type { ApiKeyEvent, StoredEvent } from '../src/events';
 
 function event(type: ApiKeyEvent['type'], data: ApiKeyEvent['data'], revision: number): StoredEvent<ApiKeyEvent> {

@@ -1,6 +1,6 @@
 /** The operator CLI against the data folder: readers beside the service, writers only while no service holds the folder. */
 import t from 'tap';
-import { acquireDataLock } from '../src/data-lock';
+import { acquireDataLock } from '../src/base/data-lock';
 import { client } from './support/http';
 import { removeDir, startTestNode, tempDir, testEnv } from './support/node';
 import { runCli } from './support/process';

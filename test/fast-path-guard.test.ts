@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import t from 'tap';
 import { guarded } from '../src/http/fast-path';
-import { createLogger } from '../src/log';
+import { createLogger } from '../src/base/log';
 
 async function serve(t: tap.Test, handler: Parameters<typeof createServer>[1]): Promise<string> {
   const server: Server = createServer(handler);

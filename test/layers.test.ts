@@ -18,12 +18,14 @@ const ROOT = path.resolve(__dirname, '..', '..');
  * placed here (the test fails on an unplaced file).
  */
 const LAYERS: readonly (readonly string[])[] = [
-  ['src/errors.ts', 'src/limits.ts', 'src/log.ts', 'src/crash-points.ts', 'src/config.ts', 'src/data-lock.ts', 'src/worker-answer.ts', 'src/id-table.ts', 'src/steps.ts', 'src/uuid.ts', 'src/memory-room.ts'],
+  // The base modules everyone imports: errors, limits, the logger, configuration, ids, steps, the memory guard.
+  ['src/base'],
   ['src/store', 'src/engine', 'src/prompts'],
   ['src/events'],
   ['projections', 'src/vault'],
   ['src/domain'],
-  ['src/read-model.ts', 'src/follow.ts', 'src/snapshot.ts', 'src/snapshot-lines.ts', 'src/file-sha256.ts', 'src/file-sha256-worker.ts', 'src/engine-image-file.ts', 'src/snapshotter.ts', 'src/auth.ts', 'src/metrics.ts'],
+  // The read side: the live read model and its feed, and its snapshots.
+  ['src/read-model', 'src/snapshots'],
   ['src/service'],
   ['src/audit'],
   ['src/http'],
@@ -31,7 +33,8 @@ const LAYERS: readonly (readonly string[])[] = [
   ['src/main.ts', 'src/index.ts', 'src/client'],
   // The web console, a browser program of its own: it reuses the engine's condition vocabulary and checks.
   ['src/console'],
-  ['scripts'],
+  // The operator's CLI, and the build tooling.
+  ['src/cli', 'scripts'],
 ];
 
 /** Folders whose tests unit-test the engine's internals and so may import them. */
@@ -91,14 +94,22 @@ t.test('no import points up a layer', async (t) => {
   t.same(upward, []);
 });
 
-t.test('outside src/engine the engine is imported only through its index', async (t) => {
-  const files = ['src', 'projections', 'scripts', 'bench', 'test'].flatMap(tsFiles);
-  const internal: string[] = [];
-  for (const file of files) {
-    if (ENGINE_INTERNALS_ALLOWED.some((dir) => under(file, dir))) continue;
-    for (const { spec, target } of relativeImports(file)) {
-      if (target.startsWith('src/engine/') && target !== 'src/engine/index') internal.push(`${file} imports ${spec}`);
+/** Folders with one face (their index.ts), and where else their insides may be imported from. */
+const FACES: readonly { readonly dir: string; readonly insidersAlso: readonly string[] }[] = [
+  { dir: 'src/engine', insidersAlso: ENGINE_INTERNALS_ALLOWED },
+  { dir: 'src/snapshots', insidersAlso: ['test/snapshots'] },
+];
+
+for (const { dir, insidersAlso } of FACES) {
+  t.test(`outside ${dir} it is imported only through its index`, async (t) => {
+    const files = ['src', 'projections', 'scripts', 'bench', 'test'].flatMap(tsFiles);
+    const internal: string[] = [];
+    for (const file of files) {
+      if (under(file, dir) || insidersAlso.some((other) => under(file, other))) continue;
+      for (const { spec, target } of relativeImports(file)) {
+        if (target.startsWith(`${dir}/`) && target !== `${dir}/index`) internal.push(`${file} imports ${spec}`);
+      }
     }
-  }
-  t.same(internal, []);
-});
+    t.same(internal, []);
+  });
+}

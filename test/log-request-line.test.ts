@@ -1,10 +1,10 @@
 /**
- * The per-request log line is assembled by hand (src/log.ts): it must be the
+ * The per-request log line is assembled by hand (src/base/log.ts): it must be the
  * very line pino writes for the same fields, escape what needs escaping, and
  * follow the level.
  */
 import t from 'tap';
-import { createLogger, type RequestLine } from '../src/log';
+import { createLogger, type RequestLine } from '../src/base/log';
 
 function lines(level: 'info' | 'warn', write: (logger: ReturnType<typeof createLogger>) => void): string[] {
   const out: string[] = [];

@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { loadConfig } from '../src/config';
+import { loadConfig } from '../src/base/config';
 import { cellName, MATRIX, type Cell, type Suite } from './support/matrix';
 import { withNode } from './support/with-node';
 

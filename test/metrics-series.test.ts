@@ -1,12 +1,12 @@
 /**
- * The request counter and latency histogram are kept by hand (src/metrics.ts):
+ * The request counter and latency histogram are kept by hand (src/http/metrics.ts):
  * their exposition must be what prom-client's Counter and Histogram write for
  * the same observations.
  */
 import t from 'tap';
 import { Counter, Histogram, Registry } from 'prom-client';
-import { createMetrics } from '../src/metrics';
-import { createReadModel } from '../src/read-model';
+import { createMetrics } from '../src/http/metrics';
+import { createReadModel } from '../src/read-model/read-model';
 import type { EventStore } from '../src/store/port';
 import { createRandom } from '../bench/random';
 

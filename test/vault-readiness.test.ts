@@ -6,8 +6,8 @@
  * reason, and logs it, instead of staying "ready" while every secret fails.
  */
 import t from 'tap';
-import { loadConfig } from '../src/config';
-import { createLogger } from '../src/log';
+import { loadConfig } from '../src/base/config';
+import { createLogger } from '../src/base/log';
 import { startNode } from '../src/main';
 import { client } from './support/http';
 import { createEsdbStandin } from './support/esdb-standin';

@@ -7,10 +7,10 @@
  * positions and times across the whole log. Memory figures are the
  * process's after the runs (it also generated the log).
  */
-import { DEFAULTS } from '../../src/config';
+import { DEFAULTS } from '../../src/base/config';
 import { createAuditService } from '../../src/audit/service';
 import { parseRuleCreate } from '../../src/domain/rules';
-import { createReadModel } from '../../src/read-model';
+import { createReadModel } from '../../src/read-model/read-model';
 import { openSqliteStore } from '../../src/store/sqlite';
 import type { BulkEvent } from '../../src/store/sqlite-bulk';
 import { loadedDataDir, metadata } from '../http-harness';

@@ -16,7 +16,7 @@
 import { statSync } from 'node:fs';
 import path from 'node:path';
 import { createEngine, type RuleDefinition } from '../../src/engine';
-import { SNAPSHOT_FILE } from '../../src/snapshot';
+import { SNAPSHOT_FILE } from '../../src/snapshots';
 import { benchKeyEvent, cpuSeconds, loadedDataDir, peakRssMb, ruleEvents, startService } from '../http-harness';
 import type { CaseResult, Scenario } from '../scenario';
 import { summarize, timeEach } from '../stats';

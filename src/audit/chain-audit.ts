@@ -20,7 +20,7 @@
  * The auditor's own check stays `rulevault audit verify --public-key`.
  */
 import { optional, readMembers } from '../domain/input';
-import { badRequest, conflict } from '../errors';
+import { badRequest, conflict } from '../base/errors';
 import type { EventStore } from '../store/port';
 import { createSignatureCheck, loadSigningKey, type SignatureCheck, type SigningKey } from '../vault/signing-key';
 import { asCheckpoint, CHECKPOINT_STREAM, writeCheckpoint } from './chain-checkpoint';

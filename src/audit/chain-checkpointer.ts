@@ -5,7 +5,7 @@
  * the node applies anyway (no second reading of the log). A failed write is
  * logged and retried at the next event; a checkpoint never holds a write up.
  */
-import type { Logger } from '../log';
+import type { Logger } from '../base/log';
 import { asLink, headOf } from '../store/chain';
 import type { EventStore, RecordedEvent } from '../store/port';
 import type { SigningKey } from '../vault/signing-key';

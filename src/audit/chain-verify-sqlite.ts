@@ -15,7 +15,7 @@
  */
 import { availableParallelism } from 'node:os';
 import path from 'node:path';
-import { workerAnswer, WorkerExitError } from '../worker-answer';
+import { workerAnswer, WorkerExitError } from '../base/worker-answer';
 import type { RangeResult } from './chain-range';
 import { checkRange, openForVerify, type Range, type RangeJob } from './chain-range-read';
 import { verifyChain, type VerifyOptions, type VerifyReport } from './chain-verify';

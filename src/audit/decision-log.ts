@@ -28,10 +28,10 @@
  * back every record after it for good.
  */
 import { createHash } from 'node:crypto';
-import type { AuditSinkSettings } from '../config';
-import { conflict } from '../errors';
+import type { AuditSinkSettings } from '../base/config';
+import { conflict } from '../base/errors';
 import type { EvaluateRequest, EvaluateResponse } from '../service/evaluate';
-import { timeOrderedId } from '../uuid';
+import { timeOrderedId } from '../base/uuid';
 import { findLine, ndjsonWriter } from './ndjson-writer';
 import { compileMasks, MASKED, maskValues, type Masks } from './decision-mask';
 import { createSink, type Sink } from './sink';

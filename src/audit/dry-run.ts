@@ -21,7 +21,7 @@ import type { CatalogState, RuleRecord } from '../../projections';
 import { findPrompt } from '../../projections/prompts';
 import { decideCreateRule, parseRuleCreate, type RuleContext } from '../domain/rules';
 import { isPlainObject } from '../domain/input';
-import { AppError, badRequest } from '../errors';
+import { AppError, badRequest } from '../base/errors';
 import type { EntityLink, RuleBody, RuleEvent } from '../events';
 import type { Engine, Fields } from '../engine';
 import { evaluate, parseEvaluateRequest, type EvaluateRequest } from '../service/evaluate';

@@ -9,7 +9,7 @@
  * - `actor`: exact `metadata.actor` (an API key id, `cli`, `system`, `env-admin`).
  * - `from`, `to`: ISO 8601 times with a zone, inclusive, on `metadata.at`.
  */
-import { badRequest } from '../errors';
+import { badRequest } from '../base/errors';
 import { decodeCursor, encodeCursor, LIST_LIMIT_MAX, parseLimit } from '../service/listing';
 import { parseJsonPosition, type RecordedEvent } from '../store/port';
 

@@ -16,7 +16,7 @@
 import type { RuleRecord } from '../../projections';
 import { isPlainObject } from '../domain/input';
 import { explainTest, type Condition, type ConditionReason, type Fields, type Predicate } from '../engine';
-import { badRequest } from '../errors';
+import { badRequest } from '../base/errors';
 import { toJsonPosition } from '../store/port';
 import { checkedRule, inputView, readInputs, ruleMatches, type CheckedRule } from './rule-check';
 

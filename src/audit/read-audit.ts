@@ -16,10 +16,10 @@
 import type Database from 'better-sqlite3';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { AppError, badRequest, type ErrorCode } from '../errors';
+import { AppError, badRequest, type ErrorCode } from '../base/errors';
 import type { SecretRecord } from '../../projections';
 import { decodeCursor, encodeCursor, parseLimit } from '../service/listing';
-import { timeOrderedId } from '../uuid';
+import { timeOrderedId } from '../base/uuid';
 import { isoTime } from './event-filter';
 import { createSink, openSinkForReading, sqliteWriter, type Sink, type SinkTable } from './sink';
 import type { AuditSinkMetrics } from './sink-metrics';

@@ -8,7 +8,7 @@
  * only state is caches of compiled conditions.
  */
 import type { RuleRecord } from '../../projections';
-import { runSteps, type Steps } from '../steps';
+import { runSteps, type Steps } from '../base/steps';
 import {
   compileCondition, Kind, readValue, testPredicate,
   type Condition, type ConditionGroup, type Engine, type Fields, type InputView, type Predicate, type RuleDefinition,

@@ -3,10 +3,10 @@
  * point, explain, dry-run, and the digest of the live read models. One function per
  * route; every input is validated here (400 naming the member).
  */
-import type { Limits } from '../config';
+import type { Limits } from '../base/config';
 import { isPlainObject } from '../domain/input';
-import { badRequest } from '../errors';
-import type { ReadModel } from '../read-model';
+import { badRequest } from '../base/errors';
+import type { ReadModel } from '../read-model/read-model';
 import { evaluate, parseEvaluateRequest, type EvaluateRequest, type PromptLimits } from '../service/evaluate';
 import { readAllRules } from '../service/read-ahead';
 import { toJsonPosition, type EventStore } from '../store/port';

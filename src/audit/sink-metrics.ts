@@ -1,6 +1,6 @@
 /**
  * The audit sink's counters on /metrics, registered once per node on the
- * node's registry (src/metrics.ts): records dropped because a queue was full,
+ * node's registry (src/http/metrics.ts): records dropped because a queue was full,
  * writes that failed, and records written as a stand-in because they could
  * not be serialized.
  */

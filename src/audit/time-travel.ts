@@ -40,8 +40,8 @@
  * Audit evaluate reads rules, contexts and prompts only, never secrets.
  */
 import { copySize, copyStateSteps, evolve, initialState, type CatalogState } from '../../projections';
-import { AppError, badRequest } from '../errors';
-import { foldRoomRefusal } from '../memory-room';
+import { AppError, badRequest } from '../base/errors';
+import { foldRoomRefusal } from '../base/memory-room';
 import { sliceClock, stepsInSlices, type SliceClock } from '../service/read-ahead';
 import { LOG_PAGE_BYTES, type EventStore, type RecordedEvent } from '../store/port';
 import { createScanEngine, scanEngineInSlices, type ScanEngine } from './rule-check';

@@ -10,8 +10,8 @@
  * answering from the last rule set and reconnects with Last-Event-ID;
  * `staleness` says how long it has heard nothing.
  */
-import { AppError } from '../errors';
-import type { Limits } from '../limits';
+import { AppError } from '../base/errors';
+import type { Limits } from '../base/limits';
 import { createEngine, type Engine } from '../engine';
 import { evaluate, parseEvaluateRequest, type EvaluateResponse, type EvaluationState } from '../service/evaluate';
 import { applyStreamChange, restoreEvaluationState, StreamFoldError, type StreamChange, type StreamSnapshot } from '../service/evaluation-view';

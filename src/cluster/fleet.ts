@@ -14,8 +14,8 @@
 import cluster, { type Worker } from 'node:cluster';
 import { AggregatorRegistry, type Registry } from 'prom-client';
 import type { WriteCommands } from '../http/deps';
-import type { Logger } from '../log';
-import type { ReadModel } from '../read-model';
+import type { Logger } from '../base/log';
+import type { ReadModel } from '../read-model/read-model';
 import type { EventStore } from '../store/port';
 import { runForwarded, type ForwardedCall } from './forwarded';
 import { rescueHandoffs } from './handoffs';

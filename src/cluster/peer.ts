@@ -6,7 +6,7 @@
  * serialization (structured clone), so bigints (revisions, positions) cross
  * as they are.
  */
-import { AppError, ERROR_STATUS, type ErrorCode } from '../errors';
+import { AppError, ERROR_STATUS, type ErrorCode } from '../base/errors';
 
 /** One end of an IPC channel: `process` in a worker, a `cluster.Worker` in the writer. */
 export interface Channel {

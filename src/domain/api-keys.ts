@@ -1,5 +1,5 @@
 /** API key commands. The key is generated and hashed by the service; only the hash is decided on. Pure. */
-import { badRequest, conflict, notFound } from '../errors';
+import { badRequest, conflict, notFound } from '../base/errors';
 import { SCOPES, type ApiKeyEvent, type Scope } from '../events';
 import type { ApiKeyRecord } from '../../projections';
 import { INPUT_LIMITS, checkIfMatch, has, readArray, readEnum, readMembers, readString, readTags, type IfMatch } from './input';

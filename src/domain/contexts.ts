@@ -1,5 +1,5 @@
 /** Context commands. Pure. */
-import { badRequest, notFound } from '../errors';
+import { badRequest, notFound } from '../base/errors';
 import type { ContextBody, ContextEvent } from '../events';
 import type { ContextRecord } from '../../projections';
 import {

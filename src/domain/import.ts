@@ -9,12 +9,12 @@
  * id (an existing one, or an item earlier in the batch) or by the name of an
  * item earlier in the batch (a prompt also by an existing prompt's name).
  */
-import { AppError, badRequest, conflict } from '../errors';
+import { AppError, badRequest, conflict } from '../base/errors';
 import { streams, type ContextEvent, type EntityLink, type PromptEvent, type RuleEvent } from '../events';
 import type { CatalogState } from '../../projections';
 import type { TemplateLimits } from '../prompts/template';
-import type { Steps } from '../steps';
-import { isCanonicalUuid, lowerCaseHint } from '../uuid';
+import type { Steps } from '../base/steps';
+import { isCanonicalUuid, lowerCaseHint } from '../base/uuid';
 import { decideCreateContext, parseContextCreate } from './contexts';
 import { readEnum, readString, requireObject } from './input';
 import { decideCreatePrompt, parsePromptCreate } from './prompts';
@@ -49,7 +49,7 @@ export interface ImportContext {
  * The items of an import body: a JSON array when its first character (after
  * a byte-order mark and white space) is `[`, else NDJSON (one JSON object per
  * line; blank lines are skipped). More than `maxItems` items is a 413.
- * Both are read in steps of READ_STEP items (src/steps.ts): 100k NDJSON lines
+ * Both are read in steps of READ_STEP items (src/base/steps.ts): 100k NDJSON lines
  * read at once held the node ~0.3 s, a 100k-item array's one `JSON.parse`
  * ~0.5 s (bench/import-stall.ts, --array).
  */
@@ -190,7 +190,7 @@ const DECIDE_STEP = 256;
  * Decides every item in order against the catalog plus the items before it.
  * The first item that its single-item route would refuse stops the import:
  * the error (same code) names the item's line or index, and nothing is decided.
- * In steps (src/steps.ts), for a caller that gives the event loop turns
+ * In steps (src/base/steps.ts), for a caller that gives the event loop turns
  * between them: 20k items decided at once held the node ~0.3 s. What changes
  * the catalog meanwhile is what could change it between a decision and its
  * append anyway (another process's writes); the append's `no_stream` still

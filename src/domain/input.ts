@@ -3,7 +3,7 @@
  * `AppError` naming the member (`condition_groups[0].operator`) and what is
  * wrong with it; nothing is silently dropped or coerced.
  */
-import { badRequest, conflict } from '../errors';
+import { badRequest, conflict } from '../base/errors';
 import type { Json } from '../store/port';
 
 export type JsonObject = { readonly [key: string]: unknown };

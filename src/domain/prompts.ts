@@ -1,5 +1,5 @@
 /** Prompt commands: a prompt is a uniquely named series of versions, with labels naming versions. Pure. */
-import { badRequest, conflict, notFound } from '../errors';
+import { badRequest, conflict, notFound } from '../base/errors';
 import type { PromptAttributes, PromptEvent, PromptMessage, PromptVersionBody } from '../events';
 import type { PromptRecord } from '../../projections';
 import { labelledVersion } from '../../projections/prompts';

@@ -1,12 +1,12 @@
 /** Rule commands: reading the author's input and deciding the events. Pure. */
 import { checkConditionGroups } from '../engine';
-import { badRequest, notFound } from '../errors';
+import { badRequest, notFound } from '../base/errors';
 import {
   DATA_TYPES, ENTITY_TYPES, OPERATORS,
   type Condition, type ConditionGroup, type EntityLink, type RuleBody, type RuleEvent,
 } from '../events';
 import type { RuleRecord } from '../../projections';
-import { lowerCaseHint } from '../uuid';
+import { lowerCaseHint } from '../base/uuid';
 import {
   INPUT_LIMITS, changedMembers, checkIfMatch, has, optional, readArray, readEnum, readMembers, readString,
   type IfMatch, type JsonObject,

@@ -2,7 +2,7 @@
  * Secret commands. The plaintext value never reaches a decision: the service
  * seals it first (src/vault) and decides with the sealed value. Pure.
  */
-import { badRequest, conflict, notFound } from '../errors';
+import { badRequest, conflict, notFound } from '../base/errors';
 import type { KeyringEvent, SealedCanary, SealedValue, SecretEvent } from '../events';
 import type { SecretRecord } from '../../projections';
 import { changedMembers, checkIfMatch, has, readMembers, readString, readTags, type IfMatch } from './input';

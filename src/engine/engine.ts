@@ -17,7 +17,7 @@ import { createBuilder } from './build';
 import { createEvaluator } from './match';
 import { DEFAULT_REGEX_KEPT_LIMIT } from './operands';
 import { createState, registerState, stateOf, type EngineState } from './state';
-import type { Steps } from '../steps';
+import type { Steps } from '../base/steps';
 import type { Engine } from './types';
 
 export interface EngineOptions {

@@ -17,7 +17,7 @@
  * (test/engine/image.test.ts). Restoring trusts the bytes' structure only
  * as far as it checks it: the snapshot's checksums guard their integrity.
  */
-import { Deferred, type Steps } from '../steps';
+import { Deferred, type Steps } from '../base/steps';
 import { createAffixIndex, type AffixIndex } from './affix-index';
 import { engineOver, type EngineOptions } from './engine';
 import { createFieldSlot, type FieldSlot } from './field-index';
@@ -321,7 +321,7 @@ function predicateFrom([key, kind, field, text, n, n2, texts, nums]: PredicateRo
 const roomy = new WeakSet<ArrayBufferLike>();
 
 /**
- * Bytes of room worth reading a section of `bytes` into (src/engine-image-file.ts):
+ * Bytes of room worth reading a section of `bytes` into (src/snapshots/engine-image-file.ts):
  * a quarter more for the arena, none for the rest. Restored at its image's size,
  * a 1M-rule arena (125 MB) was copied whole into a doubled buffer by the first
  * write after the start, the node held 0.1-0.4 s (bench: audit-stall's write probe).

@@ -17,8 +17,8 @@
  * recordWords, group count, then per group offset, words, target, driver
  * count, the drivers (predicate numbers), then use count, the uses.
  */
-import { IdTable } from '../id-table';
-import { runSteps, type Steps } from '../steps';
+import { IdTable } from '../base/id-table';
+import { runSteps, type Steps } from '../base/steps';
 import { Layout } from './layout';
 import type { Predicate } from './predicates';
 import type { GroupEntry, RuleEntry } from './state';
@@ -45,7 +45,7 @@ export function entryWords(words: Int32Array, w: number): number {
 }
 
 /**
- * The imaged rules' numbers by id (src/id-table.ts): 1M ids cost one 8 MB
+ * The imaged rules' numbers by id (src/base/id-table.ts): 1M ids cost one 8 MB
  * array and a hash each, no Map entries (bench: start-from-snapshot, 1M: a
  * Map was 0.6 s CPU of the shutdown image, the first lookup after a start).
  */

@@ -8,7 +8,7 @@
  * CPU and the Map of ~670k keys ~0.37 s more (bench: start-from-snapshot, a
  * `--cpu-prof` of one start). A read before the steps end does the rest at once.
  */
-import type { Deferred, Steps } from '../steps';
+import type { Deferred, Steps } from '../base/steps';
 import type { SharedPredicate } from './state';
 
 /** Keys indexed per step: about a millisecond. */

@@ -19,7 +19,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import { parse as parseQuery } from 'node:querystring';
 import { parseIfMatch, readQuery, type IfMatch } from '../domain/input';
-import { AppError, badRequest } from '../errors';
+import { AppError, badRequest } from '../base/errors';
 import type { Actor } from '../service/command-bus';
 import { authorizeHeader, type HttpDeps, type RequestLocals } from './deps';
 import { MALFORMED_PATH, NOT_READY_MESSAGE, errorBody, errorText, toErrorAnswer } from './errors';

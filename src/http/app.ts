@@ -3,7 +3,7 @@
  * parse, authorize, call one service function and map errors.
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
-import { AppError } from '../errors';
+import { AppError } from '../base/errors';
 import { ADMIN_SURFACE, PUBLIC_SURFACE, createOriginPolicy } from './cors';
 import type { HttpDeps, RequestLocals } from './deps';
 import { NOT_READY_MESSAGE, errorBody, errorText, toErrorAnswer } from './errors';

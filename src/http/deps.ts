@@ -1,17 +1,17 @@
 /** What the HTTP layer is given by main.ts, and the per-request helpers every route uses. */
 import type { Request, Response } from 'express';
-import { authenticate, authorize, type Principal } from '../auth';
-import { AppError } from '../errors';
+import { authenticate, authorize, type Principal } from '../service/auth';
+import { AppError } from '../base/errors';
 import type { ChainAudit } from '../audit/chain-audit';
 import type { DecisionLog } from '../audit/decision-log';
 import type { ReadAudit } from '../audit/read-audit';
 import type { AuditService } from '../audit/service';
-import type { Config } from '../config';
-import type { ErrorCode } from '../errors';
+import type { Config } from '../base/config';
+import type { ErrorCode } from '../base/errors';
 import type { Scope } from '../events';
-import type { Logger } from '../log';
-import type { Metrics } from '../metrics';
-import type { ReadModel } from '../read-model';
+import type { Logger } from '../base/log';
+import type { Metrics } from './metrics';
+import type { ReadModel } from '../read-model/read-model';
 import type { ApiKeyCommands } from '../service/api-key-commands';
 import type { CatalogCommands } from '../service/catalog-commands';
 import type { ChangeFeed } from '../service/change-feed';

@@ -1,6 +1,6 @@
 /** Maps anything thrown on the way to an answer into a status and `{ err, code }`. Internals never leak. */
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import { AppError, INTERNAL_MESSAGE, type ErrorCode } from '../errors';
+import { AppError, INTERNAL_MESSAGE, type ErrorCode } from '../base/errors';
 import { INVALID_JSON, UNSUPPORTED_CHARSET, tooLargeMessage } from './request-body';
 
 /** What any /api request is answered until the read models have caught up with the log. */
@@ -10,7 +10,7 @@ export const MALFORMED_PATH = 'the request path has a malformed %-escape';
 
 export interface ErrorAnswer {
   readonly status: number;
-  /** The catalog code (src/errors.ts) matching `status`. */
+  /** The catalog code (src/base/errors.ts) matching `status`. */
   readonly code: ErrorCode;
   readonly message: string;
   /** True when the error is unexpected and worth logging. */

@@ -6,7 +6,7 @@
  */
 import { MAX_DRAFTS } from '../audit/dry-run';
 import { EXPLAIN_ANSWER_BYTES, MAX_NAMED_RULES } from '../audit/explain';
-import { ERROR_CODES } from '../errors';
+import { ERROR_CODES } from '../base/errors';
 import { LIST_LIMIT_MAX } from '../service/listing';
 
 /** The subset of JSON Schema 2020-12 this document uses. */
@@ -277,7 +277,7 @@ const omittedRuleIds: SchemaObject = {
 };
 const integer: SchemaObject = { type: 'integer', minimum: 0 };
 
-/** The stable machine-readable error codes (src/errors.ts ERROR_STATUS), one per status. */
+/** The stable machine-readable error codes (src/base/errors.ts ERROR_STATUS), one per status. */
 const ERROR_CODE: SchemaObject = {
   type: 'string',
   enum: ERROR_CODES,

@@ -13,7 +13,7 @@
  * request and write an answer on node:http objects (express's are the same).
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { AppError, type ErrorCode } from '../errors';
+import { AppError, type ErrorCode } from '../base/errors';
 import { evaluateWithJson, parseEvaluateRequest } from '../service/evaluate';
 import { getCompiledPrompt, parseCompiledPromptRequest } from '../service/get-compiled';
 import { getSecrets, parseSecretsQuery } from '../service/get-secrets';

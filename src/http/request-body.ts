@@ -5,7 +5,7 @@
  * the same way whichever path serves it.
  */
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
-import { AppError, badRequest } from '../errors';
+import { AppError, badRequest } from '../base/errors';
 
 export const INVALID_JSON = 'request body is not valid JSON';
 export const UNSUPPORTED_CHARSET = 'request body encoding is not supported: send UTF-8 JSON';

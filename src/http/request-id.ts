@@ -1,4 +1,4 @@
-import { timeOrderedId } from '../uuid';
+import { timeOrderedId } from '../base/uuid';
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 

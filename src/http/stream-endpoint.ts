@@ -10,7 +10,7 @@
  * learn record by record through evaluate with include_entity_data.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { AppError, badRequest } from '../errors';
+import { AppError, badRequest } from '../base/errors';
 import type { StreamAccess, StreamSink } from '../service/change-feed';
 import type { ChangeFormat } from '../service/evaluation-view';
 import { authorizeHeader, stillAuthorized, type HttpDeps, type RequestLocals } from './deps';

@@ -25,8 +25,8 @@
  * turn with one request, an idle service's, adds one `setImmediate` hop.
  */
 import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
-import type { Logger } from '../log';
-import { INTERNAL_MESSAGE } from '../errors';
+import type { Logger } from '../base/log';
+import { INTERNAL_MESSAGE } from '../base/errors';
 import { errorAnswer, errorText } from './errors';
 
 /** A finished answer: nothing about it is decided after it is handed over. */

@@ -9,7 +9,7 @@
  * (`\{{`), comments and string or `[...]` literals cannot hide or fake a tag,
  * and when in doubt it counts more, never less.
  */
-import type { Limits } from '../limits';
+import type { Limits } from '../base/limits';
 
 export type TemplateLimits = Pick<Limits, 'templateMaxBytes' | 'templateMaxExpressions' | 'templateMaxDepth'>;
 

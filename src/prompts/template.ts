@@ -28,7 +28,7 @@
  *   not undefined; `null` is supplied (JSON's way to say "deliberately empty").
  */
 import Handlebars = require('handlebars');
-import type { Limits } from '../limits';
+import type { Limits } from '../base/limits';
 import { analyzeTemplate, blockCosts, blockKey, type BlockCosts } from './template-analysis';
 import { scanTemplate, type TemplateLimits } from './template-scan';
 

@@ -1,9 +1,9 @@
 /** API key writes and the first-start bootstrap of an admin key. */
-import { generateApiKey } from '../auth';
+import { generateApiKey } from './auth';
 import { decideCreateApiKey, decideRevokeApiKey, parseApiKeyCreate } from '../domain/api-keys';
 import type { IfMatch } from '../domain/input';
 import { streams } from '../events';
-import type { ReadModel } from '../read-model';
+import type { ReadModel } from '../read-model/read-model';
 import type { Actor, CommandBus, Runtime } from './command-bus';
 import { apiKeyView } from './views';
 

@@ -18,7 +18,7 @@ import {
 } from '../domain/rules';
 import type { IfMatch } from '../domain/input';
 import { streams, type EntityLink } from '../events';
-import type { ReadModel } from '../read-model';
+import type { ReadModel } from '../read-model/read-model';
 import type { TemplateLimits } from '../prompts/template';
 import { appendDecided, type Actor, type CommandBus, type Runtime } from './command-bus';
 import { contextAdminView, promptAdminView, ruleView } from './views';

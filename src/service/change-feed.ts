@@ -9,9 +9,9 @@
  * makes one of a response). Frames are Server-Sent Events text.
  */
 import { unreadRules, unreadRuleTexts } from '../../projections';
-import type { Limits, StreamSettings } from '../config';
-import { AppError } from '../errors';
-import type { ReadModel } from '../read-model';
+import type { Limits, StreamSettings } from '../base/config';
+import { AppError } from '../base/errors';
+import type { ReadModel } from '../read-model/read-model';
 import type { RecordedEvent } from '../store/port';
 import { createEvaluationView, type ChangeFormat, type EvaluationView } from './evaluation-view';
 import { inSlices, readAllRules } from './read-ahead';

@@ -12,9 +12,9 @@
  * queue on the disk together, not one after another.
  */
 import type { IfMatch } from '../domain/input';
-import { AppError } from '../errors';
+import { AppError } from '../base/errors';
 import { encodeEventData, SCHEMA_VERSION, type DomainEvent } from '../events';
-import type { ReadModel } from '../read-model';
+import type { ReadModel } from '../read-model/read-model';
 import {
   ConcurrencyError, StoreUnavailableError, StreamDeletedError,
   type AppendResult, type ErasureResult, type EventStore, type ExpectedRevision, type NewEvent, type StreamAppend,

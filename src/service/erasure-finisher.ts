@@ -10,9 +10,9 @@
  * retry, or a start that finds work left (vault-commands.ts), does it again
  * safely.
  */
-import { crashPoint } from '../crash-points';
+import { crashPoint } from '../base/crash-points';
 import { streams } from '../events';
-import type { Logger } from '../log';
+import type { Logger } from '../base/log';
 import type { EventStore } from '../store/port';
 
 /** `store`: the copies in the event store beside the log's record; `snapshot`: the snapshot's rewrite (or removal). */

@@ -3,8 +3,8 @@
  * and answering it from the read model. Never touches the store.
  */
 import type { CatalogState, ContextRecord, PromptRecord, RuleRecord } from '../../projections';
-import type { Limits } from '../limits';
-import { badRequest } from '../errors';
+import type { Limits } from '../base/limits';
+import { badRequest } from '../base/errors';
 import { ENTITY_TYPES, type EntityType } from '../events';
 import type { Engine, FieldValue, Fields } from '../engine';
 import { selectVersion } from '../../projections/prompts';

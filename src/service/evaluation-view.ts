@@ -13,7 +13,7 @@
  */
 import type { ContextRecord, PromptRecord, PromptVersion, RuleRecord } from '../../projections';
 import { addVersions, dropPrompt, initialPrompts, putPrompt, recompiledVersion } from '../../projections/prompts';
-import type { Limits } from '../limits';
+import type { Limits } from '../base/limits';
 import type { RecordedEvent } from '../store/port';
 import type { EvaluationState } from './evaluate';
 

@@ -8,7 +8,7 @@ import type { CatalogState } from '../../projections';
 import { findPrompt, selectVersion } from '../../projections/prompts';
 import { isPlainObject, type JsonObject } from '../domain/input';
 import { isLabel, readLabel } from '../domain/prompts';
-import { AppError, badRequest } from '../errors';
+import { AppError, badRequest } from '../base/errors';
 import { parseVersion } from '../prompts/semver';
 import { promptVersionId } from '../prompts/version-id';
 import type { PromptLimits } from './evaluate';

@@ -6,8 +6,8 @@
  * empty answer (docs/decisions/0039-get-secrets-missing-key.md).
  */
 import type { SecretRecord, VaultState } from '../../projections';
-import type { Principal } from '../auth';
-import { AppError, badRequest } from '../errors';
+import type { Principal } from './auth';
+import { AppError, badRequest } from '../base/errors';
 import { isPlainObject, quoteName } from '../domain/input';
 import type { Sealer } from '../vault/seal';
 

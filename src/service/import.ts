@@ -10,10 +10,10 @@
  * request's id; a failure part way answers 503 with how many were written
  * (docs/api.md#import).
  */
-import type { ImportSettings } from '../config';
+import type { ImportSettings } from '../base/config';
 import { countKinds, decideImportSteps, deletedIdError, readImportSteps, type ImportLine, type PlannedItem } from '../domain/import';
 import { toJsonPosition } from '../store/port';
-import type { ReadModel } from '../read-model';
+import type { ReadModel } from '../read-model/read-model';
 import type { TemplateLimits } from '../prompts/template';
 import { refusedStream, type Actor, type CommandBus, type Runtime } from './command-bus';
 import { sliceClock, stepsInSlices } from './read-ahead';

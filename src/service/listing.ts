@@ -10,7 +10,7 @@
  * The cursor is opaque to callers: base64url of `[list, key]`, so one list's
  * cursor is refused by another instead of being misread.
  */
-import { badRequest } from '../errors';
+import { badRequest } from '../base/errors';
 import { ENTITY_TYPES, OPERATORS, SCOPES, type EntityType, type Scope } from '../events';
 import { foldedMention, type ApiKeyRecord, type ContextRecord, type PromptRecord, type RuleRecord, type SecretRecord } from '../../projections';
 

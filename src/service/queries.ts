@@ -2,13 +2,13 @@
 import { evolveRules } from '../../projections/rules';
 import { eventView } from './event-view';
 import { mayHold, type RuleRecord } from '../../projections';
-import { badRequest, notFound } from '../errors';
+import { badRequest, notFound } from '../base/errors';
 import { decodeEvent, streams, type RuleBody } from '../events';
 import { parseVersion } from '../prompts/semver';
 import { findPrompt, selectVersion } from '../../projections/prompts';
 import { readLabel } from '../domain/prompts';
 import type { TemplateLimits } from '../prompts/template';
-import type { ReadModel } from '../read-model';
+import type { ReadModel } from '../read-model/read-model';
 import type { EventStore, Json } from '../store/port';
 import {
   apiKeyFilter, compareDecimal, compareText, contextFilter, indexAfter, pageOf, pager, parsePageQuery, promptFilter, ruleSearch, secretFilter,

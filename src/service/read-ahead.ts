@@ -10,9 +10,9 @@
  * re-packed so (repackInSlices).
  */
 import { readRulesAhead, runRepacksWith, unreadRuleChars, unreadRules, type RepackStep, type RulesState } from '../../projections';
-import { AppError } from '../errors';
-import { fullReadRefusal, type MemoryReadings } from '../memory-room';
-import type { Steps } from '../steps';
+import { AppError } from '../base/errors';
+import { fullReadRefusal, type MemoryReadings } from '../base/memory-room';
+import type { Steps } from '../base/steps';
 
 export interface SliceOptions {
   /** Milliseconds of work before the event loop gets a turn. */

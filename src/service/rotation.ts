@@ -6,7 +6,7 @@
  */
 import { decideMasterKeyRotated, decideRewrapSecret } from '../domain/secrets';
 import { KEYRING_STREAM, streams } from '../events';
-import type { ReadModel } from '../read-model';
+import type { ReadModel } from '../read-model/read-model';
 import type { Sealer } from '../vault/seal';
 import type { Actor, CommandBus } from './command-bus';
 import { MasterKeyMismatchError } from './vault-commands';

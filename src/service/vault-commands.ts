@@ -8,11 +8,11 @@
 import {
   decideCreateSecret, decideDeleteSecret, decideUpdateSecret, parseSecretCreate, parseSecretPatch,
 } from '../domain/secrets';
-import { crashPoint } from '../crash-points';
+import { crashPoint } from '../base/crash-points';
 import type { IfMatch } from '../domain/input';
 import { KEYRING_STREAM, streams } from '../events';
-import type { Logger } from '../log';
-import type { ReadModel } from '../read-model';
+import type { Logger } from '../base/log';
+import type { ReadModel } from '../read-model/read-model';
 import type { EventStore } from '../store/port';
 import type { Sealer } from '../vault/seal';
 import { appendDecided, type Actor, type CommandBus, type Runtime } from './command-bus';

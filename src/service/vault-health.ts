@@ -6,8 +6,8 @@
  * retired key unable to open any secret. Such a node is not ready: /readyz
  * answers 503 with the reason, and the reason is logged once.
  */
-import type { Logger } from '../log';
-import type { ReadModel } from '../read-model';
+import type { Logger } from '../base/log';
+import type { ReadModel } from '../read-model/read-model';
 import type { Sealer } from '../vault/seal';
 
 /** Returns undefined while the vault opens, else why it does not (no key material in it). */

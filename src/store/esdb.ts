@@ -38,7 +38,7 @@ import {
   type ResolvedEvent,
   type StreamingRead,
 } from '@eventstore/db-client';
-import { crashPoint } from '../crash-points';
+import { crashPoint } from '../base/crash-points';
 import { EMPTY_CHAIN, headOf, linkAppend, splitMetadata, type ChainHead } from './chain';
 import { isStreamNotFound, mapClientError } from './esdb-errors';
 import { fromResolved, toEventData } from './esdb-events';

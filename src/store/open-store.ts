@@ -1,5 +1,5 @@
 /** Chooses the event-store adapter from RULEVAULT_EVENTSTORE. */
-import type { Logger } from '../log';
+import type { Logger } from '../base/log';
 import type { EventStore } from './port';
 import { openSqliteStore, type SqliteStoreOptions } from './sqlite';
 

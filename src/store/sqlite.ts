@@ -14,7 +14,7 @@
 import { closeSync, fdatasync, mkdirSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Database from 'better-sqlite3';
-import { crashPoint, failPoint } from '../crash-points';
+import { crashPoint, failPoint } from '../base/crash-points';
 import {
   ConcurrencyError,
   ERASED_DATA,

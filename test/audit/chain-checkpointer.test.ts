@@ -9,7 +9,7 @@ import t from 'tap';
 import { createChainCheckpointer } from '../../src/audit/chain-checkpointer';
 import { verifyChain } from '../../src/audit/chain-verify';
 import { readWholeLog } from '../../src/audit/log-transfer';
-import { silentLogger } from '../../src/log';
+import { silentLogger } from '../../src/base/log';
 import { splitMetadata } from '../../src/store/chain';
 import type { RecordedEvent } from '../../src/store/port';
 import { openSqliteStore } from '../../src/store/sqlite';

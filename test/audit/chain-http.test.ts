@@ -13,7 +13,7 @@ import t from 'tap';
 import { createChainAudit } from '../../src/audit/chain-audit';
 import { checkpointMessage } from '../../src/audit/chain-checkpoint';
 import { openStore } from '../../src/store/open-store';
-import { silentLogger } from '../../src/log';
+import { silentLogger } from '../../src/base/log';
 import { createSignatureCheck } from '../../src/vault/signing-key';
 import { client, type Client } from '../support/http';
 import { removeDir, startTestNode, tempDir, testEnv } from '../support/node';

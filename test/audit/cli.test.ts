@@ -1,4 +1,4 @@
-/** Black-box: `rulevault audit <command>` (dist/scripts/rulevault.js) on a node's store. */
+/** Black-box: `rulevault audit <command>` (dist/src/cli/rulevault.js) on a node's store. */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';

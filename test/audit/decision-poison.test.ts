@@ -10,7 +10,7 @@ import { Registry } from 'prom-client';
 import t from 'tap';
 import { createDecisionLog, readDecision, type DecisionStandIn } from '../../src/audit/decision-log';
 import { createAuditSinkMetrics } from '../../src/audit/sink-metrics';
-import { loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/base/config';
 import type { EvaluateRequest, EvaluateResponse } from '../../src/service/evaluate';
 import { client } from '../support/http';
 import { removeDir, tempDir, type TestNode } from '../support/node';

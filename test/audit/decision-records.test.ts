@@ -9,7 +9,7 @@ import { existsSync, mkdirSync, readdirSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { createHash } from 'node:crypto';
 import t from 'tap';
-import { ConfigError, loadConfig } from '../../src/config';
+import { ConfigError, loadConfig } from '../../src/base/config';
 import { client, createRule } from '../support/http';
 import type { TestNode } from '../support/node';
 import { nodeWith, sinkBytes } from './support/sink';

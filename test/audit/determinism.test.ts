@@ -9,7 +9,7 @@ import t from 'tap';
 import { digestState } from '../../src/audit/digest';
 import { exportLine, importLog, readWholeLog, replayLog } from '../../src/audit/log-transfer';
 import { createAuditService } from '../../src/audit/service';
-import { createReadModel } from '../../src/read-model';
+import { createReadModel } from '../../src/read-model/read-model';
 import { openSqliteStore } from '../../src/store/sqlite';
 import { commandNodeFor, LIMITS, randomHistory } from './support/history';
 import path from 'node:path';

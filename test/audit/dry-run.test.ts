@@ -7,7 +7,7 @@
 import t from 'tap';
 import { initialState, type RuleRecord, type RulesState } from '../../projections';
 import { dryRun } from '../../src/audit/dry-run';
-import { DEFAULTS } from '../../src/config';
+import { DEFAULTS } from '../../src/base/config';
 import { createEngine } from '../../src/engine';
 import { ruleRecord } from '../support/evaluators';
 

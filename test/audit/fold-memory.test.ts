@@ -2,7 +2,7 @@
  * Black-box: the first audit query folds the whole log, holding every rule
  * again. On a node whose old space cannot hold that, the fold is stopped
  * (503, naming the figures and the fix) and the node goes on answering
- * evaluate (src/memory-room.ts foldRoomRefusal); before, it died of
+ * evaluate (src/base/memory-room.ts foldRoomRefusal); before, it died of
  * "JavaScript heap out of memory". The same log under a 256 MB old space is
  * answered.
  */

@@ -3,7 +3,7 @@
  * lines; the digest and the change stream's first view decode them all. When
  * that cannot fit in the heap the node says so at start, refuses them (503,
  * naming the memory needed and the fix) and goes on answering evaluate,
- * rather than dying of "JavaScript heap out of memory" (src/memory-room.ts
+ * rather than dying of "JavaScript heap out of memory" (src/base/memory-room.ts
  * fullReadRefusal). Its first audit query, folding the same 80 MB from
  * the log, is stopped too: its pages are held to ~8 MB of data by the
  * store (ReadAllOptions.maxDataBytes), so the fold's memory check sees the

@@ -8,7 +8,7 @@ import t, { type Test } from 'tap';
 import { evolve, initialState } from '../../projections';
 import { canonicalState } from '../../src/audit/digest';
 import { createTimeTravel, parseAsOf } from '../../src/audit/time-travel';
-import { AppError } from '../../src/errors';
+import { AppError } from '../../src/base/errors';
 import { openSqliteStore } from '../../src/store/sqlite';
 import type { Json, RecordedEvent } from '../../src/store/port';
 import { removeDir, tempDir } from '../support/node';

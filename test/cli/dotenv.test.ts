@@ -1,5 +1,5 @@
 /**
- * `secrets export --format dotenv` (scripts/cli/dotenv.ts): what it writes,
+ * `secrets export --format dotenv` (src/cli/dotenv.ts): what it writes,
  * Node's own dotenv reader (util.parseEnv, the reader behind
  * `node --env-file`) reads back exactly, for any value it accepts; it refuses
  * a value no quoting of that format can hold (', " and ` together, or a
@@ -8,7 +8,7 @@
 import { isDeepStrictEqual, parseEnv } from 'node:util';
 import fc from 'fast-check';
 import t from 'tap';
-import { dotenvProblem, toDotenv } from '../../scripts/cli/dotenv';
+import { dotenvProblem, toDotenv } from '../../src/cli/dotenv';
 import { propertyOptions } from '../support/seeds';
 
 // Characters that matter to dotenv readers, mixed with anything else.

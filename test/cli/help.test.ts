@@ -9,8 +9,8 @@ import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { everyPath } from '../../scripts/cli/command';
-import { ROOT } from '../../scripts/rulevault';
+import { everyPath } from '../../src/cli/command';
+import { ROOT } from '../../src/cli/rulevault';
 import { runCli, type ScriptRun } from '../support/process';
 
 const REPO = path.resolve(__dirname, '..', '..', '..');

@@ -8,8 +8,8 @@ import path from 'node:path';
 import t from 'tap';
 import { FORWARDED_METHODS, forwardingCommands, runForwarded, type CommandService } from '../../src/cluster/forwarded';
 import { createPeer, type Channel } from '../../src/cluster/peer';
-import { loadConfig, ConfigError } from '../../src/config';
-import { AppError } from '../../src/errors';
+import { loadConfig, ConfigError } from '../../src/base/config';
+import { AppError } from '../../src/base/errors';
 import type { WriteCommands } from '../../src/http/deps';
 
 const ROOT = path.resolve(__dirname, '..', '..', '..');

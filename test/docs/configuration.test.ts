@@ -1,12 +1,12 @@
 /**
  * docs/configuration.md documents exactly the variables RuleVault reads: every
- * name src/config.ts asks the environment for (the service's settings, and the
+ * name src/base/config.ts asks the environment for (the service's settings, and the
  * client variables the CLI reads) is in its tables, no name in them is one
  * nothing reads, and every default the page gives as a value is the default
  * the configuration applies (setting the variable to it changes nothing).
  */
 import t from 'tap';
-import { clientSettings, loadConfig } from '../../src/config';
+import { clientSettings, loadConfig } from '../../src/base/config';
 import { codeCell, readDoc, tableRows } from './markdown';
 
 /** The names a reader of the environment asks for, through a proxy that records them. */

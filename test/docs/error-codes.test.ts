@@ -1,9 +1,9 @@
 /**
  * The API page's table of error codes is the catalog: every code of
- * src/errors.ts appears in docs/api.md with its status, and no other code does.
+ * src/base/errors.ts appears in docs/api.md with its status, and no other code does.
  */
 import t from 'tap';
-import { ERROR_CODES, ERROR_STATUS } from '../../src/errors';
+import { ERROR_CODES, ERROR_STATUS } from '../../src/base/errors';
 import { codeCell, readDoc, tableRows } from './markdown';
 
 t.test('docs/api.md lists every error code of the catalog, with its status', async (t) => {

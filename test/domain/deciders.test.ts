@@ -2,7 +2,7 @@
 import t from 'tap';
 import type { ContextRecord, RuleRecord, SecretRecord } from '../../projections';
 import type { ApiKeyRecord } from '../../projections';
-import { DEFAULTS } from '../../src/config';
+import { DEFAULTS } from '../../src/base/config';
 import { decideCreateApiKey, decideRevokeApiKey, parseApiKeyCreate } from '../../src/domain/api-keys';
 import { decideDeleteContext, decideUpdateContext, parseContextCreate, parseContextPatch } from '../../src/domain/contexts';
 import { checkIfMatch, parseIfMatch, readQuery } from '../../src/domain/input';
@@ -11,7 +11,7 @@ import {
 } from '../../src/domain/prompts';
 import { decideCreateRule, decideDeleteRule, decideUnlinkEntity, decideUpdateRule, parseRuleCreate, parseRulePatch } from '../../src/domain/rules';
 import { decideCreateSecret, decideUpdateSecret, parseSecretCreate, parseSecretPatch } from '../../src/domain/secrets';
-import { AppError } from '../../src/errors';
+import { AppError } from '../../src/base/errors';
 import type { SealedValue } from '../../src/events';
 import type { PromptRecord } from '../../projections';
 

@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import t from 'tap';
 import { readImportSteps, type ImportLine } from '../../src/domain/import';
-import { runSteps } from '../../src/steps';
+import { runSteps } from '../../src/base/steps';
 import { propertyOptions, seedShare } from '../support/seeds';
 import { runCountingSteps } from '../support/turns';
 

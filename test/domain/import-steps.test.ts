@@ -6,9 +6,9 @@
  */
 import t from 'tap';
 import { initialState } from '../../projections';
-import { DEFAULTS } from '../../src/config';
+import { DEFAULTS } from '../../src/base/config';
 import { decideImportSteps, readImportSteps, type ImportContext } from '../../src/domain/import';
-import { runSteps } from '../../src/steps';
+import { runSteps } from '../../src/base/steps';
 import { runCountingSteps } from '../support/turns';
 
 const rule = (i: number) => ({ kind: 'rule', name: `rule ${i}`, condition_groups: [{ conditions: [{ field: 'tier', operator: 'equals', value: `v${i}` }] }] });

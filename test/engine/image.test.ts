@@ -256,7 +256,7 @@ t.test('an arena read with room grows into it in place; bytes past a section not
   churn(random, [original], 120, ids);
   const order = [...ids];
   const sections = engineImage(original, order);
-  // As src/engine-image-file.ts reads the arena: a buffer of its own, zeroed room past the section, marked.
+  // As src/snapshots/engine-image-file.ts reads the arena: a buffer of its own, zeroed room past the section, marked.
   const withRoom = new Map(sections.map(({ name, bytes }) => {
     const room = sectionRoom(name, bytes.byteLength);
     const body = new Uint8Array(bytes.byteLength + ((8 - (bytes.byteLength % 8)) % 8) + room);

@@ -8,7 +8,7 @@ import t from 'tap';
 import { compileCondition } from '../../src/engine/operators';
 import { SharedPredicates } from '../../src/engine/shared-predicates';
 import type { SharedPredicate } from '../../src/engine/state';
-import { Deferred, type Steps } from '../../src/steps';
+import { Deferred, type Steps } from '../../src/base/steps';
 import { runCountingSteps } from '../support/turns';
 
 /** The predicates as a restored engine gets them: made in steps (here: one) when first needed. */

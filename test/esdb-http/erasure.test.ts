@@ -7,7 +7,7 @@
 import { copyFileSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { SNAPSHOT_FILE } from '../../src/snapshot';
+import { SNAPSHOT_FILE } from '../../src/snapshots';
 import { client } from '../support/http';
 import { removeDir, startTestNode, tempDir, testEnv } from '../support/node';
 

@@ -1,7 +1,7 @@
 /**
  * Erasure that stays erased (issue 14, item 1). The service is killed with
  * SIGKILL at every step of a secret's erasure (RULEVAULT_TEST_CRASH_AT, see
- * src/crash-points.ts), and after a few delays into a DELETE; snapshots are
+ * src/base/crash-points.ts), and after a few delays into a DELETE; snapshots are
  * turned off, or their rewrite fails. After every restart the secret is gone
  * for good: get-secrets does not serve it, listings do not show it, a second
  * DELETE answers 404, the audit log shows its deletion, and no byte of its
@@ -12,8 +12,8 @@
 import { existsSync, mkdirSync, readFileSync, rmdirSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { CRASH_POINTS, type CrashPoint } from '../../src/crash-points';
-import { SNAPSHOT_FILE } from '../../src/snapshot';
+import { CRASH_POINTS, type CrashPoint } from '../../src/base/crash-points';
+import { SNAPSHOT_FILE } from '../../src/snapshots';
 import { assertNoTraces, DOOMED_PLAINTEXT as PLAINTEXT, doomedFolder, KEPT, type DoomedFolder as Prepared } from '../support/erasure';
 import { client } from '../support/http';
 import { startTestNode } from '../support/node';

@@ -15,7 +15,7 @@ import { once } from 'node:events';
 import { closeSync, ftruncateSync, openSync, rmSync, statSync, writeSync } from 'node:fs';
 import path from 'node:path';
 import t, { type Test } from 'tap';
-import { createLogger } from '../../src/log';
+import { createLogger } from '../../src/base/log';
 import { assertNoTraces, doomedFolder, KEPT, tracesLeft, writeDoomed, type DoomedFolder } from '../support/erasure';
 import { client, type Client } from '../support/http';
 import { removeDir, startTestNode, tempDir, testEnv } from '../support/node';

@@ -7,7 +7,7 @@
  * be one of the documented list and match the answer's status.
  */
 import t, { type Test } from 'tap';
-import { ERROR_CODES, ERROR_STATUS, type ErrorCode } from '../../src/errors';
+import { ERROR_CODES, ERROR_STATUS, type ErrorCode } from '../../src/base/errors';
 import { openApiDocument, type HttpMethod } from '../../src/http/openapi';
 import { call, type Answer } from '../support/http';
 import { forCells } from '../support/matrix';

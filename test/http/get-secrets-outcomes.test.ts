@@ -5,7 +5,7 @@
  * can be alerted on and audited. And a lookup by a key that does not exist answers `err`.
  */
 import t from 'tap';
-import { createLogger } from '../../src/log';
+import { createLogger } from '../../src/base/log';
 import { call } from '../support/http';
 import { forCells } from '../support/matrix';
 import { withNode } from '../support/with-node';

@@ -1,6 +1,6 @@
 /** Black-box: one JSON log line per request, nothing secret in logs, and /metrics (issue: Operations). */
 import t from 'tap';
-import { createLogger } from '../../src/log';
+import { createLogger } from '../../src/base/log';
 import { call } from '../support/http';
 import { withNode } from '../support/with-node';
 import { forCells } from '../support/matrix';

@@ -5,7 +5,7 @@
  * `strict`, and the new state through a snapshot start and time travel.
  */
 import t from 'tap';
-import { createLogger } from '../../src/log';
+import { createLogger } from '../../src/base/log';
 import { call, client, type Client } from '../support/http';
 import { forCells } from '../support/matrix';
 import { removeDir, startTestNode, tempDir, testEnv } from '../support/node';

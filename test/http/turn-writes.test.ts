@@ -6,7 +6,7 @@
  */
 import { connect, type Socket } from 'node:net';
 import t from 'tap';
-import { createLogger, silentLogger } from '../../src/log';
+import { createLogger, silentLogger } from '../../src/base/log';
 import { createTurnWriter, writeAnswer, type AnswerTarget, type WrittenAnswer } from '../../src/http/turn-writes';
 import { call } from '../support/http';
 import { removeDir, startTestNode, tempDir, testEnv } from '../support/node';

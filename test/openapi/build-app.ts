@@ -5,11 +5,11 @@
  */
 import { randomUUID } from 'node:crypto';
 import type express from 'express';
-import { loadConfig } from '../../src/config';
+import { loadConfig } from '../../src/base/config';
 import { createApp } from '../../src/http/app';
-import { silentLogger } from '../../src/log';
+import { silentLogger } from '../../src/base/log';
 import { createServices } from '../../src/main';
-import { createReadModel } from '../../src/read-model';
+import { createReadModel } from '../../src/read-model/read-model';
 import { openStore } from '../../src/store/open-store';
 import { loadMasterKey } from '../../src/vault/master-key';
 import { createSealer } from '../../src/vault/seal';

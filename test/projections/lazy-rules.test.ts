@@ -1,6 +1,6 @@
 /**
  * Rule records restored from a snapshot stay lines until read
- * (projections/lazy-rules.ts over src/snapshot-lines.ts): every read answers
+ * (projections/lazy-rules.ts over src/snapshots/packed-lines.ts): every read answers
  * as a Map of the decoded records would, in the same order, through random
  * reads, writes, deletes and copies (seeded), with the lines re-packed as
  * records are read; and a snapshot of them writes unread lines as they came.
@@ -9,13 +9,12 @@ import t from 'tap';
 import { isDeepStrictEqual } from 'node:util';
 import { copyRules, evolve, foldedMention, initialState, LazyRuleRecords, mayHold, RawJson, readRulesAhead, rulesWhere, runRepacksWith, snapshotMembers, unreadRuleChars, unreadRules, type JsonLines, type RepackStep, type RuleRecord } from '../../projections';
 import { ruleSearch } from '../../src/service/listing';
-import { decodeSnapshot, encodeSnapshot } from '../../src/snapshot';
-import { PackedLines } from '../../src/snapshot-lines';
+import { decodeSnapshot, encodeSnapshot, PackedLines } from '../../src/snapshots';
 import type { RecordedEvent } from '../../src/store/port';
 import { seededRandom } from '../engine/random-rules';
 import { perSeed, replayHint, testSeeds } from '../support/seeds';
 import { runCountingSteps } from '../support/turns';
-import { runSteps } from '../../src/steps';
+import { runSteps } from '../../src/base/steps';
 
 /** The event a snapshot names at its position: these are only decoded, never checked against a log. */
 const MARK = { id: 'e49', chain: null };

@@ -1,5 +1,5 @@
 import t from 'tap';
-import { ConfigError, DEFAULTS, loadConfig } from '../../src/config';
+import { ConfigError, DEFAULTS, loadConfig } from '../../src/base/config';
 import { checkPromptTemplate, compilePromptTemplate, type PromptTemplate, type RenderLimits } from '../../src/prompts/template';
 import { scanTemplate, type TemplateLimits } from '../../src/prompts/template-scan';
 

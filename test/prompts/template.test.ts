@@ -1,5 +1,5 @@
 import t from 'tap';
-import { DEFAULTS } from '../../src/config';
+import { DEFAULTS } from '../../src/base/config';
 import { checkPromptTemplate, compilePromptTemplate, type PromptTemplate, type RenderResult } from '../../src/prompts/template';
 
 const LIMITS = DEFAULTS.limits;

@@ -7,12 +7,12 @@
  */
 import t from 'tap';
 import { evolve, initialState, unreadRules, type CatalogState, type LazyRuleRecords } from '../../projections';
-import { DEFAULTS } from '../../src/config';
+import { DEFAULTS } from '../../src/base/config';
 import { createEngine } from '../../src/engine';
-import { createReadModel, handOverEngine } from '../../src/read-model';
+import { createReadModel } from '../../src/read-model/read-model';
 import { createChangeFeed, type StreamAccess, type StreamSink } from '../../src/service/change-feed';
 import { createEvaluationView } from '../../src/service/evaluation-view';
-import { decodeSnapshot, encodeSnapshot } from '../../src/snapshot';
+import { decodeSnapshot, encodeSnapshot } from '../../src/snapshots';
 import type { RecordedEvent } from '../../src/store/port';
 
 /** A subscriber whose key stays valid. */
@@ -32,7 +32,7 @@ function ruleCreated(position: number): RecordedEvent {
   };
 }
 
-/** A read model started as a snapshot start does (src/snapshotter.ts): `count` rules restored as unread lines, the engine handed over with them (so the catch-up compiles nothing). */
+/** A read model started as a snapshot start does (src/snapshots/snapshotter.ts): `count` rules restored as unread lines, the engine handed over with them (so the catch-up compiles nothing). */
 function snapshotStarted(count: number) {
   const state: CatalogState = initialState();
   for (let position = 1; position <= count; position++) evolve(state, ruleCreated(position));
@@ -40,8 +40,7 @@ function snapshotStarted(count: number) {
   if (!decoded.ok) throw new Error(decoded.reason);
   const engine = createEngine();
   engine.upsertMany([...state.rules.values()]);
-  handOverEngine(decoded.snapshot.state, engine);
-  return createReadModel(decoded.snapshot.state);
+  return createReadModel(decoded.snapshot.state, engine);
 }
 
 /** A sink that keeps the SSE frames it was sent, as `event#id`. */

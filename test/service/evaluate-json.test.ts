@@ -9,7 +9,7 @@
 import t from 'tap';
 import type { ContextRecord, RuleRecord } from '../../projections';
 import { initialPrompts } from '../../projections/prompts';
-import { DEFAULTS } from '../../src/config';
+import { DEFAULTS } from '../../src/base/config';
 import { createEngine } from '../../src/engine';
 import type { EntityType } from '../../src/events';
 import { evaluate, evaluateWithJson, type EvaluateRequest, type EvaluationState } from '../../src/service/evaluate';

@@ -7,12 +7,12 @@
  * version, not all its versions (issue 62 item 6).
  */
 import t from 'tap';
-import { createReadModel, type ReadModel } from '../../src/read-model';
+import { createReadModel, type ReadModel } from '../../src/read-model/read-model';
 import type { EvaluationState } from '../../src/service/evaluate';
 import {
   applyStreamChange, createEvaluationView, restoreEvaluationState, StreamFoldError, type EvaluationView, type StreamSnapshot,
 } from '../../src/service/evaluation-view';
-import { DEFAULTS } from '../../src/config';
+import { DEFAULTS } from '../../src/base/config';
 import type { RecordedEvent } from '../../src/store/port';
 import { pick, seededRandom, type Random } from '../engine/random-rules';
 import { replayHint, testSeeds } from '../support/seeds';

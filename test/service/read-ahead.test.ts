@@ -7,12 +7,12 @@
  */
 import t from 'tap';
 import { evolve, initialState, LazyRuleRecords, unreadRules, type CatalogState } from '../../projections';
-import { AppError } from '../../src/errors';
-import { FULL_READ_COST } from '../../src/memory-room';
+import { AppError } from '../../src/base/errors';
+import { FULL_READ_COST } from '../../src/base/memory-room';
 import { readAllRules, repackInSlices, sortInSlices } from '../../src/service/read-ahead';
 import { seededRandom } from '../engine/random-rules';
 import { countTurns } from '../support/turns';
-import { decodeSnapshot, encodeSnapshot } from '../../src/snapshot';
+import { decodeSnapshot, encodeSnapshot } from '../../src/snapshots';
 import type { RecordedEvent } from '../../src/store/port';
 
 function restoredRules(count: number): { readonly lazy: LazyRuleRecords; readonly state: CatalogState } {

@@ -9,13 +9,13 @@
 import { isDeepStrictEqual } from 'node:util';
 import t from 'tap';
 import { evolve, initialState, LazyRuleRecords, unreadRules } from '../../projections';
-import { DEFAULTS } from '../../src/config';
+import { DEFAULTS } from '../../src/base/config';
 import { createEngine } from '../../src/engine';
-import { createReadModel, handOverEngine } from '../../src/read-model';
+import { createReadModel } from '../../src/read-model/read-model';
 import { indexAfter } from '../../src/service/listing';
 import { createQueries } from '../../src/service/queries';
 import { SortedIds } from '../../src/service/sorted-ids';
-import { decodeSnapshot, encodeSnapshot } from '../../src/snapshot';
+import { decodeSnapshot, encodeSnapshot } from '../../src/snapshots';
 import type { EventStore, RecordedEvent } from '../../src/store/port';
 import { pick, seededRandom } from '../engine/random-rules';
 import { countTurns } from '../support/turns';
@@ -129,8 +129,7 @@ t.test('a filter no rule passes still walks the ids in slices, evaluate answered
   // The engine handed over, as a start from a snapshot's engine image does: building one would decode every record.
   const engine = createEngine();
   for (const rule of state.rules.values()) engine.upsert(rule);
-  handOverEngine(decoded.snapshot.state, engine);
-  const readModel = createReadModel(decoded.snapshot.state);
+  const readModel = createReadModel(decoded.snapshot.state, engine);
   readModel.markCaughtUp();
   // A turn after every id walked.
   const queries = createQueries(undefined as unknown as EventStore, readModel, DEFAULTS.limits, { sliceMs: 0, batch: 1 });

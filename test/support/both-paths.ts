@@ -4,7 +4,7 @@
  * compare what each answered, logged and counted.
  */
 import t from 'tap';
-import { createLogger } from '../../src/log';
+import { createLogger } from '../../src/base/log';
 import { client } from './http';
 import { removeDir, startTestNode, tempDir, testEnv, type TestNode } from './node';
 

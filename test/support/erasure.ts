@@ -6,7 +6,7 @@
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { Test } from 'tap';
-import { SNAPSHOT_FILE } from '../../src/snapshot';
+import { SNAPSHOT_FILE } from '../../src/snapshots';
 import { client, type Client } from './http';
 import { removeDir, startTestNode, tempDir, testEnv } from './node';
 

@@ -12,7 +12,7 @@
  */
 import type { Test } from 'tap';
 import { evolve, initialState, type CatalogState } from '../../projections';
-import { AppError } from '../../src/errors';
+import { AppError } from '../../src/base/errors';
 import { KEYRING_STREAM, SCHEMA_VERSION, streams, type DomainEvent } from '../../src/events';
 import type { RecordedEvent } from '../../src/store/port';
 

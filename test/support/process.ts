@@ -63,7 +63,7 @@ export interface ScriptRun {
   readonly stderr: string;
 }
 
-/** Runs a compiled script under dist/ (e.g. `scripts/rulevault.js`) to completion; resolves with its exit code and output. `input`: its stdin (else none). */
+/** Runs a compiled script under dist/ (e.g. `src/cli/rulevault.js`) to completion; resolves with its exit code and output. `input`: its stdin (else none). */
 export function runScript(script: string, args: string[], env: Record<string, string>, input?: string): Promise<ScriptRun> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [path.join(DIST, script), ...args], {
@@ -79,8 +79,8 @@ export function runScript(script: string, args: string[], env: Record<string, st
   });
 }
 
-/** The `rulevault` CLI (scripts/rulevault.ts), compiled. */
-export const runCli = (args: string[], env: Record<string, string>, input?: string): Promise<ScriptRun> => runScript('scripts/rulevault.js', args, env, input);
+/** The `rulevault` CLI (src/cli/rulevault.ts), compiled. */
+export const runCli = (args: string[], env: Record<string, string>, input?: string): Promise<ScriptRun> => runScript('src/cli/rulevault.js', args, env, input);
 
 /** Pids of the live processes whose parent is `pid` (Linux /proc): a writer's workers. */
 export function childPids(pid: number): number[] {

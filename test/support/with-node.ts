@@ -5,7 +5,7 @@
  * clients from `clientFor` read the node's URL when they send, after the start.
  */
 import type { Test } from 'tap';
-import type { Logger } from '../../src/log';
+import type { Logger } from '../../src/base/log';
 import { client, type Client } from './http';
 import { cellEnv, SQLITE_LEAN, type Cell } from './matrix';
 import { removeDir, startTestNode, tempDir, testEnv, type TestNode } from './node';

@@ -6,7 +6,7 @@
 import { Router } from 'express';
 import { decisionNotFound, readDecision, replayable } from '../../audit/decision-log';
 import { listSecretReads, SECRET_READ_QUERY_PARAMS } from '../../audit/read-audit';
-import { AppError } from '../../errors';
+import { AppError } from '../../base/errors';
 import { adminRequest } from '../admin-request';
 import { param, type HttpDeps } from '../deps';
 

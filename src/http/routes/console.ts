@@ -10,7 +10,7 @@
 import { existsSync } from 'node:fs';
 import path from 'node:path';
 import express, { Router, type NextFunction, type Request, type Response } from 'express';
-import { AppError } from '../../errors';
+import { AppError } from '../../base/errors';
 
 export const CONSOLE_CSP = [
   "default-src 'none'",

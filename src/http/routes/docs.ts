@@ -5,7 +5,7 @@
  */
 import { Router, type NextFunction, type Request, type Response } from 'express';
 import swaggerUi from 'swagger-ui-express';
-import { AppError } from '../../errors';
+import { AppError } from '../../base/errors';
 import { openApiDocument } from '../openapi';
 
 /** swagger-ui-dist also ships a stock page (it loads petstore.swagger.io) and its package.json: not ours to serve. */

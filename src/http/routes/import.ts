@@ -5,7 +5,7 @@
  * (RULEVAULT_IMPORT_MAX_BYTES) instead of RULEVAULT_MAX_BODY_BYTES.
  */
 import { Router, type Request, type Response } from 'express';
-import { badRequest } from '../../errors';
+import { badRequest } from '../../base/errors';
 import { adminRequest } from '../admin-request';
 import type { HttpDeps } from '../deps';
 import { declaresTooLarge, payloadTooLarge, readBodyBytes } from '../request-body';

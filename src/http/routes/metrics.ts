@@ -1,6 +1,6 @@
 /** GET /metrics in Prometheus text format: an admin key, or RULEVAULT_METRICS_TOKEN. */
 import { Router } from 'express';
-import { hashApiKey } from '../../auth';
+import { hashApiKey } from '../../service/auth';
 import { authorizeRequest, type HttpDeps } from '../deps';
 
 export function metricsRouter(deps: HttpDeps): Router {

@@ -4,7 +4,7 @@
  * it reveals nothing the key's holder could not learn by trying.
  */
 import { Router } from 'express';
-import { ENV_ADMIN_ID } from '../../auth';
+import { ENV_ADMIN_ID } from '../../service/auth';
 import { SCOPES } from '../../events';
 import { authorizeRequest, type HttpDeps } from '../deps';
 

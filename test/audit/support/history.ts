@@ -6,11 +6,11 @@
 import { randomBytes, randomUUID } from 'node:crypto';
 import path from 'node:path';
 import type { Test } from 'tap';
-import { DEFAULTS } from '../../../src/config';
+import { DEFAULTS } from '../../../src/base/config';
 import { evaluate, parseEvaluateRequest } from '../../../src/service/evaluate';
-import { AppError } from '../../../src/errors';
-import { silentLogger } from '../../../src/log';
-import { createReadModel, type ReadModel } from '../../../src/read-model';
+import { AppError } from '../../../src/base/errors';
+import { silentLogger } from '../../../src/base/log';
+import { createReadModel, type ReadModel } from '../../../src/read-model/read-model';
 import { createApiKeyCommands } from '../../../src/service/api-key-commands';
 import { createCatalogCommands } from '../../../src/service/catalog-commands';
 import { createCommandBus, type Actor } from '../../../src/service/command-bus';
