@@ -18,7 +18,7 @@ const ROOT = path.resolve(__dirname, '..', '..');
  * placed here (the test fails on an unplaced file).
  */
 const LAYERS: readonly (readonly string[])[] = [
-  ['src/errors.ts', 'src/limits.ts', 'src/log.ts', 'src/crash-points.ts', 'src/config.ts', 'src/data-lock.ts', 'src/worker-answer.ts', 'src/id-table.ts', 'src/steps.ts', 'src/uuid.ts', 'src/memory-room.ts'],
+  ['src/errors.ts', 'src/limits.ts', 'src/log.ts', 'src/crash-points.ts', 'src/config.ts', 'src/data-lock.ts', 'src/worker-answer.ts', 'src/id-table.ts', 'src/steps.ts', 'src/uuid.ts', 'src/uuid-text.ts', 'src/memory-room.ts'],
   ['src/store', 'src/engine', 'src/prompts'],
   ['src/events'],
   ['projections', 'src/vault'],
