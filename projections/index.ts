@@ -4,7 +4,7 @@
  * Folds are deterministic and free of I/O, time and randomness: the same log
  * always yields the same state, live or in an audit replay. For speed at
  * millions of events they update the state they are handed and return it:
- * the caller owns the state and hands it over (see src/read-model/read-model.ts, which
+ * the caller owns the state and hands it over (see src/read-model/read-model/read-model.ts, which
  * applies each event synchronously so no request sees half a change).
  */
 import { decodeEvent } from '../src/events';

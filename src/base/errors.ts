@@ -5,7 +5,7 @@
  * secrets; the code is the machine-readable part a client branches on, so a
  * code once published is never renamed (docs/api.md#error-codes).
  */
-import { lowerCaseHint } from './uuid';
+import { lowerCaseHint } from './uuid-text';
 
 export const ERROR_STATUS = {
   bad_request: 400,

@@ -56,15 +56,3 @@ export function timeOrderedId(nowMs: number): string {
   ordered[35] = HEX[count & 15];
   return ordered.toString('latin1', 0, 36);
 }
-
-const UUID_ANY_CASE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** True for a UUID in its canonical text: hex digits in lower case. */
-export function isCanonicalUuid(text: string): boolean {
-  return UUID_ANY_CASE.test(text) && text === text.toLowerCase();
-}
-
-/** For a message about `text`: ` (ids are lower case: <text in lower case>)` when it is a UUID in another case, else empty. */
-export function lowerCaseHint(text: string): string {
-  return UUID_ANY_CASE.test(text) && text !== text.toLowerCase() ? ` (ids are lower case: ${text.toLowerCase()})` : '';
-}

@@ -14,7 +14,7 @@ import { streams, type ContextEvent, type EntityLink, type PromptEvent, type Rul
 import type { CatalogState } from '../../projections';
 import type { TemplateLimits } from '../prompts/template';
 import type { Steps } from '../base/steps';
-import { isCanonicalUuid, lowerCaseHint } from '../base/uuid';
+import { isCanonicalUuid, lowerCaseHint } from '../base/uuid-text';
 import { decideCreateContext, parseContextCreate } from './contexts';
 import { readEnum, readString, requireObject } from './input';
 import { decideCreatePrompt, parsePromptCreate } from './prompts';

@@ -6,7 +6,7 @@ import {
   type Condition, type ConditionGroup, type EntityLink, type RuleBody, type RuleEvent,
 } from '../events';
 import type { RuleRecord } from '../../projections';
-import { lowerCaseHint } from '../base/uuid';
+import { lowerCaseHint } from '../base/uuid-text';
 import {
   INPUT_LIMITS, changedMembers, checkIfMatch, has, optional, readArray, readEnum, readMembers, readString,
   type IfMatch, type JsonObject,

@@ -1,11 +1,13 @@
 /**
- * A read's answer goes only to a key that is still live (README "A stream
- * ends with its key"): the reads that await work before they answer (a
- * listing sorted in slices, the log read for history or the audit, time
- * travel, a decision's replay, the digest) check their caller again as the
- * answer is sent. A key revoked, or stripped of the scope, while the work ran
- * gets the 401 (403) it would get now, and not the answer: nothing computed
- * for a key is delivered after its revocation answered.
+ * A read's answer goes only to a key that is still live
+ * (docs/api.md#answers-that-outlast-their-key; why:
+ * docs/decisions/0047-answers-end-with-their-key.md): the reads that await
+ * work before they answer (a listing sorted in slices, the log read for
+ * history or the audit, time travel, a decision's replay, the digest) check
+ * their caller again as the answer is sent. A key revoked, or stripped of
+ * the scope, while the work ran gets the 401 (403) it would get now, and not
+ * the answer: nothing computed for a key is delivered after its revocation
+ * answered.
  *
  * Writes are left alone: a write that committed answers what happened
  * (its key was valid when it was decided). Set as the answer is ended (the

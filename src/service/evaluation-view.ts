@@ -66,7 +66,7 @@ export interface StreamChange {
 }
 
 /**
- * How a subscriber takes changes (docs/decisions: stream change patches):
+ * How a subscriber takes changes (docs/decisions/0049-stream-change-patches.md):
  * `records`, every changed record whole (a prompt with all its versions: the
  * first format, what clients that do not ask get), or `patch`, an entity it
  * holds as a patch of what changed.

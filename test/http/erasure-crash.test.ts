@@ -44,7 +44,7 @@ async function assertErased(t: tap.Test, url: string, adminKey: string, prepared
   t.same((await reader.post('/api/vault/get-secrets', {})).json, { err: null, res: { [KEPT.key]: KEPT.value } }, `${when}: only the kept secret is served`);
   const listed = (await admin.get('/api/vault/secrets')).json.secrets.map((s: { id: string }) => s.id);
   t.notOk(listed.includes(prepared.id), `${when}: the listing does not show it`);
-  t.equal((await admin.delete(`/api/vault/secrets/${prepared.id}`)).status, 204, `${when}: a second DELETE answers 204 (the erasure holds; docs/decisions/pending-erased-secret-delete.md)`);
+  t.equal((await admin.delete(`/api/vault/secrets/${prepared.id}`)).status, 204, `${when}: a second DELETE answers 204 (the erasure holds; docs/decisions/0045-erased-secret-delete.md)`);
   const log = (await admin.get('/api/audit/events?limit=1000')).json.events.filter((e: { stream: string }) => e.stream === `secret-${prepared.id}`);
   t.same(log.map((e: { type: string; data: unknown }) => [e.type, e.data]), [['SecretCreated', { erased: true }], ['SecretDeleted', { id: prepared.id }]],
     `${when}: the audit log shows the deletion once, and the sealed event erased`);

@@ -1,6 +1,6 @@
 /**
- * Black-box: a change stream ends with its key (issue 62 item 2, README "GET
- * /api/rule-engine/stream"). Revoking an API key ends its open streams on
+ * Black-box: a change stream ends with its key (issue 62 item 2,
+ * docs/change-stream.md#a-stream-ends-with-its-key). Revoking an API key ends its open streams on
  * every worker before the revocation answers, and a stream still being
  * opened when the revocation lands is refused: no stream of a revoked key
  * delivers an event after the revocation. The same for the other answers
