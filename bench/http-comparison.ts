@@ -53,7 +53,7 @@ export async function compareHttp({ label, dataDir, path, bodies, quick, target,
         });
         // The subject and the baseline of its target are measured back to back, in an order that alternates run by
         // run: the machine's speed drifts within seconds on a shared host, and 13 s more between the two loads (the
-        // no-op route's between evaluate and the floor, as before 2026-11-27) moved single runs' ratios from 0.66x to 1.29x within an hour.
+        // no-op route's between evaluate and the floor, as the first rounds had it) moved single runs' ratios from 0.66x to 1.29x within an hour.
         const loadSubject = (): LoadWithCpu => loadWithCpu(spec(service.url + path), service.child.pid);
         const loadNoop = (): LoadWithCpu => loadWithCpu(spec(service.url + '/bench/noop'), service.child.pid);
         const loadFloor = (): LoadWithCpu => loadWithCpu(spec(floor.url), floor.child.pid);

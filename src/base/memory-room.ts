@@ -84,7 +84,7 @@ export function memoryWarning(room: MemoryRoom): string | undefined {
  * What decoding the rule records a snapshot start left as lines costs, per
  * character of their JSON. Measured with `GET /api/audit/digest` right
  * after a start from the snapshot (folders from `make-folder.js`, the
- * standard workload's scoped shape, ~0.7 KB a record; 2026-11-28): at 1M
+ * standard workload's scoped shape, ~0.7 KB a record): at 1M
  * rules (~676 MB of lines) in a 2.5 GiB cgroup the heap in use went from
  * 138 to 1,300 MB of its 1,472 MB limit (1.7 a character, kept: the
  * collector was short of room), and the RSS grew by 1,243 MB in 3 GiB;
@@ -135,8 +135,8 @@ export function fullReadRefusal(read: FullRead, readings: MemoryReadings = curre
  * the fold stops. At 1M rules the first query to the head needs ~2.7 GB
  * beyond the node's own (answered in 6 GiB with a 3,500 MB old space, peak
  * RSS 4,064 MB); before this check it got the node killed in 2 and 3 GiB
- * and out of heap in 4 GiB with a 2,300 MB old space (bench/HISTORY.md,
- * 2026-11-28 sixth round).
+ * and out of heap in 4 GiB with a 2,300 MB old space (bench/HISTORY.md, "an
+ * audit fold stopped, not killed").
  */
 export const FOLD_RESERVE = { share: 0.1, heapMin: 32 * 2 ** 20 } as const;
 

@@ -4,9 +4,8 @@
  * of words instead of reaching each list's block through the handle table.
  * At 10k rules a value rules name holds ~2.3 lists of a few entries each,
  * scattered over the arena: each was a cache miss or two between requests
- * (bench: `engine-ab --base <the build before>`, 10k rules, 1 MiB written
- * between evaluations: -0.85, -0.85 and -1.3 µs of 7.0 to 8.5 per
- * evaluation in three runs; A/A noise 0.1).
+ * (bench: `engine-ab`, 10k rules, 1 MiB written between evaluations: about
+ * -1 µs of 7 to 8.5 per evaluation, against an A/A noise of 0.1).
  *
  * Record of a value, at its offset in `words`:
  *   [N, (target, mask) * N/2, K, handle * K]

@@ -109,7 +109,7 @@ export interface ReadAllOptions {
  * What a reader of the whole log asks a page to hold at most
  * (`ReadAllOptions.maxDataBytes`): a write may be 1 MiB (up to 64 MiB with
  * RULEVAULT_MAX_BODY_BYTES), and a page of 1,000 of them, decoded at once, was
- * 1 GB before any check of memory could run (bench: HISTORY, 2026-11-28 seventh round).
+ * 1 GB before any check of memory could run (bench/HISTORY.md, "pages of the log held to 8 MB").
  */
 export const LOG_PAGE_BYTES = 8 * 2 ** 20;
 

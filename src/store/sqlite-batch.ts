@@ -9,7 +9,7 @@
  * turning the event loop between slices, and posts each slice to the worker
  * as it is made: texts, not the parsed events (100k rule events took ~0.4 s
  * to stringify, which the links need anyway, and ~1.4 s to structuredClone;
- * a scratch probe, 2026-11-27); the worker
+ * bench/import-stall.ts); the worker
  * links and inserts them in one transaction (sqlite-batch-worker.ts) and
  * answers once it committed or refused the whole. The chain's head is read
  * inside that transaction, as on the store's connection, so links never fork.

@@ -60,7 +60,7 @@ export function cutPage<R>(sizes: readonly bigint[], limits: { readonly rows: nu
  * Reads (from, through] on `db` a page at a time (the read-ahead worker, the verify threads): at most
  * `limits.rows` rows, ending with the row whose data brings the page to `limits.bytes` (`rowsWithin`). The
  * sizes come first, from the rows' headers (`octet_length` reads no text: 2,000 rows of 1 MB in 0.75 ms,
- * where length() took 0.93 s; bench/HISTORY.md, 2026-11-28 seventh round), then only the rows that fit, in
+ * where length() took 0.93 s; bench/HISTORY.md, "pages of the log held to 8 MB"), then only the rows that fit, in
  * one read transaction: a stream deleted between the two reads would let unmeasured rows in.
  */
 export function rangePages(db: Database.Database, limits: { readonly rows: number; readonly bytes: number }): (from: bigint, through: bigint) => BoundedPage<EventRow> {

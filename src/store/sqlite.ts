@@ -69,7 +69,7 @@ export interface SqliteStoreOptions {
    * held the loop 31 to 46 ms on this connection and 5 to 8 ms through the
    * worker, which added ~90 ms to the write (the thread's start, the texts
    * copied); at 500, 17 to 19 ms against 5 to 13 ms, for ~40 ms more
-   * (scratch probe, 2026-11-27).
+   * (bench/import-stall.ts).
    */
   readonly batchWorkerFrom?: number;
 }
@@ -290,7 +290,7 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
    * A follower's next page: from the last commit's rows when the next one is among them, else read from the file,
    * bounded by rows and by bytes as a reader of the whole log is (`LOG_PAGE_BYTES`): 5,000 events of a few hundred
    * KB each would otherwise be held at once. The sizes' read costs ~5 µs on a tail of one small commit (15 against
-   * 10 µs; bench: HISTORY, 2026-11-28 eighth round). A page at most from the last commit too: handing an import of
+   * 10 µs; bench/HISTORY.md, "the in-process follower's pages"). A page at most from the last commit too: handing an import of
    * 20k events over as one page held the node ~0.4 s while it was applied, where the follower gives way between
    * pages (bench: import probe, docs/api.md#import); those rows are in memory already, so only their count is bounded.
    */
@@ -317,8 +317,8 @@ export function openSqliteStore(path: string, options: SqliteStoreOptions = {}):
   /**
    * A page that ends with the row whose data brings it to `maxBytes`: the sizes are read first (octet_length reads
    * a row's header, not its text: 0.75 ms for 2,000 rows of 1 MB, where length() took 0.93 s), then only the rows
-   * that fit. This costs ~0.2 µs a row more than one read; iterating the rows ~0.35 µs (bench: HISTORY,
-   * 2026-11-28 seventh round). One read transaction: a stream another process deletes between the two reads
+   * that fit. This costs ~0.2 µs a row more than one read; iterating the rows ~0.35 µs (bench/HISTORY.md,
+   * "pages of the log held to 8 MB"). One read transaction: a stream another process deletes between the two reads
    * would let later, unmeasured rows into the page.
    */
   const readPageOfBytes = db.transaction((after: bigint | undefined, limit: number, maxBytes: number): LogPage => {
