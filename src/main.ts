@@ -22,8 +22,8 @@ import { prepareWrites } from './engine';
 import { KEYRING_STREAM } from './events';
 import { createApp } from './http/app';
 import type { HttpDeps, WriteCommands } from './http/deps';
-import { createFastPath } from './http/fast-path';
-import { collapseLeadingSlashes } from './http/leading-slashes';
+import { createFastPath, type FastPath } from './http/fast-path';
+import { collapseLeadingSlashes } from './http/route-table';
 import { createLogger, type Logger } from './base/log';
 import { memoryRoom, memoryWarning } from './base/memory-room';
 import { createMetrics, registerStreamMetrics } from './http/metrics';
@@ -313,7 +313,7 @@ export async function startNode(config: Config, options: NodeOptions = {}): Prom
   const writer = await openWriter(config, options);
   const httpDeps = writer.services;
   const app = createApp(httpDeps);
-  const server = await listen(app, config.fastPath ? createFastPath(httpDeps) : undefined, config).catch(writer.abandon);
+  const server = await listen(app, createFastPath(httpDeps), config).catch(writer.abandon);
   const url = serverUrl(server);
   writer.setUrl(url);
   writer.stopServingWith(() => closeServer(server, config.shutdownGraceMs));
@@ -360,14 +360,15 @@ function adminKeyBanner(id: string, key: string): string {
   ].join('\n');
 }
 
-export function listen(app: ReturnType<typeof createApp>, fastPath: ReturnType<typeof createFastPath> | undefined, config: Config): Promise<Server> {
+export function listen(app: ReturnType<typeof createApp>, fastPath: FastPath, config: Config): Promise<Server> {
   return new Promise((resolve, reject) => {
     const server = createServer({
       // Node enforces headersTimeout and requestTimeout on this timer (default 30 s): without it a 1 s limit bites up to 30 s late.
       connectionsCheckingInterval: Math.max(50, Math.floor(Math.min(config.headersTimeoutMs, config.requestTimeoutMs) / 4)),
     }, (req, res) => {
       collapseLeadingSlashes(req);
-      if (fastPath === undefined || !fastPath(req, res)) app(req, res);
+      // Each route has one path: the lean path's table, or else express (docs/architecture.md#how-a-request-is-answered).
+      if (!fastPath(req, res)) app(req, res);
     });
     server.listen(config.port, config.host);
     server.once('listening', () => resolve(server));
@@ -436,7 +437,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<void>
     await readModel.waitFor(head);
   }
 
-  const server = await listen(createApp(services), config.fastPath ? createFastPath(services) : undefined, config);
+  const server = await listen(createApp(services), createFastPath(services), config);
   let stopping: Promise<void> | undefined;
   stop = () => {
     stopping ??= (async () => {

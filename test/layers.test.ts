@@ -25,7 +25,7 @@ const LAYERS: readonly (readonly string[])[] = [
   ['projections', 'src/vault'],
   ['src/domain'],
   // The read side: the live read model and its feed, and its snapshots.
-  ['src/read-model/read-model', 'src/snapshots'],
+  ['src/read-model', 'src/snapshots'],
   ['src/service'],
   ['src/audit'],
   ['src/http'],

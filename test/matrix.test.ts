@@ -1,6 +1,6 @@
 /**
  * The declared matrix (test/support/matrix.ts) is the one that runs: each cell
- * reaches the node it starts (its store and its HTTP path), and every suite
+ * reaches the node it starts (its store and its workers), and every suite
  * the matrix names is a file of test/http that runs on the cells declared for it.
  */
 import { existsSync, readFileSync } from 'node:fs';
@@ -14,11 +14,10 @@ const cells = new Map<string, Cell>();
 for (const suiteCells of Object.values(MATRIX)) for (const cell of suiteCells) cells.set(cellName(cell), cell);
 
 for (const [name, cell] of cells) {
-  t.test(`a node started on ${name} runs on that store and that HTTP path`, async (t) => {
+  t.test(`a node started on ${name} runs on that store with those workers`, async (t) => {
     const live = withNode(t, { cell });
     t.test('settings', async (t) => {
       const config = loadConfig(live.node.env);
-      t.equal(config.fastPath, cell.path === 'lean', 'the lean path is on exactly on lean cells');
       t.equal(config.workers, cell.workers ?? 1, 'workers exactly on workers cells');
       t.equal(existsSync(path.join(live.node.dataDir, 'events.db')), cell.store === 'sqlite', 'an SQLite log file exactly on sqlite cells');
       t.equal(live.node.env.RULEVAULT_EVENTSTORE?.startsWith('esdb://') ?? false, cell.store === 'esdb', 'an EventStoreDB connection exactly on esdb cells');

@@ -40,8 +40,6 @@ export interface Config {
   readonly headersTimeoutMs: number;
   readonly requestTimeoutMs: number;
   readonly logLevel: LogLevel;
-  /** Answer the two public endpoints on the lean node:http path in front of express (src/http/fast-path.ts). */
-  readonly fastPath: boolean;
   /** Answers the lean path holds to write together at the end of an event-loop turn; 0 or 1: each at once (src/http/turn-writes.ts). */
   readonly answerBatch: number;
   /** The embedded store's group commit (default on): concurrent writes share one sync of the disk. */
@@ -256,7 +254,6 @@ function readConfig(env: Env): Omit<Config, 'unknownVariables'> {
     requestTimeoutMs: integer(env, 'RULEVAULT_REQUEST_TIMEOUT_MS', DEFAULTS.requestTimeoutMs, 100, 3_600_000),
     logLevel: logLevel(env),
     benchRoutes: flag(env, 'RULEVAULT_BENCH_ROUTES', false),
-    fastPath: flag(env, 'RULEVAULT_FAST_PATH', true),
     answerBatch: integer(env, 'RULEVAULT_ANSWER_BATCH', DEFAULTS.answerBatch, 0, 65_536),
     workers: workerCount(env),
     groupCommit: flag(env, 'RULEVAULT_GROUP_COMMIT', true),

@@ -1,20 +1,20 @@
 /**
  * Builds the HTTP application (it does not listen: main.ts does). Routes
- * parse, authorize, call one service function and map errors.
+ * parse, authorize, call one service function and map errors. It answers
+ * every route but the lean path's (fast-path.ts `LEAN_ROUTES`: the public
+ * endpoints, the change stream and the catalog's writes), which never reach
+ * it: one implementation per route (test/openapi/route-owners.test.ts).
  */
 import express, { type NextFunction, type Request, type Response } from 'express';
 import { AppError } from '../base/errors';
-import { ADMIN_SURFACE, PUBLIC_SURFACE, createOriginPolicy } from './cors';
+import { ADMIN_SURFACE, createOriginPolicy } from './cors';
 import type { HttpDeps, RequestLocals } from './deps';
 import { NOT_READY_MESSAGE, errorBody, errorText, toErrorAnswer } from './errors';
-import { publicEndpointAt } from './public-endpoints';
 import { refuseFraming } from './no-framing';
 import { declaresTooLarge, payloadTooLarge } from './request-body';
 import { recordRequest } from './request-log';
-import { serveStream, STREAM_PATH } from './stream-endpoint';
 import { liveKeyAnswers } from './live-key';
 import { writePosition } from './write-position';
-import { adminWriteFrontDoor } from './routes/admin-writes';
 import { auditRouter } from './routes/audit';
 import { auditChainRouter } from './routes/audit-chain';
 import { auditRecordsRouter } from './routes/audit-records';
@@ -24,7 +24,6 @@ import { metricsRouter } from './routes/metrics';
 import { contextsRouter } from './routes/contexts';
 import { docsRouter } from './routes/docs';
 import { promptsRouter } from './routes/prompts';
-import { publicFrontDoor } from './routes/public';
 import { rulesRouter } from './routes/rules';
 import { vaultAdminRouter } from './routes/vault-admin';
 import { whoamiRouter } from './routes/whoami';
@@ -65,16 +64,7 @@ export function createApp(deps: HttpDeps): express.Express {
   app.use(docsRouter());
   app.use(consoleRouter());
 
-  const publicPolicy = createOriginPolicy(config.corsOrigins, PUBLIC_SURFACE);
-  const adminPolicy = createOriginPolicy(config.corsOrigins, ADMIN_SURFACE);
-  app.use('/api', (req, res, next) => (publicEndpointAt(req.originalUrl) === undefined ? adminPolicy : publicPolicy)(req, res, next));
-
-  // The public endpoints answer everything past the origin policy themselves, readiness included (public-endpoints.ts).
-  app.use(publicFrontDoor(deps));
-  // The change stream answers readiness and errors itself too (stream-endpoint.ts).
-  app.get(STREAM_PATH, (req, res) => {
-    serveStream(deps, req, res, res.locals as RequestLocals);
-  });
+  app.use('/api', createOriginPolicy(config.corsOrigins, ADMIN_SURFACE));
 
   // Until the log is replayed, answers would be built from a partial rule set: refuse them.
   app.use('/api', (_req, _res, next) => {
@@ -93,9 +83,6 @@ export function createApp(deps: HttpDeps): express.Express {
     res.set('Connection', 'close');
     next(payloadTooLarge(config.limits.maxBodyBytes));
   });
-
-  // The catalog's writes read their bodies themselves, as on the lean path (admin-writes.ts).
-  app.use(adminWriteFrontDoor(deps));
 
   // JSON whatever the Content-Type says (contract §1): clients send text/plain or none.
   app.use(express.json({ type: () => true, limit: config.limits.maxBodyBytes, strict: false }));

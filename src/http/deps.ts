@@ -54,6 +54,8 @@ export interface HttpDeps {
 
 /** Per-request values the log line reads (express keeps them in res.locals). */
 export interface RequestLocals {
+  /** The lean path's route pattern (fast-path.ts), the request's label; on express, the router's (request-log.ts). */
+  route?: string;
   keyId?: string;
   requestId?: string;
   /** True when RuleVault minted `requestId` (the caller sent none): an evaluate answer takes it as its decision id. */

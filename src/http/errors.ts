@@ -1,6 +1,7 @@
 /** Maps anything thrown on the way to an answer into a status and `{ err, code }`. Internals never leak. */
-import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import { AppError, INTERNAL_MESSAGE, type ErrorCode } from '../base/errors';
+import { jsonAnswer, type Answer } from './answer';
 import { INVALID_JSON, UNSUPPORTED_CHARSET, tooLargeMessage } from './request-body';
 
 /** What any /api request is answered until the read models have caught up with the log. */
@@ -66,9 +67,8 @@ export function errorText(error: unknown): string {
 }
 
 /** The `{err, code}` answer with `status`: its head and its body, as sendError writes them. */
-export function errorAnswer(status: number, code: ErrorCode, message: string): { status: number; headers: OutgoingHttpHeaders; body: string } {
-  const body = JSON.stringify(errorBody(code, message));
-  return { status, headers: { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) }, body };
+export function errorAnswer(status: number, code: ErrorCode, message: string): Answer {
+  return jsonAnswer(status, errorBody(code, message));
 }
 
 /** Answers `{err, code}` with `status` on a node:http response whose head is not yet out. */

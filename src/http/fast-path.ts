@@ -1,68 +1,95 @@
 /**
- * The lean path: the two public endpoints (and the change stream, and the catalog's admin writes) answered on node:http directly, in
- * front of express, because express's per-request machinery (router, response
- * helpers, middleware chain) cost more than the evaluation itself (bench:
- * http-evaluate). It reads the body itself and hands it to the same front
- * door express calls (public-endpoints.ts), after the same request record
- * (request-log.ts) and origin policy (cors.ts), so an answer does not depend
- * on the path that gave it (test/http/both-paths.test.ts). Everything else,
- * including a compressed body (express inflates it), goes to express.
+ * The lean path: the routes on the hot path answered on node:http directly,
+ * in front of express, because express's per-request machinery (router,
+ * response helpers, middleware chain) cost more than the evaluation itself
+ * (bench: http-evaluate) and about half of a catalog write's CPU (bench:
+ * http-writes). Each route is answered by one path: the rows of `LEAN_ROUTES`
+ * here, every other route by express (app.ts); test/openapi/route-owners.test.ts
+ * lists which path answers each documented route
+ * (docs/decisions/0051-one-implementation-per-route.md).
+ *
+ * A row's handler records the request (request-log.ts), applies the origin
+ * policy of its surface (cors.ts) and calls its front door.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { ADMIN_SURFACE, PUBLIC_SURFACE, createOriginPolicy } from './cors';
-import { adminWriteAt, serveAdminWrite } from './admin-writes';
-import type { HttpDeps, RequestLocals } from './deps';
-import { INTERNAL_MESSAGE } from '../base/errors';
+import { INTERNAL_MESSAGE, type AppError } from '../base/errors';
 import type { Logger } from '../base/log';
+import { ADMIN_WRITES, serveAdminWrite, writeRequest, type AdminWrite } from './admin-writes';
+import { ADMIN_SURFACE, PUBLIC_SURFACE, createOriginPolicy, type OriginPolicy } from './cors';
+import type { HttpDeps, RequestLocals } from './deps';
 import { errorText, sendError } from './errors';
-import { pathOf, publicEndpointAt, servePublic } from './public-endpoints';
-import { readBodyBytes } from './request-body';
+import { PUBLIC_ENDPOINTS, servePublic, type PublicEndpoint } from './public-endpoints';
+import { createBodyReader } from './request-body';
 import { recordRequest } from './request-log';
-import { isStreamUrl, serveStream } from './stream-endpoint';
-import { createTurnWriter } from './turn-writes';
+import { createRouteTable, pathOf, type Params } from './route-table';
+import { serveStream, STREAM_PATH } from './stream-endpoint';
+import { createTurnWriter, type AnswerWriter } from './turn-writes';
 
 /** Answers the request and returns true, or returns false to leave it to express. */
 export type FastPath = (req: IncomingMessage, res: ServerResponse) => boolean;
 
-export function createFastPath(deps: HttpDeps): FastPath {
-  const policy = createOriginPolicy(deps.config.corsOrigins, PUBLIC_SURFACE);
-  // The policy express gives every /api route that is not a public endpoint (app.ts), the stream and the admin writes included.
-  const streamPolicy = createOriginPolicy(deps.config.corsOrigins, ADMIN_SURFACE);
-  const limit = deps.config.limits.maxBodyBytes;
-  // The public endpoints' answers, computed and then written together at the end of their turn (bench: http-evaluate).
-  const send = createTurnWriter(deps.config.answerBatch, deps.logger);
-  // The catalog's writes (admin-writes.ts), behind the admin surface's origin policy as on express (bench: http-writes).
-  const adminWrite = (req: IncomingMessage, res: ServerResponse, url: string): boolean => {
-    const write = adminWriteAt(req.method, url);
-    if (write === undefined) return false;
-    const locals: RequestLocals = {};
-    recordRequest(deps, req, res, locals);
-    streamPolicy(req, res, () => serveAdminWrite(deps, write, req, res, locals, (done) => readBodyBytes(req, limit, done)));
-    return true;
-  };
+/** What a row's handler is given besides its request: this node's parts, built once (createFastPath). */
+interface Lean {
+  readonly deps: HttpDeps;
+  /** The public endpoints' policy: exactly what contract §1.2 names. */
+  readonly publicPolicy: OriginPolicy;
+  /** The policy of every other /api route, express's ones included (app.ts). */
+  readonly adminPolicy: OriginPolicy;
+  /** The public endpoints' answers, computed and then written together at the end of their turn (bench: http-evaluate). */
+  readonly send: AnswerWriter;
+  readonly readBody: ReturnType<typeof createBodyReader>;
+}
 
-  const route: FastPath = (req, res) => {
-    const url = req.url ?? '';
-    if ((req.method === 'GET' || req.method === 'HEAD') && isStreamUrl(url)) {
-      const locals: RequestLocals = {};
-      recordRequest(deps, req, res, locals);
-      streamPolicy(req, res, () => serveStream(deps, req, res, locals));
-      return true;
-    }
-    if (req.method !== 'POST' || isCompressed(req)) return !isCompressed(req) && adminWrite(req, res, url);
-    const endpoint = publicEndpointAt(url);
-    if (endpoint === undefined) return adminWrite(req, res, url);
+type Handler = (lean: Lean, req: IncomingMessage, res: ServerResponse, params: Params | AppError, locals: RequestLocals) => void;
 
-    const locals: RequestLocals = {};
+function publicEndpoint(endpoint: PublicEndpoint): Handler {
+  return (lean, req, res, _params, locals) => {
     // No Origin: the policy answers nothing itself, so servePublic's one writeHead carries X-Request-Id
     // (no setHeader before it; bench: cpu-per-request --workload evaluate). With one, the policy may refuse: set it now.
-    recordRequest(deps, req, res, locals, req.headers.origin !== undefined);
-    policy(req, res, () => {
-      servePublic(deps, endpoint, req, res, locals, url, (done) => readBodyBytes(req, limit, done), send);
+    recordRequest(lean.deps, req, res, locals, req.headers.origin !== undefined);
+    lean.publicPolicy(req, res, () => {
+      servePublic(lean.deps, endpoint, req, res, locals, (done) => lean.readBody(req, res, done), lean.send);
     });
-    return true;
   };
-  return guarded(route, deps.logger);
+}
+
+function adminWrite(write: AdminWrite): Handler {
+  return (lean, req, res, params, locals) => {
+    recordRequest(lean.deps, req, res, locals);
+    lean.adminPolicy(req, res, () => {
+      serveAdminWrite(lean.deps, writeRequest(write, params, req.url), req, res, locals, (done) => lean.readBody(req, res, done));
+    });
+  };
+}
+
+const stream: Handler = (lean, req, res, _params, locals) => {
+  recordRequest(lean.deps, req, res, locals);
+  lean.adminPolicy(req, res, () => serveStream(lean.deps, req, res, locals));
+};
+
+/** The routes the lean path answers, and only these (route-table.ts states the rules they are matched by). */
+export const LEAN_ROUTES = createRouteTable<Handler>([
+  // Every method: the endpoint answers one other than POST itself (contract §1.2; front-door.ts answerBeforeBody).
+  ...PUBLIC_ENDPOINTS.map((endpoint) => ({ method: endpoint.method, pattern: endpoint.pattern, anyMethod: true, handler: publicEndpoint(endpoint) })),
+  { method: 'GET', pattern: STREAM_PATH, handler: stream },
+  ...ADMIN_WRITES.map((write) => ({ method: write.method, pattern: write.pattern, handler: adminWrite(write) })),
+]);
+
+export function createFastPath(deps: HttpDeps): FastPath {
+  const lean: Lean = {
+    deps,
+    publicPolicy: createOriginPolicy(deps.config.corsOrigins, PUBLIC_SURFACE),
+    adminPolicy: createOriginPolicy(deps.config.corsOrigins, ADMIN_SURFACE),
+    send: createTurnWriter(deps.config.answerBatch, deps.logger),
+    readBody: createBodyReader(deps.config.limits.maxBodyBytes),
+  };
+  return guarded((req, res) => {
+    const match = LEAN_ROUTES.match(req.method, req.url);
+    if (match === undefined) return false;
+    // The row's pattern labels the request's log line and metrics, however it is answered (request-log.ts).
+    match.row.handler(lean, req, res, match.params, { route: match.row.pattern });
+    return true;
+  }, deps.logger);
 }
 
 /**
@@ -81,9 +108,4 @@ export function guarded(route: FastPath, logger: Logger): FastPath {
       return true;
     }
   };
-}
-
-function isCompressed(req: IncomingMessage): boolean {
-  const encoding = req.headers['content-encoding'];
-  return encoding !== undefined && encoding.toLowerCase() !== 'identity';
 }

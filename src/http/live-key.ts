@@ -17,7 +17,7 @@
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
 import { lostAuthorization, type HttpDeps, type RequestLocals } from './deps';
 import { errorAnswer } from './errors';
-import { pathOf } from './public-endpoints';
+import { pathOf } from './route-table';
 
 const READS = new Set(['GET', 'HEAD']);
 /** Routes that take a body and write nothing: their answers are reads. */

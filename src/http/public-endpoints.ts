@@ -1,48 +1,35 @@
 /**
  * The front door of the public endpoints, evaluate (contract §1.1, scope
  * evaluate), get-secrets (contract §1.2, scope secrets:read) and OpenLIT's
- * prompt route get-compiled (scope evaluate), written once.
- * Both HTTP paths call it: the lean node:http path (fast-path.ts) and express
- * (routes/public.ts). A path only reads the body bytes in its own way; all a
- * client can see is decided here: which URLs are the endpoints, readiness,
- * the body limit, what the bytes mean, authorization, the answer, and errors
- * as `{err, code}` (get-secrets and get-compiled: always 200 `{err, res}`, `code` beside a failure's `err`).
+ * prompt route get-compiled (scope evaluate): the one implementation of
+ * each, answered on the lean path (fast-path.ts). All a client can see is
+ * decided here: readiness, the method, the body limit, what the bytes mean,
+ * authorization, the answer, and errors as `{err, code}` (get-secrets and
+ * get-compiled: always 200 `{err, res}`, `code` beside a failure's `err`).
  *
- * The answering functions are transport-free: headers and bytes in,
- * `{status, headers, body}` out. `servePublic` is the few lines that read a
- * request and write an answer on node:http objects (express's are the same).
+ * The answering functions are transport-free: headers and bytes in, an
+ * Answer out (answer.ts). `servePublic` is the few lines that read a request
+ * and write an answer on node:http objects.
  */
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
-import { AppError, type ErrorCode } from '../base/errors';
 import { evaluateWithJson, parseEvaluateRequest } from '../service/evaluate';
 import { getCompiledPrompt, parseCompiledPromptRequest } from '../service/get-compiled';
 import { getSecrets, parseSecretsQuery } from '../service/get-secrets';
+import { JsonText, type Answer } from './answer';
 import { authorizeHeader, type HttpDeps, type RequestLocals } from './deps';
-import { NOT_READY_MESSAGE, errorBody, errorText, toErrorAnswer } from './errors';
-import { declaresTooLarge, decodeJsonBody, payloadTooLarge, type BodyRead } from './request-body';
+import { answerBeforeBody, failedAnswer, okAnswer, type BodyReader, type FrontDoor } from './front-door';
+import { decodeJsonBody, type BodyRead } from './request-body';
 import { writeAnswer, type AnswerWriter } from './turn-writes';
 
-/**
- * An answer already in its JSON text (get-secrets and evaluate assemble their own: bench: cpu-per-request
- * --workload secrets, --workload evaluate), with its length in UTF-8 bytes when the assembler knows it.
- */
-export class JsonText {
-  constructor(readonly text: string, readonly bytes = Buffer.byteLength(text)) {}
-}
-
-export interface PublicEndpoint {
-  /** The canonical path; also the route label of its log line and metrics (request-log.ts). */
-  readonly path: string;
-  /** contract §1.2: every answer past the CORS check is 200, a failure `{err, res: null}`. */
-  readonly alwaysOk: boolean;
+export interface PublicEndpoint extends FrontDoor {
+  readonly method: 'POST';
   /** The answer to an authorized caller; throws AppError for 400/401/403. */
   answer(deps: HttpDeps, authorization: string | undefined, body: unknown, locals: RequestLocals): unknown;
-  /** Called once with the code of an error answer, before it is sent. */
-  failed?(deps: HttpDeps, code: ErrorCode, locals: RequestLocals): void;
 }
 
 export const EVALUATE: PublicEndpoint = {
-  path: '/api/rule-engine/evaluate',
+  method: 'POST',
+  pattern: '/api/rule-engine/evaluate',
   alwaysOk: false,
   answer(deps, authorization, body, locals) {
     authorizeHeader(deps, authorization, locals, 'evaluate');
@@ -57,7 +44,8 @@ export const EVALUATE: PublicEndpoint = {
 };
 
 export const GET_SECRETS: PublicEndpoint = {
-  path: '/api/vault/get-secrets',
+  method: 'POST',
+  pattern: '/api/vault/get-secrets',
   alwaysOk: true,
   answer(deps, authorization, body, locals) {
     const principal = authorizeHeader(deps, authorization, locals, 'secrets:read');
@@ -75,7 +63,8 @@ export const GET_SECRETS: PublicEndpoint = {
 
 /** OpenLIT's prompt route, for its SDKs: answered like get-secrets, always 200 `{err, res}`. */
 export const GET_COMPILED: PublicEndpoint = {
-  path: '/api/prompt/get-compiled',
+  method: 'POST',
+  pattern: '/api/prompt/get-compiled',
   alwaysOk: true,
   answer(deps, authorization, body, locals) {
     authorizeHeader(deps, authorization, locals, 'evaluate');
@@ -89,100 +78,21 @@ export const DECISION_ID_HEADER = 'RuleVault-Decision-Id';
 
 export const PUBLIC_ENDPOINTS: readonly PublicEndpoint[] = [EVALUATE, GET_SECRETS, GET_COMPILED];
 
-/** The path of a request URL, without its query. */
-export function pathOf(url: string | undefined): string {
-  if (url === undefined) return '';
-  const query = url.indexOf('?');
-  return query === -1 ? url : url.slice(0, query);
-}
-
-/**
- * The public endpoint a request URL names, if any: its path exactly, or
- * with one trailing slash, in any letter case (the aliases express serves
- * every other route on); the query is ignored. Anything else (a
- * %-escaped letter, a longer path, `//` inside) is not the endpoint. Leading
- * slashes were collapsed before (leading-slashes.ts).
- */
-export function publicEndpointAt(url: string | undefined): PublicEndpoint | undefined {
-  const path = pathOf(url);
-  for (const endpoint of PUBLIC_ENDPOINTS) if (path === endpoint.path) return endpoint;
-  const bare = (path.endsWith('/') ? path.slice(0, -1) : path).toLowerCase();
-  for (const endpoint of PUBLIC_ENDPOINTS) if (bare === endpoint.path) return endpoint;
-  return undefined;
-}
-
-export interface PublicAnswer {
-  readonly status: number;
-  /** Made afresh for each answer: `servePublic` may add X-Request-Id to it. */
-  readonly headers: Record<string, string | number>;
-  readonly body: string;
-}
-
-/**
- * The answer a request gets from its headers alone, before its body is read,
- * or undefined to read the body: not ready (503), a method other than POST
- * (404, as any unknown route), a declared length over the limit (413, and
- * the connection is closed: the body is never read).
- */
-export function answerBeforeBody(
-  deps: HttpDeps, endpoint: PublicEndpoint, method: string | undefined, url: string | undefined, headers: IncomingHttpHeaders,
-  locals: RequestLocals = {},
-): PublicAnswer | undefined {
-  if (!deps.readModel.caughtUp) return failed(deps, endpoint, new AppError('unavailable', NOT_READY_MESSAGE), locals);
-  if (method !== 'POST') return failed(deps, endpoint, new AppError('not_found', `no route for ${method} ${pathOf(url)}`), locals);
-  const limit = deps.config.limits.maxBodyBytes;
-  if (declaresTooLarge(headers, limit)) return failed(deps, endpoint, payloadTooLarge(limit), locals, { connection: 'close' });
-  return undefined;
-}
-
 /** The answer to a request whose body has been read. */
 export function answerPublic(
   deps: HttpDeps, endpoint: PublicEndpoint, headers: IncomingHttpHeaders, body: BodyRead, locals: RequestLocals,
-): PublicAnswer {
+): Answer {
   try {
     if ('failure' in body) throw body.failure;
     const value = decodeJsonBody(body.bytes, headers['content-type']);
-    const answer = endpoint.answer(deps, headers.authorization, value, locals);
-    const ok = answered(endpoint, 200, answer);
+    const ok = okAnswer(endpoint, 200, endpoint.answer(deps, headers.authorization, value, locals));
     if (endpoint.alwaysOk) locals.answerCode = null;
     if (locals.decisionId !== undefined) ok.headers[DECISION_ID_HEADER] = locals.decisionId;
     return ok;
   } catch (error) {
-    return failed(deps, endpoint, error, locals);
+    return failedAnswer(deps, endpoint, error, locals);
   }
 }
-
-function failed(
-  deps: HttpDeps, endpoint: PublicEndpoint, error: unknown, locals: RequestLocals, extra?: Record<string, string>,
-): PublicAnswer {
-  const mapped = toErrorAnswer(error, deps.config.limits.maxBodyBytes);
-  if (mapped.unexpected) {
-    deps.logger.error('request failed', {
-      request_id: locals.requestId, route: endpoint.path, error: errorText(error),
-    });
-  }
-  if (endpoint.alwaysOk) locals.answerCode = mapped.code;
-  endpoint.failed?.(deps, mapped.code, locals);
-  return endpoint.alwaysOk
-    ? answered(endpoint, 200, { ...errorBody(mapped.code, mapped.message), res: null }, extra)
-    : answered(endpoint, mapped.status, errorBody(mapped.code, mapped.message), extra);
-}
-
-function answered(endpoint: PublicEndpoint, status: number, value: unknown, extra?: Record<string, string>): PublicAnswer {
-  const text = value instanceof JsonText ? value : undefined;
-  const body = text !== undefined ? text.text : JSON.stringify(value);
-  const headers: Record<string, string | number> = {
-    'content-type': 'application/json; charset=utf-8',
-    'content-length': text !== undefined ? text.bytes : Buffer.byteLength(body),
-  };
-  // get-secrets answers carry plaintext, get-compiled's depend on the key: no cache may keep them.
-  if (endpoint.alwaysOk) headers['cache-control'] = 'no-store';
-  if (extra !== undefined) Object.assign(headers, extra);
-  return { status, headers, body };
-}
-
-/** Reads a request's body in a path's own way, then calls `done` once. */
-export type BodyReader = (done: (body: BodyRead) => void) => void;
 
 /**
  * Answers a public request on node:http objects: from its headers when they
@@ -192,10 +102,10 @@ export type BodyReader = (done: (body: BodyRead) => void) => void;
  * The caller has already given it a request id and applied the origin policy.
  */
 export function servePublic(
-  deps: HttpDeps, endpoint: PublicEndpoint, req: IncomingMessage, res: ServerResponse, locals: RequestLocals, url: string, readBody: BodyReader,
+  deps: HttpDeps, endpoint: PublicEndpoint, req: IncomingMessage, res: ServerResponse, locals: RequestLocals, readBody: BodyReader,
   send: AnswerWriter = writeAnswer,
 ): void {
-  const early = answerBeforeBody(deps, endpoint, req.method, url, req.headers, locals);
+  const early = answerBeforeBody(deps, endpoint, req.method, req.url, req.headers, locals);
   if (early !== undefined) {
     send(res, withIds(res, early, locals));
     return;
@@ -204,7 +114,7 @@ export function servePublic(
 }
 
 /** The answer with the request's ids in its headers. */
-function withIds(res: ServerResponse, answer: PublicAnswer, locals: RequestLocals): PublicAnswer {
+function withIds(res: ServerResponse, answer: Answer, locals: RequestLocals): Answer {
   if (locals.decisionId !== undefined && locals.decisionId === locals.requestId) {
     // The request id was minted and is the decision id: sent once, as RuleVault-Decision-Id. Every header line costs
     // the server and, more, the caller's parser (bench: http-evaluate, the floor with the subject's headers).

@@ -1,10 +1,11 @@
 /**
  * Request bodies: the limit, read from the declared length before any byte
- * of the body, and what the bytes of a public request mean (JSON whatever
- * the Content-Type, contract §1). Both HTTP paths use these, so a body is read
- * the same way whichever path serves it.
+ * of the body (every route), and on the lean path's routes the bytes
+ * (inflated when compressed) and what they mean (JSON whatever the
+ * Content-Type, contract §1).
  */
-import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import express from 'express';
 import { AppError, badRequest } from '../base/errors';
 
 export const INVALID_JSON = 'request body is not valid JSON';
@@ -29,7 +30,35 @@ export function declaresTooLarge(headers: IncomingHttpHeaders, limit: number): b
 /** What reading a body gave: its bytes, or the error that stopped it (over the limit, aborted, undecodable). */
 export type BodyRead = { readonly bytes: Buffer } | { readonly failure: unknown };
 
-export const NO_BODY: BodyRead = { bytes: Buffer.alloc(0) };
+const NO_BODY: BodyRead = { bytes: Buffer.alloc(0) };
+
+/**
+ * Reads a request's body up to `limit` bytes, then calls `done` once. An
+ * uncompressed body (no Content-Encoding, or `identity`) is read by
+ * `readBodyBytes`; a compressed one by body-parser's raw reader (the one
+ * express ships), which inflates gzip, deflate and br with `limit` on the
+ * inflated bytes, and whose errors (an unknown encoding, bytes that do not
+ * inflate) errors.ts maps.
+ */
+export function createBodyReader(limit: number): (req: IncomingMessage, res: ServerResponse, done: (body: BodyRead) => void) => void {
+  // Raw bytes whatever the Content-Type; what they mean is the front door's decision.
+  const inflating = express.raw({ type: () => true, limit });
+  return (req, res, done) => {
+    if (!isCompressed(req.headers)) {
+      readBodyBytes(req, limit, done);
+      return;
+    }
+    inflating(req as express.Request, res as express.Response, (error?: unknown) => {
+      const bytes = (req as { body?: unknown }).body;
+      done(error !== undefined ? { failure: error } : Buffer.isBuffer(bytes) ? { bytes } : NO_BODY);
+    });
+  };
+}
+
+function isCompressed(headers: IncomingHttpHeaders): boolean {
+  const encoding = headers['content-encoding'];
+  return encoding !== undefined && encoding.toLowerCase() !== 'identity';
+}
 
 /**
  * Reads an uncompressed body up to `limit` bytes. A chunked body that goes

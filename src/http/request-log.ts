@@ -1,17 +1,15 @@
 /**
  * One log line and one metrics observation per request, when its answer is
- * sent. Both HTTP paths call this, so a request is recorded the same way
- * whichever path answers it.
+ * sent. Both HTTP paths call this (fast-path.ts for its routes, app.ts for
+ * the rest), so a request is recorded the same way whichever path answers it.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { performance } from 'node:perf_hooks';
 import type { HttpDeps, RequestLocals } from './deps';
-import { publicEndpointAt } from './public-endpoints';
 import { callerRequestId, mintRequestId } from './request-id';
-import { isStreamUrl, STREAM_PATH } from './stream-endpoint';
 
 /** What express adds to a request that the label reads. */
-type RoutedRequest = IncomingMessage & { readonly route?: { readonly path?: unknown }; readonly originalUrl?: string };
+type RoutedRequest = IncomingMessage & { readonly route?: { readonly path?: unknown } };
 
 /**
  * Gives the request its id (the caller's X-Request-Id when sane, else a
@@ -33,7 +31,7 @@ export function recordRequest(
     const ms = performance.now() - started;
     const method = req.method ?? '';
     const status = res.statusCode;
-    const pattern = routeLabel(req);
+    const pattern = routeLabel(req, locals);
     // An always-200 endpoint's answer says its outcome in its body only: `code` carries it (RequestLocals.answerCode).
     const code = locals.answerCode;
     deps.metrics.observeRequest(method, pattern, status, ms / 1000, code);
@@ -44,13 +42,13 @@ export function recordRequest(
 
 /**
  * The route a request is labelled with: the matched pattern, never the raw
- * path (ids would explode label and log cardinality). A public endpoint is
- * its canonical path on every alias and whichever path answered it, even when
- * the origin policy refused it first.
+ * path (ids would explode label and log cardinality). A route of the lean
+ * path is its row's pattern on every alias and however it was answered (the
+ * origin policy's refusal, readiness, a wrong method); on express, the
+ * pattern of the route that answered, or `unmatched`.
  */
-function routeLabel(req: RoutedRequest): string {
+function routeLabel(req: RoutedRequest, locals: RequestLocals): string {
+  if (locals.route !== undefined) return locals.route;
   const pattern = req.route?.path;
-  if (typeof pattern === 'string') return pattern;
-  const url = req.originalUrl ?? req.url;
-  return publicEndpointAt(url)?.path ?? (isStreamUrl(url) ? STREAM_PATH : 'unmatched');
+  return typeof pattern === 'string' ? pattern : 'unmatched';
 }

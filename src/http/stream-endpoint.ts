@@ -1,7 +1,8 @@
 /**
  * GET /api/rule-engine/stream (docs/change-stream.md): the
- * change stream as Server-Sent Events, on node:http objects so both HTTP
- * paths serve it the same way (fast-path.ts and app.ts call `serveStream`).
+ * change stream as Server-Sent Events, answered on the lean path
+ * (fast-path.ts): it reads no body and writes its own head and frames on
+ * node:http objects, so it uses nothing of express's.
  * The publisher is src/service/change-feed.ts; this file checks the caller
  * and turns the response into a sink.
  *
@@ -15,16 +16,8 @@ import type { StreamAccess, StreamSink } from '../service/change-feed';
 import type { ChangeFormat } from '../service/evaluation-view';
 import { authorizeHeader, stillAuthorized, type HttpDeps, type RequestLocals } from './deps';
 import { errorText, NOT_READY_MESSAGE, sendError, toErrorAnswer } from './errors';
-import { pathOf } from './public-endpoints';
 
 export const STREAM_PATH = '/api/rule-engine/stream';
-
-/** True when a request URL names the stream: its path exactly, or with one trailing slash, in any letter case (as express routes). */
-export function isStreamUrl(url: string | undefined): boolean {
-  const path = pathOf(url);
-  if (path === STREAM_PATH) return true;
-  return (path.endsWith('/') ? path.slice(0, -1) : path).toLowerCase() === STREAM_PATH;
-}
 
 const POSITION = /^\d{1,20}$/;
 const SHUTTING_DOWN = 'the node is shutting down';

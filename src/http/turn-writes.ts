@@ -24,23 +24,17 @@
  * `limit - 1` of them (the batch is written as soon as it holds `limit`). A
  * turn with one request, an idle service's, adds one `setImmediate` hop.
  */
-import type { OutgoingHttpHeaders, ServerResponse } from 'node:http';
+import type { ServerResponse } from 'node:http';
 import type { Logger } from '../base/log';
 import { INTERNAL_MESSAGE } from '../base/errors';
+import type { Answer } from './answer';
 import { errorAnswer, errorText } from './errors';
-
-/** A finished answer: nothing about it is decided after it is handed over. */
-export interface WrittenAnswer {
-  readonly status: number;
-  readonly headers: OutgoingHttpHeaders;
-  readonly body: string;
-}
 
 /** What writing an answer uses of a response. */
 export type AnswerTarget = Pick<ServerResponse, 'writeHead' | 'end' | 'destroy'>;
 
 /** An answer, or the work that computes it (run once, by the end of the turn at the latest). */
-export type HeldAnswer = WrittenAnswer | (() => WrittenAnswer);
+export type HeldAnswer = Answer | (() => Answer);
 
 /** Writes an answer on its response, now or with the rest of its turn. */
 export type AnswerWriter = (res: AnswerTarget, answer: HeldAnswer) => void;
@@ -53,7 +47,7 @@ export function writeAnswer(res: AnswerTarget, answer: HeldAnswer): void {
 }
 
 // What a held computation that throws is answered with, as guarded() answers a throw that escapes a handler (fast-path.ts).
-const INTERNAL_ANSWER: WrittenAnswer = errorAnswer(500, 'internal', INTERNAL_MESSAGE);
+const INTERNAL_ANSWER: Answer = errorAnswer(500, 'internal', INTERNAL_MESSAGE);
 
 /**
  * An AnswerWriter that holds answers (and computations) until the end of the
@@ -84,7 +78,7 @@ export function createTurnWriter(limit: number, logger: Logger): AnswerWriter {
     for (let i = 0; i < batch.length; i += 2) {
       const res = batch[i] as AnswerTarget;
       try {
-        writeAnswer(res, batch[i + 1] as WrittenAnswer);
+        writeAnswer(res, batch[i + 1] as Answer);
       } catch (error) {
         // Never the batch's other answers: this one's connection is cut, as guarded() does (fast-path.ts).
         logger.error('answer could not be written', { error: errorText(error) });

@@ -2,8 +2,7 @@
  * Fuzz: hostile bodies, headers and field maps at evaluate and get-secrets
  * on a real node. Every answer has a documented status and shape, no secret
  * value reaches a caller who may not read it, and the node stays up and
- * unpolluted. Run twice: with the lean fast path in front of express (the
- * default), and with express alone, which answers whatever the fast path declines.
+ * unpolluted.
  */
 import fc from 'fast-check';
 import t, { type Test } from 'tap';
@@ -11,7 +10,7 @@ import { authorization, bodyBytes, contentType, evaluateBody, getSecretsBody } f
 import { propertyOptions } from '../support/seeds';
 import { STATUSES, checkAnswer, checkHealthy, send, startFuzzNode, type Disclosure, type FuzzNode } from './harness';
 
-const RUNS = 200; // per property and mode
+const RUNS = 200; // per property
 
 const headersOf = (auth: string | string[] | undefined, type: string | undefined, encoding: string | undefined) => {
   const headers: Record<string, string | string[]> = {};
@@ -64,18 +63,16 @@ async function fuzzGetSecrets(t: Test, fuzz: FuzzNode): Promise<void> {
   await checkHealthy(t, fuzz);
 }
 
-for (const fastPath of ['1', '0']) {
-  t.test(`RULEVAULT_FAST_PATH=${fastPath}`, async (t) => {
-    const fuzz = await startFuzzNode({ RULEVAULT_FAST_PATH: fastPath });
-    t.teardown(() => fuzz.stop());
+t.test('the public endpoints', async (t) => {
+  const fuzz = await startFuzzNode();
+  t.teardown(() => fuzz.stop());
 
-    await t.test('evaluate answers 200, 400, 401, 403 or 413 with JSON, whatever it is sent', (t) => fuzzEvaluate(t, fuzz));
-    await t.test('get-secrets always answers 200 {err, res}, and values only to keys that may read them', (t) => fuzzGetSecrets(t, fuzz));
-    await t.test('a reader gets exactly its secrets back, opened', async (t) => {
-      const all = await send(fuzz.url, { method: 'POST', path: '/api/vault/get-secrets', headers: { authorization: `Bearer ${fuzz.keys.reader}` }, body: '{}' });
-      t.same(all.json, { err: null, res: fuzz.secrets }, 'the unrestricted reader reads every seeded secret');
-      const tagged = await send(fuzz.url, { method: 'POST', path: '/api/vault/get-secrets', headers: { authorization: `Bearer ${fuzz.keys.taggedReader}` } });
-      t.same(Object.keys((tagged.json as { res: object }).res).sort(), [...fuzz.taggedKeys].sort(), 'the tag-restricted reader reads only llm secrets');
-    });
+  await t.test('evaluate answers 200, 400, 401, 403 or 413 with JSON, whatever it is sent', (t) => fuzzEvaluate(t, fuzz));
+  await t.test('get-secrets always answers 200 {err, res}, and values only to keys that may read them', (t) => fuzzGetSecrets(t, fuzz));
+  await t.test('a reader gets exactly its secrets back, opened', async (t) => {
+    const all = await send(fuzz.url, { method: 'POST', path: '/api/vault/get-secrets', headers: { authorization: `Bearer ${fuzz.keys.reader}` }, body: '{}' });
+    t.same(all.json, { err: null, res: fuzz.secrets }, 'the unrestricted reader reads every seeded secret');
+    const tagged = await send(fuzz.url, { method: 'POST', path: '/api/vault/get-secrets', headers: { authorization: `Bearer ${fuzz.keys.taggedReader}` } });
+    t.same(Object.keys((tagged.json as { res: object }).res).sort(), [...fuzz.taggedKeys].sort(), 'the tag-restricted reader reads only llm secrets');
   });
-}
+});

@@ -48,7 +48,7 @@ forCells(t, 'body-parsing', (t, cell) => {
     t.not(insane.headers.get('x-request-id'), 'bad id with spaces');
   });
 
-  t.test('compressed and non-UTF-8 bodies are read too (by express, behind the lean path)', async (t) => {
+  t.test('compressed and non-UTF-8 bodies are read too (inflated on the lean path)', async (t) => {
     const { gzipSync } = await import('node:zlib');
     const key = (await call(live.url, 'POST', '/api/api-keys', { key: live.node.adminKey, body: { name: 'e', scopes: ['evaluate'] } })).json.key;
     const body = JSON.stringify({ entity_type: 'context', fields: { a: 'é' } });

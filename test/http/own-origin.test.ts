@@ -34,55 +34,53 @@ function send(node: TestNode, method: string, route: string, headers: Record<str
   });
 }
 
-for (const fastPath of ['1', '0']) {
-  t.test(`a default install, RULEVAULT_FAST_PATH=${fastPath}`, async (t) => {
-    const dir = tempDir();
-    t.teardown(() => removeDir(dir));
-    const node = await startTestNode(testEnv(dir, { RULEVAULT_FAST_PATH: fastPath }));
-    t.teardown(() => node.stop());
-    const port = new URL(node.url).port;
+t.test('a default install', async (t) => {
+  const dir = tempDir();
+  t.teardown(() => removeDir(dir));
+  const node = await startTestNode(testEnv(dir));
+  t.teardown(() => node.stop());
+  const port = new URL(node.url).port;
 
-    await t.test('the docs page opened by any loopback name can write through the admin API', async (t) => {
-      for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`, `127.0.0.2:${port}`]) {
-        const created = await send(node, 'POST', '/api/contexts', { host, origin: `http://${host}`, referer: `http://${host}/docs/` }, { name: `from ${host}`, content: 'x' });
-        t.equal(created.status, 201, `${host}: ${created.body}`);
-        t.equal(created.headers['access-control-allow-origin'], `http://${host}`);
-      }
-    });
-
-    await t.test('and call the public endpoints', async (t) => {
-      const host = `localhost:${port}`;
-      for (const route of ['/api/rule-engine/evaluate', '/api/vault/get-secrets']) {
-        const answer = await send(node, 'POST', route, { host, origin: `http://${host}` }, { entity_type: 'context', fields: {} });
-        // The admin key lacks these endpoints' scopes: the answer is theirs (403 scope, or 200 {err}), past the origin check.
-        t.notMatch(answer.body, /Origin not allowed/, route);
-        t.match(answer.body, /lacks the (evaluate|secrets:read) scope/, route);
-        t.equal(answer.headers['access-control-allow-origin'], `http://${host}`);
-      }
-    });
-
-    await t.test('every other origin is still refused, on every route', async (t) => {
-      const strangers: [string, string][] = [
-        [`localhost:${port}`, 'https://evil.example.net'],
-        [`localhost:${port}`, 'http://localhost:5173'], // another app on this machine
-        [`localhost:${port}`, `https://localhost:${Number(port) + 1}`],
-        [`localhost:${port}`, 'null'],
-        [`attacker.example:${port}`, `http://attacker.example:${port}`], // DNS rebinding: same origin by name, not loopback
-        [`192.168.1.20:${port}`, `http://192.168.1.20:${port}`], // a LAN name needs RULEVAULT_PUBLIC_URL
-      ];
-      for (const [host, origin] of strangers) {
-        for (const route of ['/api/contexts', '/api/rule-engine/evaluate', '/api/vault/get-secrets']) {
-          const answer = await send(node, 'POST', route, { host, origin }, { name: 'evil', content: 'x', entity_type: 'context', fields: {} });
-          t.equal(answer.status, 403, `${origin} via ${host} on ${route}`);
-          t.same(JSON.parse(answer.body), { err: 'Origin not allowed', code: 'forbidden' });
-          t.equal(answer.headers['access-control-allow-origin'], undefined);
-        }
-      }
-      const listed = await send(node, 'GET', '/api/contexts', { host: `localhost:${port}` });
-      t.notOk(JSON.parse(listed.body).contexts.some((c: { name: string }) => c.name === 'evil'), 'no refused request was executed');
-    });
+  await t.test('the docs page opened by any loopback name can write through the admin API', async (t) => {
+    for (const host of [`localhost:${port}`, `127.0.0.1:${port}`, `[::1]:${port}`, `127.0.0.2:${port}`]) {
+      const created = await send(node, 'POST', '/api/contexts', { host, origin: `http://${host}`, referer: `http://${host}/docs/` }, { name: `from ${host}`, content: 'x' });
+      t.equal(created.status, 201, `${host}: ${created.body}`);
+      t.equal(created.headers['access-control-allow-origin'], `http://${host}`);
+    }
   });
-}
+
+  await t.test('and call the public endpoints', async (t) => {
+    const host = `localhost:${port}`;
+    for (const route of ['/api/rule-engine/evaluate', '/api/vault/get-secrets']) {
+      const answer = await send(node, 'POST', route, { host, origin: `http://${host}` }, { entity_type: 'context', fields: {} });
+      // The admin key lacks these endpoints' scopes: the answer is theirs (403 scope, or 200 {err}), past the origin check.
+      t.notMatch(answer.body, /Origin not allowed/, route);
+      t.match(answer.body, /lacks the (evaluate|secrets:read) scope/, route);
+      t.equal(answer.headers['access-control-allow-origin'], `http://${host}`);
+    }
+  });
+
+  await t.test('every other origin is still refused, on every route', async (t) => {
+    const strangers: [string, string][] = [
+      [`localhost:${port}`, 'https://evil.example.net'],
+      [`localhost:${port}`, 'http://localhost:5173'], // another app on this machine
+      [`localhost:${port}`, `https://localhost:${Number(port) + 1}`],
+      [`localhost:${port}`, 'null'],
+      [`attacker.example:${port}`, `http://attacker.example:${port}`], // DNS rebinding: same origin by name, not loopback
+      [`192.168.1.20:${port}`, `http://192.168.1.20:${port}`], // a LAN name needs RULEVAULT_PUBLIC_URL
+    ];
+    for (const [host, origin] of strangers) {
+      for (const route of ['/api/contexts', '/api/rule-engine/evaluate', '/api/vault/get-secrets']) {
+        const answer = await send(node, 'POST', route, { host, origin }, { name: 'evil', content: 'x', entity_type: 'context', fields: {} });
+        t.equal(answer.status, 403, `${origin} via ${host} on ${route}`);
+        t.same(JSON.parse(answer.body), { err: 'Origin not allowed', code: 'forbidden' });
+        t.equal(answer.headers['access-control-allow-origin'], undefined);
+      }
+    }
+    const listed = await send(node, 'GET', '/api/contexts', { host: `localhost:${port}` });
+    t.notOk(JSON.parse(listed.body).contexts.some((c: { name: string }) => c.name === 'evil'), 'no refused request was executed');
+  });
+});
 
 t.test('the first-start admin key is a banner on stderr, never in the JSON log', async (t) => {
   const dir = tempDir();

@@ -11,7 +11,7 @@ import t, { type Test } from 'tap';
 import type { SseEvent } from '../../src/client/local';
 import { createSseParser } from '../../src/client/local';
 import { client, createRule, type Client } from '../support/http';
-import { cellEnv, forCells } from '../support/matrix';
+import { cellEnv, forCells, SQLITE } from '../support/matrix';
 import { removeDir, startTestNode, tempDir, testEnv } from '../support/node';
 import { sendRaw } from '../support/raw-http';
 import { openStream } from '../support/sse';
@@ -265,9 +265,9 @@ forCells(t, 'stream', (t, cell) => {
   });
 });
 
-/** A node of its own on sqlite+lean with `env`, stopped when `t` ends; its admin client and an evaluate key. */
-async function leanNode(t: Test, env: Record<string, string>) {
-  const full = testEnv(tempDir(), { ...cellEnv({ store: 'sqlite', path: 'lean' }), ...env });
+/** A node of its own on sqlite with `env`, stopped when `t` ends; its admin client and an evaluate key. */
+async function ownNode(t: Test, env: Record<string, string>) {
+  const full = testEnv(tempDir(), { ...cellEnv(SQLITE), ...env });
   const node = await startTestNode(full);
   t.teardown(async () => {
     await node.stop();
@@ -278,7 +278,7 @@ async function leanNode(t: Test, env: Record<string, string>) {
 }
 
 t.test('graceful shutdown ends every stream with a message', async (t) => {
-  const env = testEnv(tempDir(), cellEnv({ store: 'sqlite', path: 'lean' }));
+  const env = testEnv(tempDir(), cellEnv(SQLITE));
   const node = await startTestNode(env);
   t.teardown(() => removeDir(env.RULEVAULT_DATA_DIR!));
   const stream = await openStream(node.url, await keyWith(client(node.url, node.adminKey), ['evaluate']));
@@ -292,7 +292,7 @@ t.test('graceful shutdown ends every stream with a message', async (t) => {
 });
 
 t.test('a snapshot over RULEVAULT_STREAM_MAX_SNAPSHOT_BYTES is a 503 naming it; the node goes on; a resume it can serve is not refused', async (t) => {
-  const { node, admin, key } = await leanNode(t, { RULEVAULT_STREAM_MAX_SNAPSHOT_BYTES: '2048' });
+  const { node, admin, key } = await ownNode(t, { RULEVAULT_STREAM_MAX_SNAPSHOT_BYTES: '2048' });
   let position = '';
   for (let n = 0; n < 10; n++) {
     const created = await admin.post('/api/rule-engine/rules', { name: `bulky ${n}`, description: 'x'.repeat(300), condition_groups: [{ conditions: [equals('n', String(n))] }] });
@@ -313,7 +313,7 @@ t.test('a snapshot over RULEVAULT_STREAM_MAX_SNAPSHOT_BYTES is a 503 naming it; 
 
 t.test('the resume window is bounded in bytes (RULEVAULT_STREAM_REPLAY_BYTES), with no subscriber, and says so in /metrics', async (t) => {
   const replayBytes = 2 * 1024 * 1024;
-  const { node, admin, key } = await leanNode(t, { RULEVAULT_STREAM_REPLAY_BYTES: String(replayBytes) });
+  const { node, admin, key } = await ownNode(t, { RULEVAULT_STREAM_REPLAY_BYTES: String(replayBytes) });
   // The issue's case, smaller: a 500 KiB context linked by an active rule, edited again and again with no stream open.
   const context = (await admin.post('/api/contexts', { name: 'large', content: 'x' })).json.id;
   await createRule(admin, { name: 'links large', condition_groups: [{ conditions: [equals('large', 'yes')] }], entities: [{ entity_type: 'context', entity_id: context }] });
@@ -337,7 +337,7 @@ t.test('the resume window is bounded in bytes (RULEVAULT_STREAM_REPLAY_BYTES), w
 });
 
 t.test('120 versions of a prompt: the window holds each version once, not every version per change', async (t) => {
-  const { admin } = await leanNode(t, {});
+  const { admin } = await ownNode(t, {});
   const template = (n: number) => `version ${n} {{name}} `.padEnd(8 * 1024, '.');
   const prompt = (await admin.post('/api/prompts', { name: 'long history', prompt: template(0) })).json.id;
   await createRule(admin, { name: 'links long history', condition_groups: [{ conditions: [equals('history', 'yes')] }], entities: [{ entity_type: 'prompt', entity_id: prompt }] });

@@ -7,7 +7,8 @@
 import { connect, type Socket } from 'node:net';
 import t from 'tap';
 import { createLogger, silentLogger } from '../../src/base/log';
-import { createTurnWriter, writeAnswer, type AnswerTarget, type WrittenAnswer } from '../../src/http/turn-writes';
+import type { Answer } from '../../src/http/answer';
+import { createTurnWriter, writeAnswer, type AnswerTarget } from '../../src/http/turn-writes';
 import { call } from '../support/http';
 import { removeDir, startTestNode, tempDir, testEnv } from '../support/node';
 
@@ -31,7 +32,7 @@ function recorder(name: string, log: string[], throwOnHead = false): AnswerTarge
   return target as unknown as AnswerTarget;
 }
 
-const answer = (body: string, status = 200): WrittenAnswer => ({ status, headers: { 'content-type': 'application/json' }, body });
+const answer = (body: string, status = 200): Answer => ({ status, headers: { 'content-type': 'application/json' }, body });
 const turnEnd = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 t.test('answers wait for the end of their turn, then are written in the order they were given', async (t) => {

@@ -1,26 +1,21 @@
 /**
- * The OpenAPI document against the code: (a) the routes the Express app
- * serves and the documented operations are the same set; (b) real answers
+ * The OpenAPI document against the code: (a) the routes served (the Express
+ * app's and the lean path's table) and the documented operations are the
+ * same set (which path answers each: route-owners.test.ts); (b) real answers
  * of a real node, success and failure, match the documented schema for their
  * path, method and status.
  */
 import t from 'tap';
 import { openApiDocument, type HttpMethod } from '../../src/http/openapi';
-import { ADMIN_WRITES } from '../../src/http/admin-writes';
-import { PUBLIC_ENDPOINTS } from '../../src/http/public-endpoints';
+import { LEAN_ROUTES } from '../../src/http/fast-path';
 import { call, type Answer, type RequestOptions } from '../support/http';
 import { removeDir, startTestNode, tempDir, testEnv, type TestNode } from '../support/node';
 import { buildApp } from './build-app';
-import { listRoutes, toOpenApiPath } from './express-routes';
+import { documentedRoutes, listRoutes, toOpenApiPath } from './express-routes';
 import { createSchemaCheck } from './schema-check';
 
 const METHODS: readonly HttpMethod[] = ['get', 'post', 'put', 'patch', 'delete'];
 const ALLOWED_ORIGIN = 'https://app.example.com';
-
-function documentedRoutes(): string[] {
-  return Object.entries(openApiDocument.paths).flatMap(([path, item]) =>
-    METHODS.filter((method) => item[method] !== undefined).map((method) => `${method.toUpperCase()} ${path}`));
-}
 
 t.test('express path parameters map to OpenAPI templates', async (t) => {
   t.equal(toOpenApiPath('/api/prompts/:id/versions'), '/api/prompts/{id}/versions');
@@ -34,11 +29,10 @@ t.test('every served route is documented and every documented route is served', 
     await built.close();
     removeDir(dir);
   });
-  // The public endpoints and the catalog's writes are answered by their front doors (a middleware on express, and the lean path), not a router.
+  // Express's routers, and the lean path's table (which route each answers: route-owners.test.ts).
   const routes = [
     ...listRoutes(built.app),
-    ...PUBLIC_ENDPOINTS.map((endpoint) => ({ method: 'post', path: endpoint.path })),
-    ...ADMIN_WRITES.map((write) => ({ method: write.method.toLowerCase(), path: toOpenApiPath(write.pattern) })),
+    ...LEAN_ROUTES.rows.map((row) => ({ method: row.method.toLowerCase(), path: toOpenApiPath(row.pattern) })),
   ];
   const served = [...new Set(routes.map((r) => `${r.method.toUpperCase()} ${r.path}`))].sort();
   const documented = documentedRoutes().sort();

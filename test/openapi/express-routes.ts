@@ -2,7 +2,9 @@
  * Lists the routes an Express 5 app serves by walking its router stack
  * (`app.router.stack`): route layers carry `route.path` and `route.methods`;
  * routers mounted with `app.use([path,] router)` carry their own `stack`.
+ * And the operations the OpenAPI document lists, to compare them with.
  */
+import { openApiDocument, type HttpMethod } from '../../src/http/openapi';
 
 export interface RouteKey {
   readonly method: string;
@@ -14,6 +16,14 @@ interface Layer {
   readonly rawPath?: unknown;
   readonly route?: { readonly path: unknown; readonly methods: { readonly [method: string]: boolean } };
   readonly handle?: { readonly stack?: readonly Layer[] };
+}
+
+const METHODS: readonly HttpMethod[] = ['get', 'post', 'put', 'patch', 'delete'];
+
+/** `METHOD /path/{param}` of every operation the OpenAPI document lists. */
+export function documentedRoutes(): string[] {
+  return Object.entries(openApiDocument.paths).flatMap(([path, item]) =>
+    METHODS.filter((method) => item[method] !== undefined).map((method) => `${method.toUpperCase()} ${path}`));
 }
 
 /** Express `:id` to OpenAPI `{id}`. */

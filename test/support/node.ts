@@ -37,8 +37,6 @@ export function testEnv(dataDir: string, overrides: Record<string, string> = {})
     RULEVAULT_DATA_DIR: dataDir,
     RULEVAULT_ADMIN_KEY: newAdminKey(),
     RULEVAULT_SHUTDOWN_GRACE_MS: '2000',
-    // The lean path unless a matrix cell says express (matrix.ts cellEnv).
-    RULEVAULT_FAST_PATH: '1',
     ...overrides,
   };
 }

@@ -69,3 +69,14 @@ export function sendRaw(base: string, req: RawRequest, guardMs = 15_000): Promis
     outgoing.end();
   });
 }
+
+/** An answer with its body parsed (undefined when it is not JSON). */
+export function withJson(answer: RawResponse): RawResponse & { json: any } {
+  let json: any;
+  try {
+    json = JSON.parse(answer.text);
+  } catch {
+    json = undefined;
+  }
+  return { ...answer, json };
+}

@@ -7,11 +7,11 @@
 import type { Test } from 'tap';
 import type { Logger } from '../../src/base/log';
 import { client, type Client } from './http';
-import { cellEnv, SQLITE_LEAN, type Cell } from './matrix';
+import { cellEnv, SQLITE, type Cell } from './matrix';
 import { removeDir, startTestNode, tempDir, testEnv, type TestNode } from './node';
 
 export interface NodeOptions {
-  /** The matrix cell (store and HTTP path) to run on; sqlite+lean unless said. */
+  /** The matrix cell (store and workers) to run on; sqlite, one process, unless said. */
   readonly cell?: Cell;
   /** Settings on top of testEnv's defaults (a fresh data folder, a random admin key). */
   readonly env?: Record<string, string>;
@@ -29,7 +29,7 @@ export interface LiveNode {
 }
 
 export function withNode(t: Test, options: NodeOptions = {}): LiveNode {
-  const cell = options.cell ?? SQLITE_LEAN;
+  const cell = options.cell ?? SQLITE;
   const env = testEnv(tempDir(), { ...cellEnv(cell), ...options.env });
   let started: TestNode | undefined;
   const running = (): TestNode => {

@@ -4,7 +4,7 @@
  * Content-Security-Policy: scripts, styles and calls only from this origin,
  * no inline script or style, no frames, no forms posting elsewhere. No key:
  * the page holds no data; it signs in with an API key and calls /api.
- * The lean path (fast-path.ts) only takes the two public POSTs, so every
+ * The lean path (fast-path.ts) takes only its routes under /api, so every
  * console request reaches express.
  */
 import { existsSync } from 'node:fs';
