@@ -17,8 +17,8 @@
  * each body arrived, every evaluation followed another request's parsing
  * and a socket write and found the engine's code and data evicted; run
  * together they share what is cached: server CPU per evaluate fell from
- * 37.9 to 32.2 µs (bench: cpu-per-request --workload evaluate --base <the
- * build before>, 2026-11-29 09:30, eight alternating rounds).
+ * 37.9 to 32.2 µs (bench: cpu-per-request --workload evaluate against a
+ * build without it, in alternating rounds).
  *
  * The cost is latency: an answer waits for the others of its turn, at most
  * `limit - 1` of them (the batch is written as soon as it holds `limit`). A
