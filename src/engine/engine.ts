@@ -15,7 +15,6 @@
  */
 import { createBuilder } from './build';
 import { createEvaluator } from './match';
-import { DEFAULT_REGEX_KEPT_LIMIT } from './operands';
 import { createState, registerState, stateOf, type EngineState } from './state';
 import type { Steps } from '../base/steps';
 import type { Engine } from './types';
@@ -35,8 +34,6 @@ export interface EngineOptions {
    * to exercise the wrap.
    */
   readonly epochLimit?: number;
-  /** How many regex answers for values rules name the engine keeps (default 262,144; code.ts RegexEntry.kept). */
-  readonly regexKeptLimit?: number;
 }
 
 const DEFAULT_EPOCH_LIMIT = 2 ** 30;
@@ -49,7 +46,6 @@ export function createEngine(options: EngineOptions = {}): Engine {
 /** The engine over `state`: a new one's, or one restored from an image (image.ts). */
 export function engineOver(state: EngineState, options: EngineOptions = {}): Engine {
   const { upsert, upsertMany, remove } = createBuilder(state, options.drivers === 'all-equalities');
-  state.operands.view.regexKeptLimit = options.regexKeptLimit ?? DEFAULT_REGEX_KEPT_LIMIT;
   const { evaluate, evaluateDerived } = createEvaluator(state, options.epochLimit ?? DEFAULT_EPOCH_LIMIT);
   const engine: Engine = {
     upsert,

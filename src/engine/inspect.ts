@@ -9,7 +9,7 @@ import { blockWords, FIRST_BLOCK } from './arena';
 import { sizeAt } from './code';
 import { recordAt, recordOf } from './held-entries';
 import { Layout } from './layout';
-import { Kind, regexMatches, type Predicate } from './predicates';
+import { Kind, type Predicate } from './predicates';
 import { stateOf, type EngineState } from './state';
 import type { Engine } from './types';
 
@@ -155,10 +155,7 @@ function filedHandles(state: EngineState): number[] {
  * - kept lists (field-index.ts textHeld): each is kept for a live value id
  *   and names only its value's equals/in list or the field's affix and
  *   residual lists, so no change left one stale; the entries copied from
- *   them (held-entries.ts) are what the lists hold now;
- * - kept regex answers (code.ts RegexEntry.kept): each is the pattern's
- *   answer for its text, live entries' answers add up to the engine's
- *   count, within its limit, and a released entry keeps none.
+ *   them (held-entries.ts) are what the lists hold now.
  */
 export function checkInvariants(engine: Engine): string[] {
   const state = stateOf(engine);
@@ -305,21 +302,6 @@ export function checkInvariants(engine: Engine): string[] {
       if (kept !== now) problems.push(`field ${slot.name}: value id ${id} keeps the record [${kept}], its lists make [${now}]`);
     }
   }
-
-  // Kept regex answers.
-  const { view } = state.operands;
-  const pool = state.operands.image().regexes;
-  let keptAnswers = 0;
-  for (const [key, index] of pool.entries) {
-    for (const [text, answer] of pool.items[index].kept ?? []) {
-      keptAnswers += 1;
-      if (regexMatches(pool.items[index], text) !== answer) problems.push(`regex ${key}: kept ${answer} for ${JSON.stringify(text)}, which it does not answer`);
-    }
-  }
-  for (const index of pool.free) if (pool.items[index].kept !== undefined) problems.push(`released regex #${index} still keeps answers`);
-  if (keptAnswers !== view.regexKept) problems.push(`kept regex answers: ${keptAnswers} on live entries != ${view.regexKept} counted`);
-  if (view.regexKept > view.regexKeptLimit) problems.push(`kept regex answers: ${view.regexKept} over the limit of ${view.regexKeptLimit}`);
-  if (!view.keepRegexAnswers) problems.push('regex answers are not being kept: a search for a value\'s held drivers did not turn keeping back on');
 
   // Arena: live and free blocks tile every word handed out.
   for (const [offset, size] of arena.freeBlocks()) inArena(offset, size, 'free block');

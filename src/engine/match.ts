@@ -216,14 +216,8 @@ export function createEvaluator(state: EngineState, epochLimit: number): Evaluat
     };
     affixWalk(slot.prefixes, text, keep);
     affixWalk(slot.suffixes, text, keep);
-    // Every driver the value passes, whatever this request's other fields: kept for the next request too
-    // (so a regex driver's answer is not kept on its entry as well: RequestView.keepRegexAnswers).
-    view.keepRegexAnswers = false;
-    try {
-      residualsHolding(slot.scan, text, ~0, keep);
-    } finally {
-      view.keepRegexAnswers = true;
-    }
+    // Every driver the value passes, whatever this request's other fields: kept for the next request too.
+    residualsHolding(slot.scan, text, ~0, keep);
     keepAt(slot.textHeld, id, held);
     return held;
   }
