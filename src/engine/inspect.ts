@@ -149,7 +149,6 @@ function filedHandles(state: EngineState): number[] {
  * - postings: every filed list lies in the arena, LEN <= CAP, P_MASK is the
  *   AND of its entries' masks, and every entry names a live group (none
  *   points at a removed rule); entries total what the drivers attached;
- * - thresholds: each one's copy of its list's P_MASK is that P_MASK;
  * - arena: live blocks and free blocks do not overlap and together cover
  *   every word handed out;
  * - kept lists (field-index.ts textHeld): each is kept for a live value id
@@ -266,16 +265,6 @@ export function checkInvariants(engine: Engine): string[] {
     entries += len;
   }
   if (entries !== attached) problems.push(`posting entries: ${entries} filed != ${attached} attached by active groups`);
-
-  // Thresholds' copies of their lists' presence masks (thresholds.ts): each what its list's P_MASK is now.
-  for (const slot of state.operands.slots.values()) {
-    for (const [side, list] of [['above', slot.above], ['below', slot.below], ['between', slot.between]] as const) {
-      for (let i = 0; i < list.size; i++) {
-        const now = i32[postings.at[list.handle[i]] + Layout.P_MASK];
-        if (list.mask[i] !== now) problems.push(`field ${slot.name}: ${side} threshold ${i} (list #${list.handle[i]}) copies mask ${list.mask[i]}, its list has ${now}`);
-      }
-    }
-  }
 
   // Kept lists: a value's own list, or the field's affix and residual lists, for a value id in use.
   for (const slot of state.operands.slots.values()) {
