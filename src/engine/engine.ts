@@ -21,14 +21,6 @@ import type { Engine } from './types';
 
 export interface EngineOptions {
   /**
-   * How conjunctions pick their drivers (never changes answers; plan.ts):
-   * 'single' (default) drives each conjunction by its one best member and
-   * verifies the rest; 'all-equalities' counts every equals/in member
-   * (every one assumed selective), the textbook counting algorithm. The
-   * differential tests run both.
-   */
-  readonly drivers?: 'single' | 'all-equalities';
-  /**
    * Evaluations after which the epoch counter wraps and every stamp is
    * cleared (default 2^30, so int32 stamps never overflow); tests set it low
    * to exercise the wrap.
@@ -45,7 +37,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
 
 /** The engine over `state`: a new one's, or one restored from an image (image.ts). */
 export function engineOver(state: EngineState, options: EngineOptions = {}): Engine {
-  const { upsert, upsertMany, remove } = createBuilder(state, options.drivers === 'all-equalities');
+  const { upsert, upsertMany, remove } = createBuilder(state);
   const { evaluate, evaluateDerived } = createEvaluator(state, options.epochLimit ?? DEFAULT_EPOCH_LIMIT);
   const engine: Engine = {
     upsert,
