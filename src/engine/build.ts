@@ -61,7 +61,7 @@ function usesOf(plan: RulePlan): Predicate[] {
   return uses;
 }
 
-export function createBuilder(state: EngineState, countEveryEquality: boolean): Builder {
+export function createBuilder(state: EngineState): Builder {
   const { arena, operands, drivers, rules, ruleIds, ruleKeys, freeRuleIndexes, predicates } = state;
   /**
    * The predicate already held under the same key, if any: rules share one
@@ -73,9 +73,7 @@ export function createBuilder(state: EngineState, countEveryEquality: boolean): 
     const p = compileCondition(condition);
     return p === null ? null : predicates.get(p.key)?.predicate ?? p;
   };
-  const planOptions: PlanOptions = countEveryEquality
-    ? { countEveryEquality: true, compile: shared }
-    : { selectivity: (p) => estimateShare(operands.slots.get(p.field), p), compile: shared };
+  const planOptions: PlanOptions = { selectivity: (p) => estimateShare(operands.slots.get(p.field), p), compile: shared };
 
   function share(pred: Predicate): void {
     const held = predicates.get(pred.key);

@@ -26,17 +26,11 @@ import { Kind, regexMatches, type CompiledRegex, type Predicate } from './predic
 export interface RegexEntry extends CompiledRegex {
   memoEpoch: number;
   memo: boolean;
-  /**
-   * Its answers for values rules name on its field, by text, once tested:
-   * an answer depends on the text alone, and such values come back request
-   * after request. Counted in RequestView.regexKept; dropped with the entry.
-   */
-  kept: Map<string, boolean> | undefined;
 }
 
-/** A new entry for `regex`: no answer remembered or kept yet. */
+/** A new entry for `regex`: no answer remembered yet. */
 export function regexEntry(regex: CompiledRegex): RegexEntry {
-  return { re: regex.re, filter: regex.filter, fast: regex.fast, memoEpoch: 0, memo: false, kept: undefined };
+  return { re: regex.re, filter: regex.filter, fast: regex.fast, memoEpoch: 0, memo: false };
 }
 
 /**
@@ -55,14 +49,6 @@ export interface RequestView {
   slotText: string[];
   readonly strings: string[];
   readonly regexes: RegexEntry[];
-  /** Answers kept on the regex entries (RegexEntry.kept), and how many may be (engine.ts EngineOptions). */
-  regexKept: number;
-  regexKeptLimit: number;
-  /**
-   * False while a value's residual drivers are found (match.ts heldTextDrivers): the value's
-   * kept list (textHeld) keeps which hold, so their answers kept here would only take room.
-   */
-  keepRegexAnswers: boolean;
 }
 
 /** How an operand is found in the engine's tables while a condition is written. */
@@ -155,9 +141,8 @@ export function testCondition(i32: Int32Array, f64: Float64Array, at: number, v:
     case Kind.REGEX: {
       const entry = v.regexes[i32[at + Layout.C_OPERAND]];
       if (entry.memoEpoch !== v.epoch) {
-        const text = v.slotText[slot];
         entry.memoEpoch = v.epoch;
-        entry.memo = v.slotValue[slot] === Layout.NO_VALUE ? regexMatches(entry, text) : keptAnswer(entry, text, v);
+        entry.memo = regexMatches(entry, v.slotText[slot]);
       }
       return entry.memo;
     }
@@ -183,23 +168,6 @@ export function testCondition(i32: Int32Array, f64: Float64Array, at: number, v:
     }
     default: return false;
   }
-}
-
-/**
- * `entry`'s answer for `text`, a value rules name on the entry's field: kept
- * on the entry while the engine holds fewer than its limit (regex tests were
- * ~0.4 µs of a request's engine time with the caches cold; bench: the
- * thrashed in-process A/B of issue 18, bench/HISTORY.md).
- */
-function keptAnswer(entry: RegexEntry, text: string, v: RequestView): boolean {
-  const kept = entry.kept?.get(text);
-  if (kept !== undefined) return kept;
-  const answer = regexMatches(entry, text);
-  if (v.keepRegexAnswers && v.regexKept < v.regexKeptLimit) {
-    (entry.kept ??= new Map()).set(text, answer);
-    v.regexKept += 1;
-  }
-  return answer;
 }
 
 /** In-lists up to this long are scanned; longer ones binary-searched. */

@@ -19,7 +19,7 @@ import { Layout } from './layout';
 import type { Postings } from './postings';
 import { Kind, type Predicate } from './predicates';
 import { addResidual, removeResidual } from './residuals';
-import { insertThreshold, removeThreshold, setThresholdMask, type Thresholds } from './thresholds';
+import { insertThreshold, removeThreshold, type Thresholds } from './thresholds';
 
 export interface Drivers {
   /** Adds `target` (a group record, or ~rule number) with its presence mask to every list `pred` drives. */
@@ -41,10 +41,6 @@ function isResidual(kind: Kind): boolean {
     default:
       return false;
   }
-}
-
-function isThreshold(kind: Kind): boolean {
-  return kind === Kind.NUM_GT || kind === Kind.NUM_GTE || kind === Kind.NUM_LT || kind === Kind.NUM_LTE || kind === Kind.BETWEEN;
 }
 
 function thresholdsOf(slot: FieldSlot, kind: Kind): Thresholds {
@@ -155,28 +151,15 @@ export function createDrivers(arena: Arena, postings: Postings, operands: Operan
     }
   }
 
-  /** A threshold's list gained or lost an entry: its copy of the list's presence mask follows (thresholds.ts). */
-  function copyMask(pred: Predicate, h: number): void {
-    if (!isThreshold(pred.kind)) return;
-    const mask = arena.i32[postings.at[h] + Layout.P_MASK];
-    setThresholdMask(thresholdsOf(operands.slots.get(pred.field)!, pred.kind), pred.num, h, mask);
-  }
-
   return {
     attach(pred, target, mask) {
-      for (const h of handles(pred, true)) {
-        postings.add(h, target, mask);
-        copyMask(pred, h);
-      }
+      for (const h of handles(pred, true)) postings.add(h, target, mask);
       forgetCopies(pred);
     },
     detach(pred, target) {
       for (const h of handles(pred, false)) {
         if (h === Layout.NONE) continue;
-        if (postings.remove(h, target) > 0) {
-          copyMask(pred, h);
-          continue;
-        }
+        if (postings.remove(h, target) > 0) continue;
         unfile(pred, h);
         postings.destroy(h);
       }

@@ -15,28 +15,17 @@
  */
 import { createBuilder } from './build';
 import { createEvaluator } from './match';
-import { DEFAULT_REGEX_KEPT_LIMIT } from './operands';
 import { createState, registerState, stateOf, type EngineState } from './state';
 import type { Steps } from '../base/steps';
 import type { Engine } from './types';
 
 export interface EngineOptions {
   /**
-   * How conjunctions pick their drivers (never changes answers; plan.ts):
-   * 'single' (default) drives each conjunction by its one best member and
-   * verifies the rest; 'all-equalities' counts every equals/in member
-   * (every one assumed selective), the textbook counting algorithm. The
-   * differential tests run both.
-   */
-  readonly drivers?: 'single' | 'all-equalities';
-  /**
    * Evaluations after which the epoch counter wraps and every stamp is
    * cleared (default 2^30, so int32 stamps never overflow); tests set it low
    * to exercise the wrap.
    */
   readonly epochLimit?: number;
-  /** How many regex answers for values rules name the engine keeps (default 262,144; code.ts RegexEntry.kept). */
-  readonly regexKeptLimit?: number;
 }
 
 const DEFAULT_EPOCH_LIMIT = 2 ** 30;
@@ -48,8 +37,7 @@ export function createEngine(options: EngineOptions = {}): Engine {
 
 /** The engine over `state`: a new one's, or one restored from an image (image.ts). */
 export function engineOver(state: EngineState, options: EngineOptions = {}): Engine {
-  const { upsert, upsertMany, remove } = createBuilder(state, options.drivers === 'all-equalities');
-  state.operands.view.regexKeptLimit = options.regexKeptLimit ?? DEFAULT_REGEX_KEPT_LIMIT;
+  const { upsert, upsertMany, remove } = createBuilder(state);
   const { evaluate, evaluateDerived } = createEvaluator(state, options.epochLimit ?? DEFAULT_EPOCH_LIMIT);
   const engine: Engine = {
     upsert,

@@ -250,8 +250,7 @@ function wordsOf<T extends Int32Array | Float64Array>(bytes: Uint8Array, make: n
   return new make(aligned.buffer, aligned.byteOffset, aligned.byteLength / size);
 }
 
-/** `words` and `at`: the restored arena and handle table, whose blocks give each list's presence mask (not imaged: derived). */
-function thresholdsFrom(row: ThresholdsRow, direction: 1 | -1, words: Int32Array, at: Int32Array): Thresholds {
+function thresholdsFrom(row: ThresholdsRow, direction: 1 | -1): Thresholds {
   const t = createThresholds(direction);
   const n = Math.max(4, row.size);
   t.size = row.size;
@@ -263,9 +262,6 @@ function thresholdsFrom(row: ThresholdsRow, direction: 1 | -1, words: Int32Array
   t.inclusive.set(row.inclusive);
   t.handle = new Int32Array(n);
   t.handle.set(row.handle);
-  t.mask = new Int32Array(n);
-  // A handle or block out of range (a damaged image the checksums passed) gives 0: the list is walked, as before the copy.
-  for (let i = 0; i < row.size; i++) t.mask[i] = words[at[t.handle[i]]! + Layout.P_MASK] ?? 0;
   return t;
 }
 
@@ -291,7 +287,7 @@ function residualsFrom(row: ResidualsRow): Residuals {
   return r;
 }
 
-function slotFrom(row: SlotRow, words: Int32Array, at: Int32Array): FieldSlot {
+function slotFrom(row: SlotRow): FieldSlot {
   const fresh = createFieldSlot(row.name, row.index);
   const slot: FieldSlot = {
     ...fresh,
@@ -299,8 +295,8 @@ function slotFrom(row: SlotRow, words: Int32Array, at: Int32Array): FieldSlot {
     named: new Map(row.named.map(([value, count, isNumber]) => [isNumber === 1 ? unnum(value) : (value as string), count])),
     valueIds: new Map(row.valueIds), valueRefs: row.valueRefs, freeValueIds: row.freeValueIds, textPostings: row.textPostings,
     numPostings: new Map(row.numPostings.map(([value, h]) => [unnum(value), h])), boolPostings: row.boolPostings,
-    above: thresholdsFrom(row.above, 1, words, at), below: thresholdsFrom(row.below, -1, words, at),
-    between: thresholdsFrom(row.between, 1, words, at), prefixes: affixFrom(row.prefixes, false), suffixes: affixFrom(row.suffixes, true), scan: residualsFrom(row.scan),
+    above: thresholdsFrom(row.above, 1), below: thresholdsFrom(row.below, -1),
+    between: thresholdsFrom(row.between, 1), prefixes: affixFrom(row.prefixes, false), suffixes: affixFrom(row.suffixes, true), scan: residualsFrom(row.scan),
   };
   return slot;
 }
@@ -424,7 +420,7 @@ export function engineFromImage(sections: ReadonlyMap<string, Uint8Array>, ids: 
     arena: { words: arenaWords, free: meta.arenaFree, capacity: arenaCapacity },
     postings: { at, freeHandles: meta.freeHandles },
     operands: {
-      slots: meta.slots.map((row) => slotFrom(row, arenaWords, at)), freeSlots: meta.freeSlots, slotCount: meta.slotCount, viewLength: meta.viewLength,
+      slots: meta.slots.map(slotFrom), freeSlots: meta.freeSlots, slotCount: meta.slotCount, viewLength: meta.viewLength,
       strings: meta.strings, regexes: { items: regexItems, entries: meta.regexes.entries, free: meta.regexes.free },
     },
     keyed: new Map(meta.keyed),

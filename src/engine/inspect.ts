@@ -9,7 +9,7 @@ import { blockWords, FIRST_BLOCK } from './arena';
 import { sizeAt } from './code';
 import { recordAt, recordOf } from './held-entries';
 import { Layout } from './layout';
-import { Kind, regexMatches, type Predicate } from './predicates';
+import { Kind, type Predicate } from './predicates';
 import { stateOf, type EngineState } from './state';
 import type { Engine } from './types';
 
@@ -149,16 +149,12 @@ function filedHandles(state: EngineState): number[] {
  * - postings: every filed list lies in the arena, LEN <= CAP, P_MASK is the
  *   AND of its entries' masks, and every entry names a live group (none
  *   points at a removed rule); entries total what the drivers attached;
- * - thresholds: each one's copy of its list's P_MASK is that P_MASK;
  * - arena: live blocks and free blocks do not overlap and together cover
  *   every word handed out;
  * - kept lists (field-index.ts textHeld): each is kept for a live value id
  *   and names only its value's equals/in list or the field's affix and
  *   residual lists, so no change left one stale; the entries copied from
- *   them (held-entries.ts) are what the lists hold now;
- * - kept regex answers (code.ts RegexEntry.kept): each is the pattern's
- *   answer for its text, live entries' answers add up to the engine's
- *   count, within its limit, and a released entry keeps none.
+ *   them (held-entries.ts) are what the lists hold now.
  */
 export function checkInvariants(engine: Engine): string[] {
   const state = stateOf(engine);
@@ -270,16 +266,6 @@ export function checkInvariants(engine: Engine): string[] {
   }
   if (entries !== attached) problems.push(`posting entries: ${entries} filed != ${attached} attached by active groups`);
 
-  // Thresholds' copies of their lists' presence masks (thresholds.ts): each what its list's P_MASK is now.
-  for (const slot of state.operands.slots.values()) {
-    for (const [side, list] of [['above', slot.above], ['below', slot.below], ['between', slot.between]] as const) {
-      for (let i = 0; i < list.size; i++) {
-        const now = i32[postings.at[list.handle[i]] + Layout.P_MASK];
-        if (list.mask[i] !== now) problems.push(`field ${slot.name}: ${side} threshold ${i} (list #${list.handle[i]}) copies mask ${list.mask[i]}, its list has ${now}`);
-      }
-    }
-  }
-
   // Kept lists: a value's own list, or the field's affix and residual lists, for a value id in use.
   for (const slot of state.operands.slots.values()) {
     const live = new Set(slot.valueIds.values());
@@ -305,21 +291,6 @@ export function checkInvariants(engine: Engine): string[] {
       if (kept !== now) problems.push(`field ${slot.name}: value id ${id} keeps the record [${kept}], its lists make [${now}]`);
     }
   }
-
-  // Kept regex answers.
-  const { view } = state.operands;
-  const pool = state.operands.image().regexes;
-  let keptAnswers = 0;
-  for (const [key, index] of pool.entries) {
-    for (const [text, answer] of pool.items[index].kept ?? []) {
-      keptAnswers += 1;
-      if (regexMatches(pool.items[index], text) !== answer) problems.push(`regex ${key}: kept ${answer} for ${JSON.stringify(text)}, which it does not answer`);
-    }
-  }
-  for (const index of pool.free) if (pool.items[index].kept !== undefined) problems.push(`released regex #${index} still keeps answers`);
-  if (keptAnswers !== view.regexKept) problems.push(`kept regex answers: ${keptAnswers} on live entries != ${view.regexKept} counted`);
-  if (view.regexKept > view.regexKeptLimit) problems.push(`kept regex answers: ${view.regexKept} over the limit of ${view.regexKeptLimit}`);
-  if (!view.keepRegexAnswers) problems.push('regex answers are not being kept: a search for a value\'s held drivers did not turn keeping back on');
 
   // Arena: live and free blocks tile every word handed out.
   for (const [offset, size] of arena.freeBlocks()) inArena(offset, size, 'free block');

@@ -45,7 +45,7 @@
  *
  * Worked example: the rule
  *   r1: AND [ user.tier in gold,platinum AND tokens gt 1000 ]
- * in an empty engine (default 'single' drivers) gets rule number 0, one
+ * in an empty engine gets rule number 0, one
  * group record driven by the `in` (which verifies `tokens > 1000` inline),
  * no rule record, and one posting list per named value. `dumpRule` prints
  * (test/engine/layout.test.ts checks that it still prints exactly this):

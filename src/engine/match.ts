@@ -153,24 +153,23 @@ export function createEvaluator(state: EngineState, epochLimit: number): Evaluat
         const h = slot.numPostings.get(num);
         if (h !== undefined) walk(at[h]);
       }
-      // Sorted thresholds: walk the true prefix only (bench: engine, broad), and of it the lists whose
-      // fields the request has, by the mask copied beside the bound (thresholds.ts; bench: engine-ab, 10k).
+      // Sorted thresholds: walk the true prefix only (bench: engine, broad).
       const above = slot.above;
       for (let i = 0; i < above.size; i++) {
         const t = above.bound[i];
         if (t > num) break;
-        if ((t < num || above.inclusive[i] === 1) && (above.mask[i] & ~presence) === 0) walk(at[above.handle[i]]);
+        if ((t < num || above.inclusive[i] === 1)) walk(at[above.handle[i]]);
       }
       const below = slot.below;
       for (let i = 0; i < below.size; i++) {
         const t = below.bound[i];
         if (t < num) break;
-        if ((t > num || below.inclusive[i] === 1) && (below.mask[i] & ~presence) === 0) walk(at[below.handle[i]]);
+        if ((t > num || below.inclusive[i] === 1)) walk(at[below.handle[i]]);
       }
       const between = slot.between;
       for (let i = 0; i < between.size; i++) {
         if (between.bound[i] > num) break;
-        if (num <= between.high[i] && (between.mask[i] & ~presence) === 0) walk(at[between.handle[i]]);
+        if (num <= between.high[i]) walk(at[between.handle[i]]);
       }
     }
     const bool = view.slotBool[s];
@@ -216,14 +215,8 @@ export function createEvaluator(state: EngineState, epochLimit: number): Evaluat
     };
     affixWalk(slot.prefixes, text, keep);
     affixWalk(slot.suffixes, text, keep);
-    // Every driver the value passes, whatever this request's other fields: kept for the next request too
-    // (so a regex driver's answer is not kept on its entry as well: RequestView.keepRegexAnswers).
-    view.keepRegexAnswers = false;
-    try {
-      residualsHolding(slot.scan, text, ~0, keep);
-    } finally {
-      view.keepRegexAnswers = true;
-    }
+    // Every driver the value passes, whatever this request's other fields: kept for the next request too.
+    residualsHolding(slot.scan, text, ~0, keep);
     keepAt(slot.textHeld, id, held);
     return held;
   }

@@ -43,12 +43,6 @@ export interface OperandsImage {
   readonly regexes: PoolImage<RegexEntry>;
 }
 
-/**
- * Regex answers an engine keeps for values rules name (code.ts RegexEntry.kept),
- * by default: ~50 bytes each, so ~13 MB at most.
- */
-export const DEFAULT_REGEX_KEPT_LIMIT = 2 ** 18;
-
 /** Interned values with reference counts; an index is reused once its value is released. */
 interface Pool<T> {
   readonly items: T[];
@@ -118,9 +112,6 @@ export function createOperands(from?: OperandsImage): Operands {
     slotText: [],
     strings: strings.items,
     regexes: regexes.items,
-    regexKept: 0,
-    regexKeptLimit: DEFAULT_REGEX_KEPT_LIMIT,
-    keepRegexAnswers: true,
   };
 
   function growSlots(): void {
@@ -160,13 +151,6 @@ export function createOperands(from?: OperandsImage): Operands {
     }
   }
 
-  /** A released regex entry's kept answers leave the engine's count with it. */
-  function forgetKept(entry: RegexEntry | undefined): void {
-    if (entry?.kept === undefined) return;
-    view.regexKept -= entry.kept.size;
-    entry.kept = undefined;
-  }
-
   function release(pred: Predicate): void {
     const slot = slots.get(pred.field)!;
     const reads = viewOf(pred.kind);
@@ -179,7 +163,7 @@ export function createOperands(from?: OperandsImage): Operands {
       else slot.named.set(v, left);
     }
     for (const text of comparedTexts(pred)) releaseValueId(slot, text);
-    if (pred.kind === Kind.REGEX) forgetKept(regexes.release(pred.key));
+    if (pred.kind === Kind.REGEX) regexes.release(pred.key);
     else if (isPooledText(pred.kind)) strings.release(pred.text);
     slot.refs -= 1;
     if (slot.refs === 0) {

@@ -10,19 +10,12 @@
  * verified on the few candidates. A disjunction must have every member driven.
  *
  * Which members of a conjunction drive is a cost decision, never a semantic
- * one: any choice gives the same answers (the differential tests run both
- * choices below and rebuild from scratch to compare).
- * - Default: one driver per conjunction (and one driver group per AND rule),
- *   the cheapest kind to look up and, among equalities, the one estimated
- *   true for the fewest requests. The other members are verified from the
- *   group's own record, a few words beside its counter, which costs less
- *   than walking a second posting list to count them (bench: engine, 10k
- *   mixed: p50 7.7 -> 6.6 us against counting every selective equality).
- * - `countEveryEquality`: every equality estimated selective (true for at
- *   most SELECTIVE of requests) drives and is counted, the textbook form.
- * An unselective equality (`deployment.environment equals prod`) never
- * drives beside a selective one: it would make every request walk a posting
- * list as long as the rule set's share of that value.
+ * one: one driver per conjunction (and one driver group per AND rule), the
+ * cheapest kind to look up and, among equalities, the one estimated true for
+ * the fewest requests. The other members are verified from the group's own
+ * record, a few words beside its counter, which costs less than walking a
+ * second posting list to count them (bench: engine-ab, 10k, against counting
+ * every selective equality, the textbook form: ADR 0027).
  */
 import type { Condition, ConditionGroup } from './conditions';
 import type { RuleDefinition } from './types';
@@ -95,17 +88,12 @@ export function inCheckOrder(members: readonly Predicate[]): Predicate[] {
  */
 export type Selectivity = (p: Predicate) => number;
 
-/** Equality members estimated true for at most this share of requests are counted drivers. */
-const SELECTIVE = 0.05;
-
 /** Without knowledge of the rule set: every equality member counts as selective. */
 const ASSUME_SELECTIVE: Selectivity = () => 0;
 
 export interface PlanOptions {
   /** Estimates from the rule set (default: every equality assumed selective). */
   readonly selectivity?: Selectivity;
-  /** Count every selective equality of a conjunction, instead of one driver (see the module comment). */
-  readonly countEveryEquality?: boolean;
   /**
    * How a condition becomes a predicate (default compileCondition); the
    * builder passes one that returns the predicate it already holds under the
@@ -121,20 +109,19 @@ export interface PlanOptions {
  */
 export function planRule(rule: RuleDefinition, options: PlanOptions = {}): RulePlan | null {
   const selectivity = options.selectivity ?? ASSUME_SELECTIVE;
-  const countAll = options.countEveryEquality === true;
   const compile = options.compile ?? compileCondition;
   if (rule.status !== 'ACTIVE' || !Array.isArray(rule.condition_groups)) return null;
   const operator = rule.group_operator;
   if (operator !== 'AND' && operator !== 'OR') return null;
   const groups: GroupPlan[] = [];
   for (const group of rule.condition_groups) {
-    const plan = planGroup(group, selectivity, countAll, compile);
+    const plan = planGroup(group, selectivity, compile);
     if (plan !== null) groups.push(plan);
     else if (operator === 'AND') return null;
   }
   if (groups.length === 0) return null;
   if (operator === 'OR') return { id: rule.id, operator, drivers: groups, verify: [] };
-  const [drivers, verify] = chooseDrivers(groups, (g) => g.cost, (g) => g.share, countAll);
+  const [drivers, verify] = chooseDrivers(groups, (g) => g.cost, (g) => g.share);
   return { id: rule.id, operator, drivers, verify };
 }
 
@@ -143,7 +130,7 @@ export function planRule(rule: RuleDefinition, options: PlanOptions = {}): RuleP
  * found by a scan, not a Map: a group holds a few conditions, and a Map per
  * group was a visible share of a 1M-rule build (bench: million).
  */
-function planGroup(group: ConditionGroup, selectivity: Selectivity, countAll: boolean, compile: (c: Condition) => Predicate | null): GroupPlan | null {
+function planGroup(group: ConditionGroup, selectivity: Selectivity, compile: (c: Condition) => Predicate | null): GroupPlan | null {
   if (group === null || typeof group !== 'object' || !Array.isArray(group.conditions)) return null;
   const operator = group.condition_operator;
   if (operator !== 'AND' && operator !== 'OR') return null;
@@ -170,22 +157,14 @@ function planGroup(group: ConditionGroup, selectivity: Selectivity, countAll: bo
     }
     return { operator, drivers: predicates, verify: [], cost, share: Math.min(1, shares) };
   }
-  const [drivers, verify] = chooseDrivers(predicates, (p) => kindCost(p.kind), share, countAll);
+  const [drivers, verify] = chooseDrivers(predicates, (p) => kindCost(p.kind), share);
   let least = 1;
   for (const d of drivers) least = Math.min(least, share(d));
   return { operator, drivers, verify: inCheckOrder(verify), cost: kindCost(drivers[0].kind), share: least };
 }
 
-/**
- * A conjunction's [drivers, members to verify]: the single best member by
- * cost, then estimated share; with `countAll`, every selective cost-0 member
- * when there is one.
- */
-function chooseDrivers<T>(members: readonly T[], cost: (m: T) => number, share: (m: T) => number, countAll: boolean): [T[], T[]] {
-  if (countAll) {
-    const selective = members.filter((m) => cost(m) === 0 && share(m) <= SELECTIVE);
-    if (selective.length > 0) return [selective, members.filter((m) => !selective.includes(m))];
-  }
+/** A conjunction's [drivers, members to verify]: the single best member by cost, then estimated share. */
+function chooseDrivers<T>(members: readonly T[], cost: (m: T) => number, share: (m: T) => number): [T[], T[]] {
   let best = members[0];
   for (const m of members) {
     if (cost(m) < cost(best) || (cost(m) === cost(best) && share(m) < share(best))) best = m;

@@ -5,8 +5,6 @@
  * checked against its high bound). Parallel typed arrays, so the walk reads
  * contiguous memory (bench: engine, broad and 100k mixed).
  */
-import { Layout } from './layout';
-
 export interface Thresholds {
   size: number;
   /** The threshold, or between's low bound. */
@@ -17,13 +15,6 @@ export interface Thresholds {
   inclusive: Uint8Array;
   /** The driver's posting list (postings.ts). */
   handle: Int32Array;
-  /**
-   * The list's presence mask (postings.ts P_MASK), copied here: a walk skips
-   * a list whose fields the request lacks without reading its handle or its
-   * block, two cache lines apart (~7 of the ~10 lists a standard request
-   * reaches at 10k rules; bench: engine-ab, 10k). drivers.ts keeps it.
-   */
-  mask: Int32Array;
   /** 1 ascending, -1 descending. */
   readonly direction: 1 | -1;
 }
@@ -31,7 +22,7 @@ export interface Thresholds {
 export function createThresholds(direction: 1 | -1): Thresholds {
   return {
     size: 0, bound: new Float64Array(4), high: new Float64Array(4), inclusive: new Uint8Array(4),
-    handle: new Int32Array(4), mask: new Int32Array(4), direction,
+    handle: new Int32Array(4), direction,
   };
 }
 
@@ -45,13 +36,10 @@ function grow(list: Thresholds): void {
   inclusive.set(list.inclusive);
   const handle = new Int32Array(n);
   handle.set(list.handle);
-  const mask = new Int32Array(n);
-  mask.set(list.mask);
   list.bound = bound;
   list.high = high;
   list.inclusive = inclusive;
   list.handle = handle;
-  list.mask = mask;
 }
 
 /** The first place whose bound sorts after `bound` (`after`), or the first at or after it. */
@@ -68,10 +56,7 @@ function placeOf(list: Thresholds, bound: number, after: boolean): number {
   return lo;
 }
 
-/**
- * Files a driver, its list still empty (drivers.ts copies the mask once entries come): binary search for its
- * place after equal bounds, then one shift.
- */
+/** Files a driver: binary search for its place after equal bounds, then one shift. */
 export function insertThreshold(list: Thresholds, bound: number, high: number, inclusive: boolean, handle: number): void {
   if (list.size === list.bound.length) grow(list);
   const lo = placeOf(list, bound, true);
@@ -80,22 +65,11 @@ export function insertThreshold(list: Thresholds, bound: number, high: number, i
   list.high.copyWithin(lo + 1, lo, end);
   list.inclusive.copyWithin(lo + 1, lo, end);
   list.handle.copyWithin(lo + 1, lo, end);
-  list.mask.copyWithin(lo + 1, lo, end);
   list.bound[lo] = bound;
   list.high[lo] = high;
   list.inclusive[lo] = inclusive ? 1 : 0;
   list.handle[lo] = handle;
-  list.mask[lo] = Layout.ALL_FIELDS;
   list.size = end + 1;
-}
-
-/** Copies a filed driver's new presence mask (its list gained or lost an entry); found among its bound's equals, not by a scan of all. */
-export function setThresholdMask(list: Thresholds, bound: number, handle: number, mask: number): void {
-  for (let i = placeOf(list, bound, false); i < list.size && list.bound[i] === bound; i++) {
-    if (list.handle[i] !== handle) continue;
-    list.mask[i] = mask;
-    return;
-  }
 }
 
 /** Takes a driver out by its handle. */
@@ -107,6 +81,5 @@ export function removeThreshold(list: Thresholds, handle: number): void {
   list.high.copyWithin(at, at + 1, end);
   list.inclusive.copyWithin(at, at + 1, end);
   list.handle.copyWithin(at, at + 1, end);
-  list.mask.copyWithin(at, at + 1, end);
   list.size = end - 1;
 }
