@@ -79,8 +79,11 @@ export function runScript(script: string, args: string[], env: Record<string, st
   });
 }
 
+/** The compiled `rulevault` CLI (src/cli/rulevault.ts), for a test that spawns it in a way of its own. */
+export const CLI_SCRIPT = path.join(DIST, 'src', 'cli', 'rulevault.js');
+
 /** The `rulevault` CLI (src/cli/rulevault.ts), compiled. */
-export const runCli = (args: string[], env: Record<string, string>, input?: string): Promise<ScriptRun> => runScript('src/cli/rulevault.js', args, env, input);
+export const runCli = (args: string[], env: Record<string, string>, input?: string): Promise<ScriptRun> => runScript(path.relative(DIST, CLI_SCRIPT), args, env, input);
 
 /** Pids of the live processes whose parent is `pid` (Linux /proc): a writer's workers. */
 export function childPids(pid: number): number[] {
