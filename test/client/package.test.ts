@@ -11,7 +11,7 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { buildClientPackage, packClientPackage, PACKAGE_NAME, ROOT } from '../../scripts/client-package';
-import { removeDir, tempDir } from '../support/node';
+import { removeDir, tempDir } from '../support/temp';
 import { freePort } from '../support/process';
 import { withNode } from '../support/with-node';
 
