@@ -17,11 +17,19 @@
  * loop a developer runs after each edit. `npm test` and CI still type-check
  * everything. dist-unit/ sits beside dist/ at the same depth, so a test's
  * paths from __dirname (the repository root two folders up) hold in both.
+ *
+ * Without tap options, the unit tier's files run under plain node, one per
+ * core at a time, each a tap test that prints its TAP and exits non-zero on
+ * a failure: tap's runner loads its process-tracking loader
+ * (@tapjs/processinfo, for coverage) into every test process, most of a
+ * second of CPU per file, half the tier's CPU. A failing file's whole TAP
+ * output is printed. With tap options (--grep=..., --bail), tap runs them.
  * Plain JavaScript: it runs before anything is compiled.
  */
 'use strict';
-const { spawnSync } = require('node:child_process');
+const { spawn, spawnSync } = require('node:child_process');
 const fs = require('node:fs');
+const os = require('node:os');
 const path = require('node:path');
 const { ensureBuilt } = require('./build.js');
 
@@ -61,7 +69,42 @@ function transpileForUnit() {
   return outdir;
 }
 
-function main(argv) {
+/** Runs each file as `node <file>`, `jobs` at a time; resolves with the files that failed. */
+function runEach(files, jobs) {
+  const { timeout } = JSON.parse(fs.readFileSync(path.join(ROOT, 'package.json'), 'utf8')).tap;
+  const env = { ...process.env, TAP_TIMEOUT: String(timeout) };
+  const failed = [];
+  let next = 0;
+  let running = 0;
+  return new Promise((resolve) => {
+    const startNext = () => {
+      if (next === files.length) {
+        if (running === 0) resolve(failed);
+        return;
+      }
+      const file = files[next++];
+      const started = Date.now();
+      running++;
+      const child = spawn(process.execPath, ['--enable-source-maps', file], { cwd: ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+      let output = '';
+      child.stdout.on('data', (chunk) => (output += chunk));
+      child.stderr.on('data', (chunk) => (output += chunk));
+      child.on('close', (code) => {
+        running--;
+        const name = path.relative(ROOT, file);
+        process.stdout.write(`${code === 0 ? 'ok' : 'not ok'} ${name} # time=${Date.now() - started}ms\n`);
+        if (code !== 0) {
+          failed.push(name);
+          process.stdout.write(output.replace(/^/gm, '    ') + '\n');
+        }
+        startNext();
+      });
+    };
+    for (let slot = 0; slot < jobs; slot++) startNext();
+  });
+}
+
+async function main(argv) {
   const [tier, ...rest] = argv;
   const words = rest.filter((arg) => !arg.startsWith('-'));
   const tapArgs = rest.filter((arg) => arg.startsWith('-'));
@@ -83,8 +126,14 @@ function main(argv) {
     process.stderr.write(`no ${tier} test file's path holds ${words.join(' or ')}\n`);
     return 1;
   }
+  if (tier === 'unit' && tapArgs.length === 0) {
+    const started = Date.now();
+    const failed = await runEach(files, os.availableParallelism());
+    process.stdout.write(`# ${files.length - failed.length} of ${files.length} files passed in ${Math.round((Date.now() - started) / 1000)} s${failed.length ? `; failed: ${failed.join(' ')}` : ''}\n`);
+    return failed.length === 0 ? 0 : 1;
+  }
   const tap = spawnSync(process.execPath, [path.join(ROOT, 'node_modules', '.bin', 'tap'), ...tapArgs, ...files], { cwd: ROOT, stdio: 'inherit' });
   return tap.status ?? 1;
 }
 
-process.exitCode = main(process.argv.slice(2));
+void main(process.argv.slice(2)).then((code) => (process.exitCode = code));

@@ -44,7 +44,16 @@ export function sourceOf(target: string): string | undefined {
  * whose every name is a type (both erased by the compiler), are left out;
  * `require()` and `import()` of a literal count.
  */
-export function runtimeSpecifiers(file: string): string[] {
+export function runtimeSpecifiers(file: string): readonly string[] {
+  let known = runtimeSpecifiersOf.get(file);
+  if (known === undefined) runtimeSpecifiersOf.set(file, (known = parseRuntimeSpecifiers(file)));
+  return known;
+}
+
+/** By file: the tier test walks the same src/ modules from every unit file. */
+const runtimeSpecifiersOf = new Map<string, readonly string[]>();
+
+function parseRuntimeSpecifiers(file: string): string[] {
   const source = ts.createSourceFile(file, readFileSync(path.join(ROOT, file), 'utf8'), ts.ScriptTarget.Latest, false);
   const out: string[] = [];
   const erased = (clause: ts.ImportClause | undefined): boolean => {
