@@ -5,7 +5,7 @@ import path from 'node:path';
 import t, { type Test } from 'tap';
 import { client } from '../support/http';
 import { removeDir, startTestNode, tempDir, testEnv } from '../support/node';
-import { CLI_SCRIPT } from '../support/process';
+import { childEnv, CLI_SCRIPT } from '../support/process';
 import { runAudit } from './support/run-audit';
 
 t.test('history, evaluate, replay, export and import', async (t) => {
@@ -144,7 +144,7 @@ t.test('export --out - writes the log to stdout, and only the log', async (t) =>
   const cwd = tempDir();
   t.teardown(() => removeDir(cwd));
   const run = (args: string[]) => spawnSync(process.execPath, [CLI_SCRIPT, 'audit', ...args], {
-    cwd, env: { ...process.env, ...env }, encoding: 'utf8', maxBuffer: 64 * 2 ** 20,
+    cwd, env: childEnv(env), encoding: 'utf8', maxBuffer: 64 * 2 ** 20,
   });
   const piped = run(['export', '--out', '-']);
   t.equal(piped.status, 0, piped.stderr);

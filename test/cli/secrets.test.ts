@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { parseEnv } from 'node:util';
 import t from 'tap';
-import { CLI_SCRIPT, exited, freePort, runCli, type ScriptRun } from '../support/process';
+import { childEnv, CLI_SCRIPT, exited, freePort, runCli, type ScriptRun } from '../support/process';
 import { withNode } from '../support/with-node';
 
 const VALUES = {
@@ -88,7 +88,7 @@ t.test('secrets list, put, get, run, export and rm over HTTP', async (t) => {
     t.equal(signalled.code, 128 + 15, 'a signal becomes 128 + its number');
     // A supervisor's SIGTERM to the CLI reaches the child, whose exit code comes back.
     const supervised = spawn(process.execPath, [CLI_SCRIPT, 'secrets', 'run', '--', 'sh', '-c', 'trap "exit 42" TERM; echo started; while :; do sleep 0.1; done'], {
-      env: { ...process.env, ...reader },
+      env: childEnv(reader),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     await once(supervised.stdout, 'data');

@@ -11,7 +11,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { removeDir, tempDir, testEnv } from '../support/node';
-import { CLI_SCRIPT, DIST } from '../support/process';
+import { childEnv, CLI_SCRIPT, DIST } from '../support/process';
 
 interface Ended {
   readonly code: number | null;
@@ -25,7 +25,7 @@ interface Ended {
 const GIVE_UP_MS = 60_000;
 function runUntilExit(env: Record<string, string>, args: readonly string[] = [path.join(DIST, 'src', 'main.js')]): Promise<Ended | 'hung'> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
