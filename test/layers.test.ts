@@ -2,15 +2,11 @@
  * Layers point one way (docs/architecture.md#where-things-are): every relative import in
  * src/, projections/ and scripts/ goes to the same layer or a lower one, and
  * nothing outside src/engine reaches past the engine's index. The sources are
- * parsed with TypeScript's own pre-processor, so `import type`, `export … from`,
- * `import()` and `require()` all count.
+ * parsed with TypeScript's own pre-processor (test/support/imports.ts), so
+ * `import type`, `export … from`, `import()` and `require()` all count.
  */
-import { readdirSync, readFileSync, statSync } from 'node:fs';
-import path from 'node:path';
 import t from 'tap';
-import ts from 'typescript';
-
-const ROOT = path.resolve(__dirname, '..', '..');
+import { relativeImports, tsFiles } from './support/imports';
 
 /**
  * Lowest first. A file belongs to the first entry whose path is it or holds it;
@@ -43,25 +39,6 @@ const ENGINE_INTERNALS_ALLOWED = [
   // The console imports conditions.ts at once and validate.ts (with re2js) on first use: the index would bring the whole engine into the first load.
   'src/console',
 ];
-
-function tsFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const name of readdirSync(path.join(ROOT, dir))) {
-    const rel = `${dir}/${name}`;
-    if (statSync(path.join(ROOT, rel)).isDirectory()) out.push(...tsFiles(rel));
-    else if ((name.endsWith('.ts') || name.endsWith('.tsx')) && !name.endsWith('.d.ts')) out.push(rel);
-  }
-  return out;
-}
-
-/** The repo-relative targets of a file's relative imports, without extension. */
-function relativeImports(file: string): { readonly spec: string; readonly target: string }[] {
-  const info = ts.preProcessFile(readFileSync(path.join(ROOT, file), 'utf8'), true, true);
-  return info.importedFiles
-    .map((ref) => ref.fileName)
-    .filter((spec) => spec.startsWith('.'))
-    .map((spec) => ({ spec, target: path.posix.normalize(path.posix.join(path.posix.dirname(file), spec)).replace(/\.js$/, '') }));
-}
 
 function under(file: string, entry: string): boolean {
   return file === entry || file === entry.replace(/\.ts$/, '') || file.startsWith(`${entry}/`);

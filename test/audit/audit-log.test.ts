@@ -9,7 +9,7 @@ import t from 'tap';
 import { readEventPage } from '../../src/audit/audit-log';
 import { parseEventQuery } from '../../src/audit/event-filter';
 import { openSqliteStore } from '../../src/store/sqlite';
-import { removeDir, tempDir } from '../support/node';
+import { removeDir, tempDir } from '../support/temp';
 import { countTurns } from '../support/turns';
 
 const EVENTS = 2500;

@@ -15,7 +15,7 @@ import type { RecordedEvent } from '../../src/store/port';
 import { openSqliteStore } from '../../src/store/sqlite';
 import { bulkLoadSqlite } from '../../src/store/sqlite-bulk';
 import { createSignatureCheck, generateSigningKey } from '../../src/vault/signing-key';
-import { removeDir, tempDir } from '../support/node';
+import { removeDir, tempDir } from '../support/temp';
 
 const events = (count: number) => Array.from({ length: count }, (_, i) => ({
   stream: `rule-${i % 7}`, type: 'RuleUpdated', data: { n: i }, metadata: { actor: 'cli', at: '2026-11-24T12:00:00.000Z', request_id: `r${i}`, schema: 1 },

@@ -17,7 +17,7 @@ import { readWholeLog } from '../../src/audit/log-transfer';
 import { linkHash, sha256Hex, splitMetadataText } from '../../src/store/chain';
 import { openSqliteStore } from '../../src/store/sqlite';
 import { createSignatureCheck, generateSigningKey, type SigningKey } from '../../src/vault/signing-key';
-import { removeDir, tempDir } from '../support/node';
+import { removeDir, tempDir } from '../support/temp';
 import { tamperedLog } from './support/tamper';
 
 const meta = (i: number) => ({ actor: 'cli', at: '2026-11-24T12:00:00.000Z', request_id: `r-${i}`, schema: 1 });

@@ -5,7 +5,7 @@ import path from 'node:path';
 import t, { type Test } from 'tap';
 import { client } from '../support/http';
 import { removeDir, startTestNode, tempDir, testEnv } from '../support/node';
-import { DIST } from '../support/process';
+import { childEnv, CLI_SCRIPT } from '../support/process';
 import { runAudit } from './support/run-audit';
 
 t.test('history, evaluate, replay, export and import', async (t) => {
@@ -143,8 +143,8 @@ t.test('export --out - writes the log to stdout, and only the log', async (t) =>
   // Run in a folder of its own: a file named "-" would appear there.
   const cwd = tempDir();
   t.teardown(() => removeDir(cwd));
-  const run = (args: string[]) => spawnSync(process.execPath, [path.join(DIST, 'scripts', 'rulevault.js'), 'audit', ...args], {
-    cwd, env: { ...process.env, ...env }, encoding: 'utf8', maxBuffer: 64 * 2 ** 20,
+  const run = (args: string[]) => spawnSync(process.execPath, [CLI_SCRIPT, 'audit', ...args], {
+    cwd, env: childEnv(env), encoding: 'utf8', maxBuffer: 64 * 2 ** 20,
   });
   const piped = run(['export', '--out', '-']);
   t.equal(piped.status, 0, piped.stderr);

@@ -12,7 +12,7 @@ import t, { type Test } from 'tap';
 import { Registry } from 'prom-client';
 import { createAuditSinkMetrics } from '../../src/audit/sink-metrics';
 import { createReadAudit, listSecretReads, SECRET_READS_FILE, type ReadSecret } from '../../src/audit/read-audit';
-import { removeDir, tempDir } from '../support/node';
+import { removeDir, tempDir } from '../support/temp';
 
 const OPENAI: ReadSecret = { id: '00000000-0000-4000-8000-000000000001', key: 'OPENAI_API_KEY', version: 1, value_version: 1 };
 const DB: ReadSecret = { id: '00000000-0000-4000-8000-000000000002', key: 'DB_PASSWORD', version: 3, value_version: 2 };

@@ -11,7 +11,7 @@ import { createTimeTravel, parseAsOf } from '../../src/audit/time-travel';
 import { AppError } from '../../src/base/errors';
 import { openSqliteStore } from '../../src/store/sqlite';
 import type { Json, RecordedEvent } from '../../src/store/port';
-import { removeDir, tempDir } from '../support/node';
+import { removeDir, tempDir } from '../support/temp';
 import { countTurns } from '../support/turns';
 
 const at = (i: number) => new Date(Date.parse('2026-03-01T00:00:00.000Z') + i * 1000).toISOString();

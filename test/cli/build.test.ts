@@ -10,7 +10,7 @@ import { copyFileSync, existsSync, mkdirSync, readFileSync, statSync, symlinkSyn
 import path from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { removeDir, tempDir } from '../support/node';
+import { removeDir, tempDir } from '../support/temp';
 
 const REPO = path.resolve(__dirname, '..', '..', '..');
 const run = promisify(execFile);

@@ -1,31 +1,37 @@
 /**
- * Black-box: every command and command group of the compiled `rulevault`
- * answers --help and -h (usage, options, an example), refuses an unknown
- * option with exit 2, and docs/cli.md lists every command with the summary
- * its --help prints first (one line per command; the options are --help's).
+ * Every command and command group of `rulevault` answers --help and -h
+ * (usage, options, an example), refuses an unknown option with exit 2, and
+ * docs/cli.md lists every command with the summary its --help prints first
+ * (one line per command; the options are --help's). The command lines run
+ * in this process through the CLI's own dispatch (what main() runs, with
+ * stdout and stderr collected): none of them reaches a command's work, so
+ * a process each would only add Node's start-up. The compiled CLI and the
+ * package bin are spawned once each, and must print the same.
  */
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
-import { everyPath } from '../../src/cli/command';
+import { dispatch, everyPath } from '../../src/cli/command';
 import { ROOT } from '../../src/cli/rulevault';
 import { runCli, type ScriptRun } from '../support/process';
 
 const REPO = path.resolve(__dirname, '..', '..', '..');
 const PATHS = everyPath(ROOT).map(({ path, node }) => ({ path, isGroup: 'commands' in node }));
 
-/** Runs `work` on every item, four child processes at a time. */
-async function eachLimited<T, R>(items: readonly T[], work: (item: T) => Promise<R>): Promise<R[]> {
-  const results: R[] = new Array(items.length);
-  let next = 0;
-  await Promise.all(Array.from({ length: 4 }, async () => {
-    while (next < items.length) {
-      const index = next++;
-      results[index] = await work(items[index]!);
-    }
-  }));
+/** One command line through the CLI's dispatch, in this process: its exit code and what it wrote. */
+async function cli(args: readonly string[]): Promise<ScriptRun> {
+  let stdout = '';
+  let stderr = '';
+  const code = await dispatch(ROOT, args, { stdout: (text) => (stdout += text), stderr: (text) => (stderr += text) });
+  return { code, stdout, stderr };
+}
+
+/** `work` on every item, one after another (each is a parse and a print: nothing to overlap). */
+async function each<T, R>(items: readonly T[], work: (item: T) => Promise<R>): Promise<R[]> {
+  const results: R[] = [];
+  for (const item of items) results.push(await work(item));
   return results;
 }
 
@@ -38,9 +44,9 @@ function documentedCommands(): Map<string, string> {
 }
 
 t.test('--help and -h on every command and group, and docs/cli.md lists each with its summary', async (t) => {
-  const helps = await eachLimited(PATHS, async ({ path }) => ({
-    long: await runCli([...path.slice(1), '--help'], {}),
-    short: await runCli([...path.slice(1), '-h'], {}),
+  const helps = await each(PATHS, async ({ path }) => ({
+    long: await cli([...path.slice(1), '--help']),
+    short: await cli([...path.slice(1), '-h']),
   }));
   const documented = documentedCommands();
   PATHS.forEach(({ path, isGroup }, i) => {
@@ -60,7 +66,7 @@ t.test('--help and -h on every command and group, and docs/cli.md lists each wit
 });
 
 t.test('an unknown option or command on any command exits 2 and says which', async (t) => {
-  const runs = await eachLimited(PATHS, ({ path }) => runCli([...path.slice(1), '--no-such-option'], {}));
+  const runs = await each(PATHS, ({ path }) => cli([...path.slice(1), '--no-such-option']));
   PATHS.forEach(({ path, isGroup }, i) => {
     const run: ScriptRun = runs[i]!;
     const name = path.join(' ');
@@ -69,47 +75,50 @@ t.test('an unknown option or command on any command exits 2 and says which', asy
     t.match(run.stderr, isGroup ? /^error: unknown option --no-such-option \(a command comes first\)/ : new RegExp(`^error: unknown option --no-such-option for ${name}\n`));
     t.match(run.stderr, new RegExp(`\nusage: ${name} `));
   });
-  const json = await runCli(['secrets', 'get', 'X', '--nope', '--json'], {});
+  const json = await cli(['secrets', 'get', 'X', '--nope', '--json']);
   t.equal(json.code, 2);
   t.same(JSON.parse(json.stderr), { error: { kind: 'usage', message: 'unknown option --nope for rulevault secrets get', usage: 'rulevault secrets get <key> [options]' } });
-  const unknown = await runCli(['secrets', 'frobnicate'], {});
+  const unknown = await cli(['secrets', 'frobnicate']);
   t.equal(unknown.code, 2);
   t.match(unknown.stderr, /^error: unknown command "frobnicate" for rulevault secrets; commands: list, get, put, rm, run, export\n/);
-  const missing = await runCli(['secrets', 'get'], {});
+  const missing = await cli(['secrets', 'get']);
   t.equal(missing.code, 2);
   t.match(missing.stderr, /^error: missing <key>\n/);
-  const noValue = await runCli(['log', '--limit'], {});
+  const noValue = await cli(['log', '--limit']);
   t.equal(noValue.code, 2);
   t.match(noValue.stderr, /^error: option --limit needs a value <n>\n/);
-  const bare = await runCli([], {});
+  const bare = await cli([]);
   t.equal(bare.code, 2);
   t.match(bare.stderr, /^error: a command is missing; commands: api-keys, log, rotate-master-key, secrets, import, audit\n/);
 });
 
 t.test('--version prints the package version; a mistyped command or option is answered with the one it is closest to', async (t) => {
   const { version } = JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')) as { version: string };
-  const plain = await runCli(['--version'], {});
+  const plain = await cli(['--version']);
   t.same([plain.code, plain.stdout, plain.stderr], [0, `rulevault ${version}\n`, '']);
-  const json = await runCli(['--version', '--json'], {});
+  const json = await cli(['--version', '--json']);
   t.same([json.code, JSON.parse(json.stdout)], [0, { name: 'rulevault', version }]);
-  const help = await runCli(['--help'], {});
+  const help = await cli(['--help']);
   t.match(help.stdout, new RegExp(`\noptions:\n {6}--version +print the version of this CLI \\(rulevault ${version.replace(/\./g, '\\.')};`), 'the root --help says --version');
-  t.notMatch((await runCli(['audit', '--help'], {})).stdout, /--version/, 'and only the root has it');
+  t.notMatch((await cli(['audit', '--help'])).stdout, /--version/, 'and only the root has it');
 
-  const command = await runCli(['secrts', 'list'], {});
+  const command = await cli(['secrts', 'list']);
   t.equal(command.code, 2);
   t.match(command.stderr, /^error: unknown command "secrts" for rulevault \(did you mean "secrets"\?\); commands: api-keys, log, /);
-  const nested = await runCli(['audit', 'raeds'], {});
+  const nested = await cli(['audit', 'raeds']);
   t.match(nested.stderr, /^error: unknown command "raeds" for rulevault audit \(did you mean "reads"\?\); commands: /);
-  const option = await runCli(['log', '--limt', '5'], {});
+  const option = await cli(['log', '--limt', '5']);
   t.equal(option.code, 2);
   t.match(option.stderr, /^error: unknown option --limt for rulevault log \(did you mean --limit\?\)\n/);
-  const far = await runCli(['frobnicate'], {});
+  const far = await cli(['frobnicate']);
   t.match(far.stderr, /^error: unknown command "frobnicate" for rulevault; commands: /, 'no guess when nothing is close');
 });
 
-t.test('the package bin runs the same CLI', async (t) => {
+t.test('the compiled CLI and the package bin print what dispatch does, and exit with its code', async (t) => {
+  const compiled = await runCli(['log', '--limt', '5'], {});
+  t.same(compiled, await cli(['log', '--limt', '5']), 'the compiled rulevault.js: a usage error, exit 2');
+  t.equal(compiled.code, 2);
   const { stdout } = await promisify(execFile)(process.execPath, [path.join(REPO, 'bin', 'rulevault.js'), 'secrets', 'run', '--help']);
-  t.equal(stdout, (await runCli(['secrets', 'run', '--help'], {})).stdout);
+  t.equal(stdout, (await cli(['secrets', 'run', '--help'])).stdout, 'the bin: --help, exit 0');
   t.same(JSON.parse(readFileSync(path.join(REPO, 'package.json'), 'utf8')).bin, { rulevault: 'bin/rulevault.js' });
 });

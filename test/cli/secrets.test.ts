@@ -5,10 +5,9 @@
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import path from 'node:path';
 import { parseEnv } from 'node:util';
 import t from 'tap';
-import { DIST, exited, freePort, runCli, type ScriptRun } from '../support/process';
+import { childEnv, CLI_SCRIPT, exited, freePort, runCli, type ScriptRun } from '../support/process';
 import { withNode } from '../support/with-node';
 
 const VALUES = {
@@ -88,8 +87,8 @@ t.test('secrets list, put, get, run, export and rm over HTTP', async (t) => {
     const signalled = await cli(['secrets', 'run', '--', 'sh', '-c', 'kill -TERM $$'], reader);
     t.equal(signalled.code, 128 + 15, 'a signal becomes 128 + its number');
     // A supervisor's SIGTERM to the CLI reaches the child, whose exit code comes back.
-    const supervised = spawn(process.execPath, [path.join(DIST, 'scripts', 'rulevault.js'), 'secrets', 'run', '--', 'sh', '-c', 'trap "exit 42" TERM; echo started; while :; do sleep 0.1; done'], {
-      env: { ...process.env, ...reader },
+    const supervised = spawn(process.execPath, [CLI_SCRIPT, 'secrets', 'run', '--', 'sh', '-c', 'trap "exit 42" TERM; echo started; while :; do sleep 0.1; done'], {
+      env: childEnv(reader),
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     await once(supervised.stdout, 'data');

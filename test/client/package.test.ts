@@ -11,8 +11,8 @@ import path from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
 import { buildClientPackage, packClientPackage, PACKAGE_NAME, ROOT } from '../../scripts/client-package';
-import { removeDir, tempDir } from '../support/node';
-import { freePort } from '../support/process';
+import { removeDir, tempDir } from '../support/temp';
+import { childEnv, freePort } from '../support/process';
 import { withNode } from '../support/with-node';
 
 const run = promisify(execFile);
@@ -91,7 +91,7 @@ t.test('import and require both work against a real node', async (t) => {
   writeFileSync(path.join(consumer, 'use.mjs'), body("import { evaluate, getSecrets, RuleVaultClient } from '@rulevault/client';"));
   writeFileSync(path.join(consumer, 'use.cjs'), body("const { evaluate, getSecrets, RuleVaultClient } = require('@rulevault/client');"));
   const closed = await freePort();
-  const env = { ...process.env, CLOSED_PORT: String(closed), RULEVAULT_URL: `${live.url}/`, RULEVAULT_API_KEY: key, ADMIN_KEY: live.node.adminKey };
+  const env = childEnv({ CLOSED_PORT: String(closed), RULEVAULT_URL: `${live.url}/`, RULEVAULT_API_KEY: key, ADMIN_KEY: live.node.adminKey });
   for (const file of ['use.mjs', 'use.cjs']) {
     const { stdout } = await run(process.execPath, [file], { cwd: consumer, env });
     const seen = JSON.parse(stdout) as Record<string, unknown>;

@@ -8,7 +8,7 @@
  */
 import { spawn } from 'node:child_process';
 import t from 'tap';
-import { removeDir, tempDir } from '../support/node';
+import { removeDir, tempDir } from '../support/temp';
 import { spawnServiceFor } from '../support/process';
 import { readDoc } from './markdown';
 

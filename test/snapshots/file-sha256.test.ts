@@ -4,7 +4,7 @@ import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { sha256OfFile, sha256OfRanges } from '../../src/snapshots/file-sha256';
-import { removeDir, tempDir } from '../support/node';
+import { removeDir, tempDir } from '../support/temp';
 
 /** A file of `size` random bytes, removed when `t` ends. */
 function bytesFile(t: tap.Test, size: number): { file: string; bytes: Buffer } {

@@ -10,7 +10,7 @@ import t from 'tap';
 import { evolve, initialState, snapshotMembers, type CatalogState } from '../../projections';
 import { decodeSnapshot, encodeSnapshot, readSnapshotFile } from '../../src/snapshots/snapshot';
 import type { RecordedEvent } from '../../src/store/port';
-import { removeDir, tempDir } from '../support/node';
+import { removeDir, tempDir } from '../support/temp';
 
 const LOG_ID = '0193a5c2-7f10-7c3e-9d2a-000000000001';
 /** The event a snapshot names at its position: these are only decoded, never checked against a log. */

@@ -1,14 +1,14 @@
 /** Starts a real RuleVault node on 127.0.0.1 (port 0) over a temp data folder, for black-box tests. */
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
 import { loadConfig } from '../../src/base/config';
 import { silentLogger, type Logger } from '../../src/base/log';
 import { startNode, type RunningNode } from '../../src/main';
 import { backendFor } from './backend';
 import { exited, freePort, spawnService } from './process';
 import type { Store } from './matrix';
+import { tempDir } from './temp';
+
+export { removeDir, tempDir } from './temp';
 
 export interface TestNode {
   readonly url: string;
@@ -19,10 +19,6 @@ export interface TestNode {
   /** Lines the node announced (the first-start admin key). */
   readonly announced: string[];
   stop(): Promise<void>;
-}
-
-export function tempDir(prefix = 'rulevault-test-'): string {
-  return mkdtempSync(path.join(tmpdir(), prefix));
 }
 
 export function newAdminKey(): string {
@@ -84,8 +80,4 @@ async function startServiceProcess(env: Record<string, string>, dataDir: string)
       await exited(service.child);
     },
   };
-}
-
-export function removeDir(dir: string): void {
-  rmSync(dir, { recursive: true, force: true });
 }

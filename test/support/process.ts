@@ -7,6 +7,20 @@ import path from 'node:path';
 /** dist/ root (this file runs from dist/test/support). */
 export const DIST = path.resolve(__dirname, '..', '..');
 
+/**
+ * The environment for a process a test starts: this one's with `env` over it,
+ * less the import tap adds to NODE_OPTIONS to follow child processes (its
+ * @tapjs/processinfo loader). That bookkeeping serves coverage, which is
+ * off, and costs every child most of a second of CPU at start.
+ */
+export function childEnv(env: Record<string, string | undefined> = {}): NodeJS.ProcessEnv {
+  const merged: NodeJS.ProcessEnv = { ...process.env, ...env };
+  const options = (merged.NODE_OPTIONS ?? '').split(/\s+/).filter((option) => option !== '' && !/^"?--import=\S*@tapjs\/processinfo\//.test(option));
+  if (options.length === 0) delete merged.NODE_OPTIONS;
+  else merged.NODE_OPTIONS = options.join(' ');
+  return merged;
+}
+
 export interface ServiceProcess {
   readonly child: ChildProcess;
   readonly url: string;
@@ -20,7 +34,7 @@ export interface ServiceProcess {
 export async function spawnService(env: Record<string, string>, port: number, launcher: readonly string[] = []): Promise<ServiceProcess> {
   const [command, ...args] = [...launcher, process.execPath, path.join(DIST, 'src', 'main.js')];
   const child = spawn(command!, args, {
-    env: { ...process.env, ...env, PORT: String(port), HOST: '127.0.0.1' },
+    env: childEnv({ ...env, PORT: String(port), HOST: '127.0.0.1' }),
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let output = '';
@@ -67,7 +81,7 @@ export interface ScriptRun {
 export function runScript(script: string, args: string[], env: Record<string, string>, input?: string): Promise<ScriptRun> {
   return new Promise((resolve) => {
     const child = spawn(process.execPath, [path.join(DIST, script), ...args], {
-      env: { ...process.env, ...env },
+      env: childEnv(env),
       stdio: [input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
     });
     child.stdin?.end(input);
@@ -79,8 +93,11 @@ export function runScript(script: string, args: string[], env: Record<string, st
   });
 }
 
+/** The compiled `rulevault` CLI (src/cli/rulevault.ts), for a test that spawns it in a way of its own. */
+export const CLI_SCRIPT = path.join(DIST, 'src', 'cli', 'rulevault.js');
+
 /** The `rulevault` CLI (src/cli/rulevault.ts), compiled. */
-export const runCli = (args: string[], env: Record<string, string>, input?: string): Promise<ScriptRun> => runScript('src/cli/rulevault.js', args, env, input);
+export const runCli = (args: string[], env: Record<string, string>, input?: string): Promise<ScriptRun> => runScript(path.relative(DIST, CLI_SCRIPT), args, env, input);
 
 /** Pids of the live processes whose parent is `pid` (Linux /proc): a writer's workers. */
 export function childPids(pid: number): number[] {
@@ -116,7 +133,7 @@ export async function freePort(): Promise<number> {
  */
 export function runService(env: Record<string, string>, until?: RegExp): Promise<ScriptRun> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, [path.join(DIST, 'src', 'main.js')], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, [path.join(DIST, 'src', 'main.js')], { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));

@@ -11,7 +11,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
 import { removeDir, tempDir, testEnv } from '../support/node';
-import { DIST } from '../support/process';
+import { childEnv, CLI_SCRIPT, DIST } from '../support/process';
 
 interface Ended {
   readonly code: number | null;
@@ -25,7 +25,7 @@ interface Ended {
 const GIVE_UP_MS = 60_000;
 function runUntilExit(env: Record<string, string>, args: readonly string[] = [path.join(DIST, 'src', 'main.js')]): Promise<Ended | 'hung'> {
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, args, { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, args, { env: childEnv(env), stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -70,7 +70,7 @@ t.test('rotate-master-key with a master.key.next that is a FIFO: refused, naming
   const env = testEnv(dir);
   writeFileSync(path.join(dir, 'master.key'), randomBytes(32).toString('base64') + '\n', { mode: 0o600 });
   fifo(path.join(dir, 'master.key.next'));
-  const rotated = await runUntilExit(env, [path.join(DIST, 'scripts', 'rulevault.js'), 'rotate-master-key']);
+  const rotated = await runUntilExit(env, [CLI_SCRIPT, 'rotate-master-key']);
   if (rotated === 'hung') return t.fail('the rotation hung on the FIFO');
   t.equal(rotated.code, 1, rotated.output);
   t.match(rotated.output, `master key file ${path.join(dir, 'master.key.next')} is not a regular file (it is a FIFO)`);

@@ -19,7 +19,7 @@ import { openSqliteStore } from '../../../src/store/sqlite';
 import type { EventStore, Subscription } from '../../../src/store/port';
 import { createSealer } from '../../../src/vault/seal';
 import { pick, randomFields, randomGroup, seededRandom, type Random } from '../../engine/random-rules';
-import { removeDir, tempDir } from '../../support/node';
+import { removeDir, tempDir } from '../../support/temp';
 
 export const LIMITS = DEFAULTS.limits;
 
