@@ -52,6 +52,8 @@ export const MATRIX = {
   'openlit-prompts': [SQLITE_LEAN, SQLITE_EXPRESS, ESDB_LEAN, SQLITE_WORKERS],
   'prompt-labels': [SQLITE_LEAN, SQLITE_EXPRESS, ESDB_LEAN, SQLITE_WORKERS],
   restart: [SQLITE_LEAN, ESDB_LEAN],
+  // Splits are answered by evaluate, stored in rule events and replayed: both stores (two workers: splits-stability).
+  splits: [SQLITE_LEAN, ESDB_LEAN],
   'rules-admin': [SQLITE_LEAN, SQLITE_EXPRESS, ESDB_LEAN, SQLITE_WORKERS, ESDB_WORKERS],
   stream: [SQLITE_LEAN, SQLITE_EXPRESS, ESDB_LEAN, SQLITE_WORKERS],
   // The revocation's reach: both HTTP paths serve the stream, and with workers the revocation must reach every one.
