@@ -240,6 +240,44 @@ forCells(t, 'splits', (t, cell) => {
     t.match(unlink.json.err, /^splits\[0\]\.variants\[1\]\.entity_id: the rule links no context/);
   });
 
+  t.test('an import names a split\'s variants by name, as its links; a dry-run answers and explains a draft split', async (t) => {
+    const key = (await live.admin.post('/api/api-keys', { name: 'imp', scopes: ['evaluate'] })).json.key as string;
+    const variants = [{ name: 'short', entity_id: 'imp-short', weight: 1 }, { name: 'long', entity_id: 'imp-long', weight: 3 }];
+    const text = [
+      JSON.stringify({ kind: 'context', name: 'imp-short', content: 'Be brief.' }),
+      JSON.stringify({ kind: 'context', name: 'imp-long', content: 'Be thorough.' }),
+      JSON.stringify({
+        kind: 'rule', name: 'imported split', key: 'imported', condition_groups: [{ conditions: [{ field: 'suite', operator: 'equals', value: 'imported' }] }],
+        entities: [{ entity_type: 'context', entity_id: 'imp-short' }, { entity_type: 'context', entity_id: 'imp-long' }],
+        splits: [{ entity_type: 'context', variants }],
+      }),
+    ].join('\n');
+    const imported = await live.admin.post('/api/import', undefined, { raw: text, headers: { 'content-type': 'application/x-ndjson' } });
+    t.equal(imported.status, 201, imported.text);
+    const [shortId, longId, ruleId] = imported.json.items.map((i: { id: string }) => i.id);
+    const rule = await live.admin.get(`/api/rule-engine/rules/${ruleId}`);
+    t.same(rule.json.splits[0].variants.map((v: { entity_id: string }) => v.entity_id), [shortId, longId], 'the variants hold the ids');
+    const keys = sampleKeys(200);
+    const got = await variantsOf(t, live.clientFor(key), 'imported', keys);
+    t.same(keys.filter((k, i) => got[i] !== flagdFractional('imported', [['short', 1], ['long', 3]])(k)), [], 'and answer as flagd would');
+
+    const draft = { ...JSON.parse(text.split('\n')[2]!), id: ruleId, kind: undefined };
+    delete draft.kind;
+    delete draft.key;
+    draft.entities = [{ entity_type: 'context', entity_id: shortId }, { entity_type: 'context', entity_id: longId }];
+    draft.splits = [{ entity_type: 'context', variants: [{ name: 'short', entity_id: shortId, weight: 0 }, { name: 'long', entity_id: longId, weight: 1 }] }];
+    const dry = await live.admin.post('/api/rule-engine/dry-run', { entity_type: 'context', fields: { suite: 'imported', targetingKey: 'user-1' }, rules: [draft] });
+    t.equal(dry.status, 200, dry.text);
+    t.match(dry.json.entities, [{ rule_id: ruleId, entity_id: longId, variant: 'long', reason: 'SPLIT' }], 'the draft\'s weights answer');
+    t.match(dry.json.explain.find((r: { rule_id: string }) => r.rule_id === ruleId).splits, [{ key: 'imported', variant: 'long', value: 'user-1' }],
+      'explained, with the live rule\'s key');
+    const bad = await live.admin.post('/api/rule-engine/dry-run', {
+      entity_type: 'context', fields: {}, rules: [{ ...draft, splits: [{ entity_type: 'context', variants: [{ name: 'x', entity_id: shortId, weight: -1 }] }] }],
+    });
+    t.equal(bad.status, 400);
+    t.match(bad.json.err, /^rules\[0\]\.splits\[0\]\.variants\[0\]\.weight/);
+  });
+
   t.test('a key keeps its variant across a restart, a snapshot start and two workers', async (t) => {
     const dir = tempDir();
     t.teardown(() => removeDir(dir));
