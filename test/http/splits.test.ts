@@ -137,6 +137,41 @@ forCells(t, 'splits', (t, cell) => {
 
   // 100,000 HTTP requests take minutes on this machine: all of them go through the node's own evaluate over its live
   // read model (what its HTTP handler calls), and the first 5,000 over HTTP too, which must answer the same.
+  t.test('the worked example: prompt v2 on 10%, widened to 50%, then 100%; each key only ever moves to v2', async (t) => {
+    const prompt = (await live.admin.post('/api/prompts', { name: 'support-reply', prompt: 'v1: Hi {{name}}' })).json;
+    t.equal((await live.admin.post(`/api/prompts/${prompt.id}/versions`, { prompt: 'v2: Hello {{name}}' })).status, 201);
+    const split = (v1: number, v2: number) => [{
+      entity_type: 'prompt', bucket_by: 'user.id',
+      variants: [{ name: 'v1', entity_id: 'support-reply', version: '1.0.0', weight: v1 }, { name: 'v2', entity_id: 'support-reply', version: '1.1.0', weight: v2 }],
+    }];
+    const created = await live.admin.post('/api/rule-engine/rules', {
+      name: 'support prompt', key: 'support-prompt', condition_groups: [{ conditions: [{ field: 'suite', operator: 'equals', value: 'prompt' }] }],
+      entities: [{ entity_type: 'prompt', entity_id: 'support-reply' }], splits: split(90, 10),
+    });
+    t.equal(created.status, 201, created.text);
+    const app = live.clientFor((await live.admin.post('/api/api-keys', { name: 'p', scopes: ['evaluate'] })).json.key);
+    const keys = sampleKeys(400);
+    const ask = () => pooled(keys, 16, async (key) => {
+      const answer = await app.post(EVALUATE, {
+        entity_type: 'prompt', include_entity_data: true, fields: { suite: 'prompt', 'user.id': key }, entity_inputs: { variables: { name: 'Ada' } },
+      });
+      const variant = answer.json.entities[0].variant as string;
+      const compiled = answer.json.entity_data[`prompt:${prompt.id}`].compiled_prompt as string;
+      return compiled === `${variant}: ${variant === 'v1' ? 'Hi' : 'Hello'} Ada` ? variant : `mismatch ${variant} ${compiled}`;
+    });
+    const shares: number[] = [];
+    let previous: string[] | undefined;
+    for (const [v1, v2] of [[90, 10], [50, 50], [0, 100]] as const) {
+      if (previous !== undefined) t.equal((await live.admin.patch(`/api/rule-engine/rules/${created.json.id}`, { splits: split(v1, v2) })).status, 200);
+      const now = await ask();
+      t.same(now.filter((v) => v !== 'v1' && v !== 'v2'), [], `${v1}/${v2}: each answer renders its variant's version`);
+      if (previous !== undefined) t.same(keys.filter((_, i) => previous![i] === 'v2' && now[i] !== 'v2'), [], `${v1}/${v2}: no key left v2`);
+      shares.push(now.filter((v) => v === 'v2').length / keys.length);
+      previous = now;
+    }
+    t.ok(Math.abs(shares[0]! - 0.1) < 0.05 && Math.abs(shares[1]! - 0.5) < 0.08 && shares[2] === 1, `v2's shares: ${shares.join(', ')}`);
+  });
+
   t.test('100,000 distinct keys land within 0.5% of a 90/10 split', async (t) => {
     const setup = await setUp(live, ['ninety', 'ten']);
     const created = await live.admin.post('/api/rule-engine/rules', splitRule(setup, 'dist', 'dist-90-10', [['ninety', 90], ['ten', 10]]));
