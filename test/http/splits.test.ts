@@ -22,6 +22,7 @@ import type { Client } from '../support/http';
 import { flagdFractional, sampleKeys, type Weighted } from '../support/flagd';
 import { loadConfig } from '../../src/base/config';
 import { evaluate, parseEvaluateRequest } from '../../src/service/evaluate';
+import { runAudit } from '../audit/support/run-audit';
 
 const EVALUATE = '/api/rule-engine/evaluate';
 const HEADER = 'rulevault-decision-id';
@@ -417,6 +418,15 @@ function rollout(t: Test, live: LiveNode): void {
       if (replay.json?.same !== true || asOf.json?.entities?.[0]?.variant !== decision.variant) mismatched += 1;
     }
     t.equal(mismatched, 0, 'every replay matched, and as-of evaluate gave the variant the live service gave');
+    // The CLI beside the running service: the same as-of answer, and the decision's replay.
+    const first = chosen[0]!;
+    const cli = await runAudit(['evaluate', '--as-of', first.at, '--json', '--body',
+      JSON.stringify({ entity_type: 'context', fields: { suite: first.suite, targetingKey: first.key } })], live.node.env);
+    t.equal(cli.code, 0, cli.stderr);
+    t.equal(JSON.parse(cli.stdout).entities[0].variant, first.variant, 'rulevault audit evaluate --as-of: the live variant');
+    const replayed = await runAudit(['decision', first.id, '--json'], live.node.env);
+    t.equal(replayed.code, 0, replayed.stderr);
+    t.equal(JSON.parse(replayed.stdout).replay.same, true, 'rulevault audit decision: the replay matches');
     // A linear one: a stepped rollout's first quarter has progress 0.
     const probe = chosen.find((d) => d.suite === 'linear') ?? inside.find((d) => d.suite === 'linear')!;
     const explained = await live.admin.post('/api/audit/evaluate', {
