@@ -108,7 +108,9 @@ const READ_MODELS: { readonly [K in keyof ReadModels]: ReadModelKind<ReadModels[
       name: 'rules',
       value: digestList(rules.values(), (r) => ({
         id: r.id, name: r.name, description: r.description, status: r.status, group_operator: r.group_operator,
-        condition_groups: r.condition_groups, entities: r.entities, ...provenance(r),
+        condition_groups: r.condition_groups, entities: r.entities,
+        // Only where present: a log without splits keeps the digest it had before them.
+        ...(r.key === undefined ? {} : { key: r.key }), ...(r.splits === undefined ? {} : { splits: r.splits }), ...provenance(r),
       })),
       counts: { rules: rules.size },
     }),

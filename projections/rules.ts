@@ -15,8 +15,9 @@ export interface RulesState extends ReadonlyMap<string, RuleRecord> {
 export function evolveRules(state: RulesState, event: StoredEvent<RuleEvent>): RulesState {
   switch (event.type) {
     case 'RuleCreated': {
-      const { id, name, description, status, group_operator, condition_groups, entities } = event.data;
-      state.set(id, { id, name, description, status, group_operator, condition_groups, entities, ...created(event) });
+      const { id, name, description, status, group_operator, condition_groups, entities, key, splits } = event.data;
+      const record = { id, name, description, status, group_operator, condition_groups, entities, ...created(event) };
+      state.set(id, key === undefined && splits === undefined ? record : withSplits(record, key, splits));
       return state;
     }
     case 'RuleUpdated': {
@@ -26,7 +27,7 @@ export function evolveRules(state: RulesState, event: StoredEvent<RuleEvent>): R
       // update were the fold's largest cost in a 1M-event replay (bench: replay).
       const c = event.data.changes;
       const at = touched(previous, event);
-      state.set(previous.id, {
+      const record: RuleRecord = {
         id: previous.id,
         name: c.name ?? previous.name,
         description: c.description ?? previous.description,
@@ -39,11 +40,19 @@ export function evolveRules(state: RulesState, event: StoredEvent<RuleEvent>): R
         updated_at: at.updated_at,
         revision: at.revision,
         position: at.position,
-      });
+      };
+      // `splits: []` took them away; a key never changes (src/domain/rules.ts).
+      const splits = c.splits === undefined ? previous.splits : c.splits.length === 0 ? undefined : c.splits;
+      state.set(previous.id, previous.key === undefined && splits === undefined ? record : withSplits(record, previous.key, splits));
       return state;
     }
     case 'RuleDeleted':
       state.delete(event.data.id);
       return state;
   }
+}
+
+/** A record with the members only rules with splits (or a given key) have: others keep the shape every rule had before. */
+function withSplits(record: RuleRecord, key: string | undefined, splits: RuleRecord['splits']): RuleRecord {
+  return { ...record, ...(key === undefined ? {} : { key }), ...(splits === undefined || splits.length === 0 ? {} : { splits }) };
 }

@@ -31,7 +31,7 @@ import { createReadModel, type ReadModel } from './read-model/read-model';
 import { createApiKeyCommands } from './service/api-key-commands';
 import { createCatalogCommands } from './service/catalog-commands';
 import { createChangeFeed } from './service/change-feed';
-import { createCommandBus, type Runtime } from './service/command-bus';
+import { clockOf, createCommandBus, type Runtime } from './service/command-bus';
 import { createImportCommands } from './service/import';
 import { createQueries } from './service/queries';
 import { fullReadRefusalOf, repackInSlices, sliceClock, stepsInSlices } from './service/read-ahead';
@@ -105,11 +105,12 @@ export function createServices(parts: ServiceParts): HttpDeps {
     ...(parts.commands ?? createWriteCommands(parts)),
     queries: createQueries(store, readModel, config.limits),
     metrics,
+    clock: clockOf(runtime),
     decisions: createDecisionLog({ dir: auditSink.dir, settings: auditSink.decisions, metrics: sinkMetrics }),
     secretReads: createReadAudit({ dir: auditSink.dir, settings: { ...auditSink.secretReads, shared: config.workers > 1 }, metrics: sinkMetrics }),
     vaultProblem: createVaultHealth(readModel, sealer, logger),
     changeFeed,
-    audit: createAuditService({ store, readModel, limits: config.limits, timeTravel: { maxCheckpoints: config.auditCheckpoints, maxHeldRecords: config.auditHeldRecords } }),
+    audit: createAuditService({ store, readModel, limits: config.limits, clock: clockOf(runtime), timeTravel: { maxCheckpoints: config.auditCheckpoints, maxHeldRecords: config.auditHeldRecords } }),
   };
 }
 
@@ -192,7 +193,7 @@ function followLogInto(
 export async function openWriter(config: Config, options: NodeOptions = {}): Promise<Writer> {
   const logger = options.logger ?? createLogger();
   const announce = options.announce ?? ((text: string) => process.stderr.write(text));
-  const runtime = options.runtime ?? { now: () => new Date(), newId: randomUUID };
+  const runtime = options.runtime ?? { now: () => new Date(), newId: randomUUID, clock: Date.now };
   const startedAt = Date.now();
   for (const unknown of config.unknownVariables) {
     logger.warn(unknownVariableWarning(unknown), { variable: unknown.variable, did_you_mean: unknown.closest });
@@ -422,7 +423,7 @@ export async function startWorker(config: Config, logger: Logger): Promise<void>
   const store = await openStore(config.eventStore, logger);
   const start = await loadStartState(store, config.dataDir, logger);
   const readModel = createReadModel(start?.state, start?.engine);
-  const runtime = { now: () => new Date(), newId: randomUUID };
+  const runtime = { now: () => new Date(), newId: randomUUID, clock: Date.now };
   const services: HttpDeps = {
     ...createServices({ config, store, sealer, readModel, logger, runtime, commands: link.commands }),
     serviceMetrics: link.serviceMetrics,

@@ -73,7 +73,7 @@ export const scenario: Scenario = {
     const store = openSqliteStore(path.join(data.dir, 'events.db'));
     try {
       const limits = DEFAULTS.limits;
-      const audit = createAuditService({ store, readModel: createReadModel(), limits });
+      const audit = createAuditService({ store, readModel: createReadModel(), limits, clock: Date.now });
       const requests = generateRequests({ seed: 2, count: 1000 });
       const body = (i: number) => ({ entity_type: 'context', include_entity_data: true, fields: requests[i % requests.length] });
       const random = createRandom(7);

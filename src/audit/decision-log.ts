@@ -39,7 +39,7 @@ import type { AuditSinkMetrics } from './sink-metrics';
 
 export interface DecisionRecord {
   readonly decision_id: string;
-  /** ISO 8601 time the answer was computed. */
+  /** ISO 8601 time the answer was computed (its request's time: a split's schedule is read at it). */
   readonly at: string;
   readonly key_id: string;
   /** The log position the read model had applied (decimal), null for the empty log. */
@@ -99,8 +99,6 @@ export interface DecisionLogDeps {
   readonly dir: string;
   readonly settings: DecisionSettings;
   readonly metrics: AuditSinkMetrics;
-  /** Milliseconds since the epoch (the decision id and the record's time). */
-  readonly now?: () => number;
 }
 
 /** What the request path queues: references only. */
@@ -117,7 +115,7 @@ interface Pending {
 export const DECISIONS_PREFIX = 'decisions';
 const SAMPLE_SCALE = 1_000_000;
 
-export function createDecisionLog({ dir, settings, metrics, now = Date.now }: DecisionLogDeps): DecisionLog {
+export function createDecisionLog({ dir, settings, metrics }: DecisionLogDeps): DecisionLog {
   const masks = compileMasks(settings.maskFields);
   let sink: Sink<Pending> | undefined;
   if (settings.enabled) {
@@ -136,7 +134,8 @@ export function createDecisionLog({ dir, settings, metrics, now = Date.now }: De
   let credit = 0;
   return {
     decide(keyId, request, answer, position, given) {
-      const atMs = now();
+      // The answer's own time: a replay reads a split's schedule at the time the answer did.
+      const atMs = request.atMs;
       const id = given ?? timeOrderedId(atMs);
       if (sink === undefined) return id;
       credit += step;
@@ -176,7 +175,7 @@ function standIn(pending: Pending, why: string): DecisionStandIn {
     // Copied member by member: the answer's ids and entities are strings the service made, whatever the request held.
     answer: {
       matchingRuleIds: [...answer.matchingRuleIds],
-      entities: answer.entities.map(({ rule_id, entity_type, entity_id }) => ({ rule_id, entity_type, entity_id })),
+      entities: answer.entities.map(({ rule_id, entity_type, entity_id, variant, reason }) => ({ rule_id, entity_type, entity_id, variant, reason })),
     },
   };
 }

@@ -15,7 +15,8 @@
  */
 import type { RuleRecord } from '../../projections';
 import { isPlainObject } from '../domain/input';
-import { explainTest, type Condition, type ConditionReason, type Fields, type Predicate } from '../engine';
+import { compileSplit, explainSplit, explainTest, type Condition, type ConditionReason, type Fields, type Predicate, type SplitExplanation } from '../engine';
+import { ruleKeyOf } from '../domain/splits';
 import { badRequest } from '../base/errors';
 import { toJsonPosition } from '../store/port';
 import { checkedRule, inputView, readInputs, ruleMatches, type CheckedRule } from './rule-check';
@@ -53,6 +54,8 @@ export interface RuleExplanation {
   readonly reason: string | null;
   readonly group_operator: string;
   readonly groups: GroupExplanation[];
+  /** Only for a rule with splits: each split's bucketing value, its hash and bucket, the ranges, and the variant it gives. */
+  readonly splits?: SplitExplanation[];
 }
 
 /** Explanations in one answer, at most (JSON bytes); a 1 KB request cannot ask for more. */
@@ -102,7 +105,8 @@ export interface Explanations {
  * skipped (checkNamedRules refuses them first).
  */
 export function explainRules(
-  rules: Pick<ReadonlyMap<string, RuleRecord>, 'get'>, fields: Fields, matched: readonly string[], options: ExplainOptions, budget = EXPLAIN_ANSWER_BYTES,
+  rules: Pick<ReadonlyMap<string, RuleRecord>, 'get'>, fields: Fields, atMs: number, matched: readonly string[], options: ExplainOptions,
+  budget = EXPLAIN_ANSWER_BYTES,
 ): Explanations {
   const explained: RuleExplanation[] = [];
   const omitted: string[] = [];
@@ -113,7 +117,7 @@ export function explainRules(
     if (rule === undefined) continue;
     const checked = checkedRule(rule);
     if (options.field !== undefined && !reads(checked, options.field)) continue;
-    const explanation = explainRule(checked, rule, fields, ruleMatches(checked, inputs));
+    const explanation = explainRule(checked, rule, fields, atMs, ruleMatches(checked, inputs));
     const size = jsonBytesWithin(explanation, budget - used);
     if (size === undefined) {
       omitted.push(id);
@@ -151,7 +155,7 @@ function reads(checked: CheckedRule, field: string): boolean {
   return checked.groups.some((g) => g.conditions.some((c) => c.condition?.field === field));
 }
 
-function explainRule(checked: CheckedRule, rule: RuleRecord, fields: Fields, matched: boolean): RuleExplanation {
+function explainRule(checked: CheckedRule, rule: RuleRecord, fields: Fields, atMs: number, matched: boolean): RuleExplanation {
   const groups = checked.groups.map((group, g) => {
     const conditions = group.conditions.map((c, i) => explainCondition(c.condition, c.predicate, fields, i));
     const results = conditions.map((c) => c.result);
@@ -168,6 +172,9 @@ function explainRule(checked: CheckedRule, rule: RuleRecord, fields: Fields, mat
     reason: matched ? null : whyNot(rule, groups),
     group_operator: rule.group_operator,
     groups,
+    ...(rule.splits === undefined ? {} : {
+      splits: rule.splits.map((split) => explainSplit(split, compileSplit(split, ruleKeyOf(rule)), fields[split.bucket_by], atMs)),
+    }),
   };
 }
 

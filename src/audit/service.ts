@@ -18,12 +18,14 @@ import { dryRun } from './dry-run';
 import { eventCursor, parseEventQuery, type EventQueryText } from './event-filter';
 import { checkNamedRules, explainRules, readExplainOptions, type ExplainOptions } from './explain';
 import { fieldsReadInSlices, scanInSlices } from './rule-check';
-import { createTimeTravel, parseAsOf, type PointInTime, type TimeTravelOptions } from './time-travel';
+import { createTimeTravel, parseAsOf, type AsOf, type PointInTime, type TimeTravelOptions } from './time-travel';
 
 export interface AuditDeps {
   readonly store: EventStore;
   readonly readModel: ReadModel;
   readonly limits: Pick<Limits, 'maxFields' | 'maxFieldKeyLength' | 'maxFieldValueLength' | 'maxRegexLength'> & PromptLimits;
+  /** The server's time in ms: live explain and dry-run read split schedules at it. */
+  readonly clock: () => number;
   readonly timeTravel?: TimeTravelOptions;
 }
 
@@ -32,12 +34,20 @@ interface ExplainInput {
   readonly options: ExplainOptions;
 }
 
-function parseExplainInput(body: unknown, limits: AuditDeps['limits']): ExplainInput {
-  return { request: parseEvaluateRequest(body, limits), options: readExplainOptions(body) };
+function parseExplainInput(body: unknown, limits: AuditDeps['limits'], atMs: number): ExplainInput {
+  return { request: parseEvaluateRequest(body, limits, atMs), options: readExplainOptions(body) };
+}
+
+/**
+ * The time an audit evaluate reads split schedules at: an `as_of` time itself; for a position, the time of
+ * its event (when the state it names began; docs/auditors.md#splits-as-of). The empty log: 0.
+ */
+function timeOfPoint(asOf: AsOf, point: PointInTime): number {
+  return asOf.kind === 'time' ? Date.parse(asOf.at) : point.at === undefined ? 0 : Date.parse(point.at);
 }
 
 /** The audit functions over one store and the node's live read model. */
-export function createAuditService({ store, readModel, limits, timeTravel: options }: AuditDeps) {
+export function createAuditService({ store, readModel, limits, clock, timeTravel: options }: AuditDeps) {
   const timeTravel = createTimeTravel(store, options);
   return {
     /** A page of the log, filtered; see event-filter.ts and audit-log.ts. */
@@ -48,14 +58,15 @@ export function createAuditService({ store, readModel, limits, timeTravel: optio
 
     /** What evaluate answered at `as_of`, optionally with the explanation. */
     async evaluateAsOf(body: unknown) {
-      const { request, options } = parseExplainInput(body, limits);
       const asOf = parseAsOf(isPlainObject(body) ? body.as_of : undefined);
+      const { request: parsed, options } = parseExplainInput(body, limits, 0);
       const explain = (body as { explain?: unknown }).explain;
       if (explain !== undefined && typeof explain !== 'boolean') throw badRequest('explain must be a boolean');
       const point = await timeTravel.at(asOf);
+      const request = { ...parsed, atMs: timeOfPoint(asOf, point) };
       if (explain === true) checkNamedRules(options, point.state.rules);
       const answer = await evaluateAt(point, request, limits);
-      const explained = explain === true ? explainRules(point.state.rules, request.fields, answer.matchingRuleIds, options) : undefined;
+      const explained = explain === true ? explainRules(point.state.rules, request.fields, request.atMs, answer.matchingRuleIds, options) : undefined;
       return {
         ...answer,
         as_of: { position: point.position === undefined ? null : toJsonPosition(point.position), at: point.at ?? null },
@@ -69,7 +80,8 @@ export function createAuditService({ store, readModel, limits, timeTravel: optio
      * log's last event now).
      */
     async replayDecision(record: DecisionRecord, asOf?: string) {
-      const request = parseEvaluateRequest(replayBody(record), limits);
+      // At the record's own time, whatever point it is replayed at: the question is what the rules there answer this request.
+      const request = parseEvaluateRequest(replayBody(record), limits, Date.parse(record.at));
       const point = await timeTravel.at(
         asOf === undefined ? recordedPoint(record) : asOf === 'head' ? { kind: 'position', position: (await store.headPosition()) ?? 0n } : parseAsOf(asOf),
       );
@@ -77,9 +89,9 @@ export function createAuditService({ store, readModel, limits, timeTravel: optio
       return replayReport(record, answer, point, await fieldsReadInSlices(point.engine, maskedFieldNames(record)));
     },
 
-    explain: (body: unknown) => explainLive(readModel, limits, body),
+    explain: (body: unknown) => explainLive(readModel, limits, body, clock()),
     /** Evaluate over the live rules with draft rules beside or in place of them, explained; writes nothing (dry-run.ts). */
-    dryRun: (body: unknown) => dryRun(readModel.state, readModel.engine, body, limits),
+    dryRun: (body: unknown) => dryRun(readModel.state, readModel.engine, body, limits, clock()),
     /** Every rule record is in the digest: those a snapshot start left unread are read first, in slices (read-ahead.ts). */
     digest: async () => {
       await readAllRules(readModel.state.rules);
@@ -95,11 +107,11 @@ async function evaluateAt(point: PointInTime, request: EvaluateRequest, limits: 
 }
 
 /** Per-rule, per-condition reasons against the live rules (POST /api/rule-engine/explain): the matched and the named rules. */
-function explainLive(readModel: ReadModel, limits: AuditDeps['limits'], body: unknown) {
-  const { request, options } = parseExplainInput(body, limits);
+function explainLive(readModel: ReadModel, limits: AuditDeps['limits'], body: unknown, atMs: number) {
+  const { request, options } = parseExplainInput(body, limits, atMs);
   const state = readModel.state;
   checkNamedRules(options, state.rules);
-  const explained = explainRules(state.rules, request.fields, readModel.engine.evaluate(request.fields), options);
+  const explained = explainRules(state.rules, request.fields, atMs, readModel.engine.evaluate(request.fields), options);
   return { position: state.position === undefined ? null : toJsonPosition(state.position), ...explained };
 }
 

@@ -66,7 +66,7 @@ const evaluate: Command = {
     if (!isPlainObject(body)) throw new CliError('--body must be a JSON object (an evaluate request)');
     const config = storeConfig(out);
     const answer = await onStore(config, (store) =>
-      createAuditService({ store, readModel: createReadModel(), limits: config.limits, timeTravel: CLI_TIME_TRAVEL }).evaluateAsOf({ ...body, as_of: asOf }));
+      createAuditService({ store, readModel: createReadModel(), limits: config.limits, clock: Date.now, timeTravel: CLI_TIME_TRAVEL }).evaluateAsOf({ ...body, as_of: asOf }));
     out.document(answer);
     out.lines(JSON.stringify(answer, null, 2));
   },

@@ -36,7 +36,7 @@ const decision: Command = {
     }
     const record = replayable(stored);
     const replay = await onStore(config, (store) =>
-      createAuditService({ store, readModel: createReadModel(), limits: config.limits, timeTravel: CLI_TIME_TRAVEL }).replayDecision(record, asOf));
+      createAuditService({ store, readModel: createReadModel(), limits: config.limits, clock: Date.now, timeTravel: CLI_TIME_TRAVEL }).replayDecision(record, asOf));
     out.document({ record, replay });
     out.lines(
       `decision ${record.decision_id}  ${record.at}  key ${record.key_id}  position ${record.position ?? '(empty log)'}`,

@@ -73,6 +73,10 @@ export interface EvaluateResponse {
     rule_id: string;
     entity_type: "context" | "prompt" | "evaluation";
     entity_id: string;
+    /** the split variant that chose this link; null for a plain link */
+    variant: string | null;
+    /** TARGETING_MATCH: a plain link of a matching rule; SPLIT: the variant a split chose by the bucketing value; DEFAULT: the split's choice for a request without the bucketing field (the first variant with weight in force) */
+    reason: "TARGETING_MATCH" | "SPLIT" | "DEFAULT";
   })[];
   /** keyed `<entity_type>:<entity_id>`; `{}` for evaluations; null for a prompt version that does not exist */
   entity_data?: { [name: string]: ContextRecord | PromptRecord | null };
@@ -206,6 +210,35 @@ export interface RuleInput {
     entity_type: "context" | "prompt" | "evaluation";
     entity_id: string;
   })[];
+  /** what its splits hash before the bucketing value (flagd's flag key); default the rule id; set at creation, never changed */
+  key?: string;
+  /** at most one per entity type; each variant names a link of the rule; `[]` (PATCH) takes every split away */
+  splits?: ({
+    entity_type: "context" | "prompt" | "evaluation";
+    /** the request field bucketed (as a condition names one); default `targetingKey` */
+    bucket_by?: string;
+    variants: {
+      name: string;
+      /** a link of the rule of the split's type (a prompt: by id or name) */
+      entity_id: string;
+      /** a whole number; a variant's share is its weight over the total (1 of 100000 is 0.001%) */
+      weight: number;
+      /** a prompt variant only: the version rendered */
+      version?: string;
+      /** a prompt variant only: the label whose version is rendered; not with version */
+      label?: string;
+    }[];
+    schedule?: {
+      /** ISO 8601 with a zone; stored as UTC */
+      start: string;
+      /** after start */
+      end: string;
+      /** every variant's weight from the end on, by name */
+      weights: { [name: string]: number };
+      /** equal steps from start to end; absent: linear */
+      steps?: number;
+    };
+  })[];
 }
 
 export interface RulePatch {
@@ -228,6 +261,35 @@ export interface RulePatch {
     entity_type: "context" | "prompt" | "evaluation";
     entity_id: string;
   })[];
+  /** what its splits hash before the bucketing value (flagd's flag key); default the rule id; set at creation, never changed */
+  key?: string;
+  /** at most one per entity type; each variant names a link of the rule; `[]` (PATCH) takes every split away */
+  splits?: ({
+    entity_type: "context" | "prompt" | "evaluation";
+    /** the request field bucketed (as a condition names one); default `targetingKey` */
+    bucket_by?: string;
+    variants: {
+      name: string;
+      /** a link of the rule of the split's type (a prompt: by id or name) */
+      entity_id: string;
+      /** a whole number; a variant's share is its weight over the total (1 of 100000 is 0.001%) */
+      weight: number;
+      /** a prompt variant only: the version rendered */
+      version?: string;
+      /** a prompt variant only: the label whose version is rendered; not with version */
+      label?: string;
+    }[];
+    schedule?: {
+      /** ISO 8601 with a zone; stored as UTC */
+      start: string;
+      /** after start */
+      end: string;
+      /** every variant's weight from the end on, by name */
+      weights: { [name: string]: number };
+      /** equal steps from start to end; absent: linear */
+      steps?: number;
+    };
+  })[];
 }
 
 export interface Rule {
@@ -246,6 +308,30 @@ export interface Rule {
     })[];
   })[];
   entities: EntityLink[];
+  key: string;
+  splits: ({
+    entity_type: "context" | "prompt" | "evaluation";
+    /** the request field bucketed (as a condition names one); default `targetingKey` */
+    bucket_by: string;
+    variants: {
+      name: string;
+      entity_id: string;
+      /** a whole number; a variant's share is its weight over the total (1 of 100000 is 0.001%) */
+      weight: number;
+      version?: string;
+      label?: string;
+    }[];
+    schedule?: {
+      /** ISO 8601 with a zone; stored as UTC */
+      start: string;
+      /** after start */
+      end: string;
+      /** every variant's weight from the end on, by name */
+      weights: { [name: string]: number };
+      /** equal steps from start to end; absent: linear */
+      steps?: number;
+    };
+  })[];
   created_by: Actor;
   created_at: Timestamp;
   updated_at: Timestamp;
@@ -373,6 +459,35 @@ export type ImportItem = ({
   entities?: ({
     entity_type: "context" | "prompt" | "evaluation";
     entity_id: string;
+  })[];
+  /** what its splits hash before the bucketing value (flagd's flag key); default the rule id; set at creation, never changed */
+  key?: string;
+  /** at most one per entity type; each variant names a link of the rule; `[]` (PATCH) takes every split away */
+  splits?: ({
+    entity_type: "context" | "prompt" | "evaluation";
+    /** the request field bucketed (as a condition names one); default `targetingKey` */
+    bucket_by?: string;
+    variants: {
+      name: string;
+      /** a link of the rule of the split's type (a prompt: by id or name) */
+      entity_id: string;
+      /** a whole number; a variant's share is its weight over the total (1 of 100000 is 0.001%) */
+      weight: number;
+      /** a prompt variant only: the version rendered */
+      version?: string;
+      /** a prompt variant only: the label whose version is rendered; not with version */
+      label?: string;
+    }[];
+    schedule?: {
+      /** ISO 8601 with a zone; stored as UTC */
+      start: string;
+      /** after start */
+      end: string;
+      /** every variant's weight from the end on, by name */
+      weights: { [name: string]: number };
+      /** equal steps from start to end; absent: linear */
+      steps?: number;
+    };
   })[];
 }) | ({
   kind: "context";
@@ -623,6 +738,10 @@ export interface DecisionStandIn {
       rule_id: string;
       entity_type: "context" | "prompt" | "evaluation";
       entity_id: string;
+      /** the split variant that chose this link; null for a plain link */
+      variant?: string | null;
+      /** TARGETING_MATCH: a plain link of a matching rule; SPLIT: the variant a split chose by the bucketing value; DEFAULT: the split's choice for a request without the bucketing field (the first variant with weight in force) */
+      reason?: "TARGETING_MATCH" | "SPLIT" | "DEFAULT";
     })[];
   };
 }
@@ -633,6 +752,10 @@ export interface DecisionAnswer {
     rule_id: string;
     entity_type: "context" | "prompt" | "evaluation";
     entity_id: string;
+    /** the split variant that chose this link; null for a plain link */
+    variant?: string | null;
+    /** TARGETING_MATCH: a plain link of a matching rule; SPLIT: the variant a split chose by the bucketing value; DEFAULT: the split's choice for a request without the bucketing field (the first variant with weight in force) */
+    reason?: "TARGETING_MATCH" | "SPLIT" | "DEFAULT";
   })[];
   /** SHA-256 of the JSON of entity_data, when the request asked for it and nothing was masked (a digest of what a masked value rendered into would let a guess of it be checked) */
   entity_data_sha256?: string;
@@ -819,6 +942,10 @@ export interface AuditEvaluateResponse {
     rule_id: string;
     entity_type: "context" | "prompt" | "evaluation";
     entity_id: string;
+    /** the split variant that chose this link; null for a plain link */
+    variant: string | null;
+    /** TARGETING_MATCH: a plain link of a matching rule; SPLIT: the variant a split chose by the bucketing value; DEFAULT: the split's choice for a request without the bucketing field (the first variant with weight in force) */
+    reason: "TARGETING_MATCH" | "SPLIT" | "DEFAULT";
   })[];
   /** keyed `<entity_type>:<entity_id>`; `{}` for evaluations; null for a prompt version that does not exist */
   entity_data?: { [name: string]: ContextRecord | PromptRecord | null };
@@ -884,6 +1011,32 @@ export interface RuleExplanation {
       reason: "holds" | "field absent" | "not a number" | "not a boolean" | "comparison false" | "invalid condition";
     })[];
   })[];
+  /** only for a rule with splits: how each chose */
+  splits?: ({
+    entity_type: "context" | "prompt" | "evaluation";
+    bucket_by: string;
+    /** the bucketing value as hashed (a number or boolean as its JSON text); null when the request lacks it */
+    value: string | null;
+    /** the rule key hashed before the value */
+    key: string;
+    /** murmur3 x86 32-bit, seed 0, of the UTF-8 bytes of key then value, unsigned */
+    hash: number | null;
+    /** the value's bucket: (hash * total) >> 32; inside a rollout window the hash itself */
+    bucket: number;
+    /** the total weight in force, or 2^32 inside a rollout window (the ranges are then on the hash) */
+    total: number;
+    /** each variant's buckets, [from, to) */
+    ranges: {
+      variant: string;
+      entity_id: string;
+      from: number;
+      to: number;
+    }[];
+    variant: string;
+    reason: "SPLIT" | "DEFAULT";
+    /** with a schedule: how far into its window the request's time is */
+    progress?: number;
+  })[];
 }
 
 export interface DryRunRequest {
@@ -922,6 +1075,35 @@ export interface DryRunRequest {
       entity_type: "context" | "prompt" | "evaluation";
       entity_id: string;
     })[];
+    /** what its splits hash before the bucketing value (flagd's flag key); default the rule id; set at creation, never changed */
+    key?: string;
+    /** at most one per entity type; each variant names a link of the rule; `[]` (PATCH) takes every split away */
+    splits?: ({
+      entity_type: "context" | "prompt" | "evaluation";
+      /** the request field bucketed (as a condition names one); default `targetingKey` */
+      bucket_by?: string;
+      variants: {
+        name: string;
+        /** a link of the rule of the split's type (a prompt: by id or name) */
+        entity_id: string;
+        /** a whole number; a variant's share is its weight over the total (1 of 100000 is 0.001%) */
+        weight: number;
+        /** a prompt variant only: the version rendered */
+        version?: string;
+        /** a prompt variant only: the label whose version is rendered; not with version */
+        label?: string;
+      }[];
+      schedule?: {
+        /** ISO 8601 with a zone; stored as UTC */
+        start: string;
+        /** after start */
+        end: string;
+        /** every variant's weight from the end on, by name */
+        weights: { [name: string]: number };
+        /** equal steps from start to end; absent: linear */
+        steps?: number;
+      };
+    })[];
   })[];
 }
 
@@ -931,6 +1113,10 @@ export interface DryRunResponse {
     rule_id: string;
     entity_type: "context" | "prompt" | "evaluation";
     entity_id: string;
+    /** the split variant that chose this link; null for a plain link */
+    variant: string | null;
+    /** TARGETING_MATCH: a plain link of a matching rule; SPLIT: the variant a split chose by the bucketing value; DEFAULT: the split's choice for a request without the bucketing field (the first variant with weight in force) */
+    reason: "TARGETING_MATCH" | "SPLIT" | "DEFAULT";
   })[];
   /** keyed `<entity_type>:<entity_id>`; `{}` for evaluations; null for a prompt version that does not exist */
   entity_data?: { [name: string]: ContextRecord | PromptRecord | null };
@@ -979,5 +1165,31 @@ export interface DryRunExplanation {
       /** its result decided the verdict of the conditions (see docs/auditors.md#dry-run-evaluate) */
       decisive: boolean;
     })[];
+  })[];
+  /** only for a rule with splits: how each chose */
+  splits?: ({
+    entity_type: "context" | "prompt" | "evaluation";
+    bucket_by: string;
+    /** the bucketing value as hashed (a number or boolean as its JSON text); null when the request lacks it */
+    value: string | null;
+    /** the rule key hashed before the value */
+    key: string;
+    /** murmur3 x86 32-bit, seed 0, of the UTF-8 bytes of key then value, unsigned */
+    hash: number | null;
+    /** the value's bucket: (hash * total) >> 32; inside a rollout window the hash itself */
+    bucket: number;
+    /** the total weight in force, or 2^32 inside a rollout window (the ranges are then on the hash) */
+    total: number;
+    /** each variant's buckets, [from, to) */
+    ranges: {
+      variant: string;
+      entity_id: string;
+      from: number;
+      to: number;
+    }[];
+    variant: string;
+    reason: "SPLIT" | "DEFAULT";
+    /** with a schedule: how far into its window the request's time is */
+    progress?: number;
   })[];
 }

@@ -34,6 +34,11 @@ export interface LocalEvaluatorOptions {
    * read to its end.
    */
   readonly idleTimeoutMs?: number;
+  /**
+   * The time in ms a split's rollout schedule is read at (default Date.now): the client's clock, so inside a
+   * rollout window an answer agrees with the service's to within the two clocks' difference.
+   */
+  readonly clock?: () => number;
 }
 
 /** The body of POST /api/rule-engine/evaluate. */
@@ -91,6 +96,7 @@ export function createLocalEvaluator(options: LocalEvaluatorOptions = {}): Local
   const reconnectMs = options.reconnectMs ?? 250;
   const maxReconnectMs = options.maxReconnectMs ?? 5_000;
   const idleTimeoutMs = options.idleTimeoutMs ?? 45_000;
+  const clock = options.clock ?? Date.now;
   // A delay of 0 or NaN would reconnect in a tight loop against the service, and NaN would never idle: refused at once.
   const badSetting = timerSettingError('reconnectMs', reconnectMs) ?? timerSettingError('maxReconnectMs', maxReconnectMs, reconnectMs) ??
     timerSettingError('idleTimeoutMs', idleTimeoutMs);
@@ -228,7 +234,7 @@ export function createLocalEvaluator(options: LocalEvaluatorOptions = {}): Local
     evaluate(request) {
       if (held === undefined) return { err: `no rule set yet from ${base ?? 'RuleVault'}${lastError ? `: ${lastError.message}` : ''}`, status: 503, code: 'unavailable' };
       try {
-        const parsed = parseEvaluateRequest(request, held.limits);
+        const parsed = parseEvaluateRequest(request, held.limits, clock());
         return { err: null, ...evaluate(held.state, held.engine, parsed, held.limits) };
       } catch (error) {
         // The evaluate function's refusals are AppErrors (code and status); anything else is a bug, answered as the service would.

@@ -758,7 +758,14 @@ export interface components {
                 entity_id: string;
                 /** @enum {string} */
                 entity_type: "context" | "prompt" | "evaluation";
+                /**
+                 * @description TARGETING_MATCH: a plain link of a matching rule; SPLIT: the variant a split chose by the bucketing value; DEFAULT: the split's choice for a request without the bucketing field (the first variant with weight in force)
+                 * @enum {string}
+                 */
+                reason: "TARGETING_MATCH" | "SPLIT" | "DEFAULT";
                 rule_id: string;
+                /** @description the split variant that chose this link; null for a plain link */
+                variant: string | null;
             }[];
             /** @description keyed `<entity_type>:<entity_id>`; `{}` for evaluations; null for a prompt version that does not exist */
             entity_data?: {
@@ -937,7 +944,14 @@ export interface components {
                 entity_id: string;
                 /** @enum {string} */
                 entity_type: "context" | "prompt" | "evaluation";
+                /**
+                 * @description TARGETING_MATCH: a plain link of a matching rule; SPLIT: the variant a split chose by the bucketing value; DEFAULT: the split's choice for a request without the bucketing field (the first variant with weight in force)
+                 * @enum {string}
+                 */
+                reason?: "TARGETING_MATCH" | "SPLIT" | "DEFAULT";
                 rule_id: string;
+                /** @description the split variant that chose this link; null for a plain link */
+                variant?: string | null;
             }[];
             /** @description SHA-256 of the JSON of entity_data, when the request asked for it and nothing was masked (a digest of what a masked value rendered into would let a guess of it be checked) */
             entity_data_sha256?: string;
@@ -1000,7 +1014,14 @@ export interface components {
                     entity_id: string;
                     /** @enum {string} */
                     entity_type: "context" | "prompt" | "evaluation";
+                    /**
+                     * @description TARGETING_MATCH: a plain link of a matching rule; SPLIT: the variant a split chose by the bucketing value; DEFAULT: the split's choice for a request without the bucketing field (the first variant with weight in force)
+                     * @enum {string}
+                     */
+                    reason?: "TARGETING_MATCH" | "SPLIT" | "DEFAULT";
                     rule_id: string;
+                    /** @description the split variant that chose this link; null for a plain link */
+                    variant?: string | null;
                 }[];
                 matchingRuleIds: string[];
             };
@@ -1060,6 +1081,34 @@ export interface components {
             reason: string | null;
             revision: components["schemas"]["Position"] | null;
             rule_id: string;
+            /** @description only for a rule with splits: how each chose */
+            splits?: {
+                /** @description the value's bucket: (hash * total) >> 32; inside a rollout window the hash itself */
+                bucket: number;
+                bucket_by: string;
+                /** @enum {string} */
+                entity_type: "context" | "prompt" | "evaluation";
+                /** @description murmur3 x86 32-bit, seed 0, of the UTF-8 bytes of key then value, unsigned */
+                hash: number | null;
+                /** @description the rule key hashed before the value */
+                key: string;
+                /** @description with a schedule: how far into its window the request's time is */
+                progress?: number;
+                /** @description each variant's buckets, [from, to) */
+                ranges: {
+                    entity_id: string;
+                    from: number;
+                    to: number;
+                    variant: string;
+                }[];
+                /** @enum {string} */
+                reason: "SPLIT" | "DEFAULT";
+                /** @description the total weight in force, or 2^32 inside a rollout window (the ranges are then on the hash) */
+                total: number;
+                /** @description the bucketing value as hashed (a number or boolean as its JSON text); null when the request lacks it */
+                value: string | null;
+                variant: string;
+            }[];
             /** @enum {string} */
             status: "ACTIVE" | "INACTIVE";
         };
@@ -1107,7 +1156,45 @@ export interface components {
                 /** @enum {string} */
                 group_operator?: "AND" | "OR";
                 id?: string;
+                /** @description what its splits hash before the bucketing value (flagd's flag key); default the rule id; set at creation, never changed */
+                key?: string;
                 name: string;
+                /** @description at most one per entity type; each variant names a link of the rule; `[]` (PATCH) takes every split away */
+                splits?: {
+                    /** @description the request field bucketed (as a condition names one); default `targetingKey` */
+                    bucket_by?: string;
+                    /** @enum {string} */
+                    entity_type: "context" | "prompt" | "evaluation";
+                    schedule?: {
+                        /**
+                         * Format: date-time
+                         * @description after start
+                         */
+                        end: string;
+                        /**
+                         * Format: date-time
+                         * @description ISO 8601 with a zone; stored as UTC
+                         */
+                        start: string;
+                        /** @description equal steps from start to end; absent: linear */
+                        steps?: number;
+                        /** @description every variant's weight from the end on, by name */
+                        weights: {
+                            [key: string]: number;
+                        };
+                    };
+                    variants: {
+                        /** @description a link of the rule of the split's type (a prompt: by id or name) */
+                        entity_id: string;
+                        /** @description a prompt variant only: the label whose version is rendered; not with version */
+                        label?: string;
+                        name: string;
+                        /** @description a prompt variant only: the version rendered */
+                        version?: string;
+                        /** @description a whole number; a variant's share is its weight over the total (1 of 100000 is 0.001%) */
+                        weight: number;
+                    }[];
+                }[];
                 /** @enum {string} */
                 status?: "ACTIVE" | "INACTIVE";
             }[];
@@ -1126,7 +1213,14 @@ export interface components {
                 entity_id: string;
                 /** @enum {string} */
                 entity_type: "context" | "prompt" | "evaluation";
+                /**
+                 * @description TARGETING_MATCH: a plain link of a matching rule; SPLIT: the variant a split chose by the bucketing value; DEFAULT: the split's choice for a request without the bucketing field (the first variant with weight in force)
+                 * @enum {string}
+                 */
+                reason: "TARGETING_MATCH" | "SPLIT" | "DEFAULT";
                 rule_id: string;
+                /** @description the split variant that chose this link; null for a plain link */
+                variant: string | null;
             }[];
             /** @description keyed `<entity_type>:<entity_id>`; `{}` for evaluations; null for a prompt version that does not exist */
             entity_data?: {
@@ -1179,7 +1273,14 @@ export interface components {
                 entity_id: string;
                 /** @enum {string} */
                 entity_type: "context" | "prompt" | "evaluation";
+                /**
+                 * @description TARGETING_MATCH: a plain link of a matching rule; SPLIT: the variant a split chose by the bucketing value; DEFAULT: the split's choice for a request without the bucketing field (the first variant with weight in force)
+                 * @enum {string}
+                 */
+                reason: "TARGETING_MATCH" | "SPLIT" | "DEFAULT";
                 rule_id: string;
+                /** @description the split variant that chose this link; null for a plain link */
+                variant: string | null;
             }[];
             /** @description keyed `<entity_type>:<entity_id>`; `{}` for evaluations; null for a prompt version that does not exist */
             entity_data?: {
@@ -1328,9 +1429,47 @@ export interface components {
             /** @enum {string} */
             group_operator?: "AND" | "OR";
             id?: string;
+            /** @description what its splits hash before the bucketing value (flagd's flag key); default the rule id; set at creation, never changed */
+            key?: string;
             /** @constant */
             kind: "rule";
             name: string;
+            /** @description at most one per entity type; each variant names a link of the rule; `[]` (PATCH) takes every split away */
+            splits?: {
+                /** @description the request field bucketed (as a condition names one); default `targetingKey` */
+                bucket_by?: string;
+                /** @enum {string} */
+                entity_type: "context" | "prompt" | "evaluation";
+                schedule?: {
+                    /**
+                     * Format: date-time
+                     * @description after start
+                     */
+                    end: string;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 with a zone; stored as UTC
+                     */
+                    start: string;
+                    /** @description equal steps from start to end; absent: linear */
+                    steps?: number;
+                    /** @description every variant's weight from the end on, by name */
+                    weights: {
+                        [key: string]: number;
+                    };
+                };
+                variants: {
+                    /** @description a link of the rule of the split's type (a prompt: by id or name) */
+                    entity_id: string;
+                    /** @description a prompt variant only: the label whose version is rendered; not with version */
+                    label?: string;
+                    name: string;
+                    /** @description a prompt variant only: the version rendered */
+                    version?: string;
+                    /** @description a whole number; a variant's share is its weight over the total (1 of 100000 is 0.001%) */
+                    weight: number;
+                }[];
+            }[];
             /** @enum {string} */
             status?: "ACTIVE" | "INACTIVE";
         } | {
@@ -1545,9 +1684,42 @@ export interface components {
             /** @enum {string} */
             group_operator: "AND" | "OR";
             id: string;
+            key: string;
             name: string;
             position: components["schemas"]["Position"];
             revision: components["schemas"]["Position"];
+            splits: {
+                /** @description the request field bucketed (as a condition names one); default `targetingKey` */
+                bucket_by: string;
+                /** @enum {string} */
+                entity_type: "context" | "prompt" | "evaluation";
+                schedule?: {
+                    /**
+                     * Format: date-time
+                     * @description after start
+                     */
+                    end: string;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 with a zone; stored as UTC
+                     */
+                    start: string;
+                    /** @description equal steps from start to end; absent: linear */
+                    steps?: number;
+                    /** @description every variant's weight from the end on, by name */
+                    weights: {
+                        [key: string]: number;
+                    };
+                };
+                variants: {
+                    entity_id: string;
+                    label?: string;
+                    name: string;
+                    version?: string;
+                    /** @description a whole number; a variant's share is its weight over the total (1 of 100000 is 0.001%) */
+                    weight: number;
+                }[];
+            }[];
             /** @enum {string} */
             status: "ACTIVE" | "INACTIVE";
             updated_at: components["schemas"]["Timestamp"];
@@ -1582,6 +1754,34 @@ export interface components {
             reason: string | null;
             revision: components["schemas"]["Position"];
             rule_id: string;
+            /** @description only for a rule with splits: how each chose */
+            splits?: {
+                /** @description the value's bucket: (hash * total) >> 32; inside a rollout window the hash itself */
+                bucket: number;
+                bucket_by: string;
+                /** @enum {string} */
+                entity_type: "context" | "prompt" | "evaluation";
+                /** @description murmur3 x86 32-bit, seed 0, of the UTF-8 bytes of key then value, unsigned */
+                hash: number | null;
+                /** @description the rule key hashed before the value */
+                key: string;
+                /** @description with a schedule: how far into its window the request's time is */
+                progress?: number;
+                /** @description each variant's buckets, [from, to) */
+                ranges: {
+                    entity_id: string;
+                    from: number;
+                    to: number;
+                    variant: string;
+                }[];
+                /** @enum {string} */
+                reason: "SPLIT" | "DEFAULT";
+                /** @description the total weight in force, or 2^32 inside a rollout window (the ranges are then on the hash) */
+                total: number;
+                /** @description the bucketing value as hashed (a number or boolean as its JSON text); null when the request lacks it */
+                value: string | null;
+                variant: string;
+            }[];
             /** @enum {string} */
             status: "ACTIVE" | "INACTIVE";
         };
@@ -1629,7 +1829,45 @@ export interface components {
             }[];
             /** @enum {string} */
             group_operator?: "AND" | "OR";
+            /** @description what its splits hash before the bucketing value (flagd's flag key); default the rule id; set at creation, never changed */
+            key?: string;
             name: string;
+            /** @description at most one per entity type; each variant names a link of the rule; `[]` (PATCH) takes every split away */
+            splits?: {
+                /** @description the request field bucketed (as a condition names one); default `targetingKey` */
+                bucket_by?: string;
+                /** @enum {string} */
+                entity_type: "context" | "prompt" | "evaluation";
+                schedule?: {
+                    /**
+                     * Format: date-time
+                     * @description after start
+                     */
+                    end: string;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 with a zone; stored as UTC
+                     */
+                    start: string;
+                    /** @description equal steps from start to end; absent: linear */
+                    steps?: number;
+                    /** @description every variant's weight from the end on, by name */
+                    weights: {
+                        [key: string]: number;
+                    };
+                };
+                variants: {
+                    /** @description a link of the rule of the split's type (a prompt: by id or name) */
+                    entity_id: string;
+                    /** @description a prompt variant only: the label whose version is rendered; not with version */
+                    label?: string;
+                    name: string;
+                    /** @description a prompt variant only: the version rendered */
+                    version?: string;
+                    /** @description a whole number; a variant's share is its weight over the total (1 of 100000 is 0.001%) */
+                    weight: number;
+                }[];
+            }[];
             /** @enum {string} */
             status?: "ACTIVE" | "INACTIVE";
         };
@@ -1661,7 +1899,45 @@ export interface components {
             }[];
             /** @enum {string} */
             group_operator?: "AND" | "OR";
+            /** @description what its splits hash before the bucketing value (flagd's flag key); default the rule id; set at creation, never changed */
+            key?: string;
             name?: string;
+            /** @description at most one per entity type; each variant names a link of the rule; `[]` (PATCH) takes every split away */
+            splits?: {
+                /** @description the request field bucketed (as a condition names one); default `targetingKey` */
+                bucket_by?: string;
+                /** @enum {string} */
+                entity_type: "context" | "prompt" | "evaluation";
+                schedule?: {
+                    /**
+                     * Format: date-time
+                     * @description after start
+                     */
+                    end: string;
+                    /**
+                     * Format: date-time
+                     * @description ISO 8601 with a zone; stored as UTC
+                     */
+                    start: string;
+                    /** @description equal steps from start to end; absent: linear */
+                    steps?: number;
+                    /** @description every variant's weight from the end on, by name */
+                    weights: {
+                        [key: string]: number;
+                    };
+                };
+                variants: {
+                    /** @description a link of the rule of the split's type (a prompt: by id or name) */
+                    entity_id: string;
+                    /** @description a prompt variant only: the label whose version is rendered; not with version */
+                    label?: string;
+                    name: string;
+                    /** @description a prompt variant only: the version rendered */
+                    version?: string;
+                    /** @description a whole number; a variant's share is its weight over the total (1 of 100000 is 0.001%) */
+                    weight: number;
+                }[];
+            }[];
             /** @enum {string} */
             status?: "ACTIVE" | "INACTIVE";
         };

@@ -36,6 +36,13 @@ export function ExplainView({ explanations }: { explanations: readonly Explanati
         <section key={rule.rule_id} class={`explain-rule ${rule.matched ? 'matched' : 'unmatched'}`} aria-label={`explanation of ${rule.name}`}>
           <h4>{rule.name} <span class="badge">{rule.matched ? 'matched' : 'did not match'}</span>{'draft' in rule && rule.draft && <> <span class="badge draft">draft</span></>} <small>{rule.revision === null ? 'as edited here' : `rev ${rule.revision}`}, {rule.status}</small></h4>
           {rule.reason !== null && <p class="reason">{rule.reason}</p>}
+          {rule.splits?.map((split) => (
+            <p key={split.entity_type} class="split-explained">
+              Split of {split.entity_type} by <code>{split.bucket_by}</code>: {split.value === null ? 'no value' : <>value <code>{JSON.stringify(split.value)}</code>, bucket {split.bucket} of {split.total}</>}
+              {' '}→ variant <strong>{split.variant}</strong> ({split.reason}); ranges {split.ranges.map((r) => `${r.variant} [${r.from}, ${r.to})`).join(', ')}
+              {split.progress !== undefined && `; rollout ${(split.progress * 100).toFixed(1)}% through`}
+            </p>
+          ))}
           <p>Groups joined by {rule.group_operator}</p>
           {rule.groups.map((group) => {
             const decides = (c: { index: number }) => deciding.has(`${group.index}:${c.index}`);
@@ -71,7 +78,10 @@ export function AnswerView({ answer, names }: { answer: EvaluateResponse; names:
       )}
       <h4>Entities ({answer.entities.length})</h4>
       {answer.entities.length > 0 && (
-        <ul>{answer.entities.map((e) => <li key={`${e.rule_id}:${e.entity_id}`}>{e.entity_type} <code>{names.get(e.entity_id) ?? e.entity_id}</code> via {names.get(e.rule_id) ?? e.rule_id}</li>)}</ul>
+        <ul>{answer.entities.map((e) => (
+          <li key={`${e.rule_id}:${e.entity_id}`}>{e.entity_type} <code>{names.get(e.entity_id) ?? e.entity_id}</code> via {names.get(e.rule_id) ?? e.rule_id}
+            {e.variant !== null && <> · variant <strong>{e.variant}</strong> <small>({e.reason})</small></>}</li>
+        ))}</ul>
       )}
       {answer.entity_data !== undefined && Object.keys(answer.entity_data).length > 0 && (
         <>

@@ -19,6 +19,7 @@ import { decideCreateContext, parseContextCreate } from './contexts';
 import { readEnum, readString, requireObject } from './input';
 import { decideCreatePrompt, parsePromptCreate } from './prompts';
 import { decideCreateRule, parseRuleCreate, type RuleContext } from './rules';
+import { mapVariantIds } from './splits';
 
 export const IMPORT_KINDS = ['rule', 'context', 'prompt'] as const;
 export type ImportKind = (typeof IMPORT_KINDS)[number];
@@ -229,7 +230,11 @@ function decideItem(value: unknown, context: ImportContext, ruleContext: RuleCon
       const input = parseRuleCreate(body);
       const entities = input.entities.map((link, i) => resolveLink(link, `entities[${i}]`, context.state, batch));
       const unique = [...new Map(entities.map((link) => [`${link.entity_type}:${link.entity_id}`, link])).values()];
-      return { kind, id, name: input.name, stream: streams.rule(id), events: decideCreateRule(id, { ...input, entities: unique }, ruleContext) };
+      // A split's variant names its entity as a link does: by id, or by the name of one earlier in the batch.
+      const splits = input.splits === undefined ? undefined
+        : mapVariantIds(input.splits, (type, ref, path) => resolveLink({ entity_type: type, entity_id: ref }, path, context.state, batch).entity_id, 'splits');
+      const decided = { ...input, entities: unique, ...(splits === undefined ? {} : { splits }) };
+      return { kind, id, name: input.name, stream: streams.rule(id), events: decideCreateRule(id, decided, ruleContext) };
     }
     case 'context': {
       const input = parseContextCreate(body);

@@ -3,10 +3,11 @@ import { checkConditionGroups } from '../engine';
 import { badRequest, notFound } from '../base/errors';
 import {
   DATA_TYPES, ENTITY_TYPES, OPERATORS,
-  type Condition, type ConditionGroup, type EntityLink, type RuleBody, type RuleEvent,
+  type Condition, type ConditionGroup, type EntityLink, type RuleBody, type RuleEvent, type Split,
 } from '../events';
 import type { RuleRecord } from '../../projections';
 import { lowerCaseHint } from '../base/uuid-text';
+import { checkSplitLinks, mapVariantIds, readRuleKey, readSplits, ruleKeyOf, withoutLinks } from './splits';
 import {
   INPUT_LIMITS, changedMembers, checkIfMatch, has, optional, readArray, readEnum, readMembers, readString,
   type IfMatch, type JsonObject,
@@ -17,7 +18,7 @@ const LOGICAL = ['AND', 'OR'] as const;
 const MAX_GROUPS = 100;
 const MAX_CONDITIONS = 100;
 const MAX_LINKS = 1000;
-const RULE_MEMBERS = ['name', 'description', 'status', 'group_operator', 'condition_groups', 'entities'] as const;
+const RULE_MEMBERS = ['name', 'description', 'status', 'group_operator', 'condition_groups', 'entities', 'key', 'splits'] as const;
 const GROUP_MEMBERS = ['condition_operator', 'conditions'] as const;
 const CONDITION_MEMBERS = ['field', 'operator', 'value', 'data_type'] as const;
 const LINK_MEMBERS = ['entity_type', 'entity_id'] as const;
@@ -40,6 +41,8 @@ export function parseRuleCreate(body: unknown): RuleBody {
   const input = readMembers(body, 'body', RULE_MEMBERS);
   if (!has(input, 'name')) throw badRequest('name is required');
   if (!has(input, 'condition_groups')) throw badRequest('condition_groups is required');
+  const key = optional(input, 'key', readRuleKey);
+  const splits = optional(input, 'splits', readSplits) ?? [];
   return {
     name: readString(input.name, 'name', { maxLength: INPUT_LIMITS.nameLength }),
     description: optional(input, 'description', readDescription) ?? '',
@@ -47,6 +50,9 @@ export function parseRuleCreate(body: unknown): RuleBody {
     group_operator: optional(input, 'group_operator', (v, p) => readEnum(v, p, LOGICAL)) ?? 'AND',
     condition_groups: readGroups(input.condition_groups),
     entities: optional(input, 'entities', readLinks) ?? [],
+    // Written only when given: a rule without them is as every rule before splits (events/rule-events.ts).
+    ...(key === undefined ? {} : { key }),
+    ...(splits.length === 0 ? {} : { splits }),
   };
 }
 
@@ -59,6 +65,9 @@ export function parseRulePatch(body: unknown): RulePatch {
   if (has(input, 'group_operator')) patch.group_operator = readEnum(input.group_operator, 'group_operator', LOGICAL);
   if (has(input, 'condition_groups')) patch.condition_groups = readGroups(input.condition_groups);
   if (has(input, 'entities')) patch.entities = readLinks(input.entities, 'entities');
+  if (has(input, 'key')) patch.key = readRuleKey(input.key, 'key');
+  // `splits: []` takes every split away.
+  if (has(input, 'splits')) patch.splits = readSplits(input.splits, 'splits');
   return patch;
 }
 
@@ -66,7 +75,10 @@ export function decideCreateRule(id: string, body: RuleBody, context: RuleContex
   checkConditions(body.condition_groups, context);
   const entities = resolveLinks(body.entities, context);
   checkNewLinks(entities, new Set(), context);
-  return [{ type: 'RuleCreated', data: { id, ...body, entities } }];
+  if (body.splits === undefined) return [{ type: 'RuleCreated', data: { id, ...body, entities } }];
+  const splits = resolveVariants(body.splits, context);
+  checkSplitLinks(splits, entities, 'splits');
+  return [{ type: 'RuleCreated', data: { id, ...body, entities, splits } }];
 }
 
 /**
@@ -85,12 +97,21 @@ export function decideUpdateRule(
 ): RuleEvent[] {
   if (current === undefined) throw notFound('rule', id);
   checkIfMatch('rule', id, current.revision, ifMatch);
-  if (patch.condition_groups !== undefined) checkConditions(patch.condition_groups, context);
+  const { key, ...rest } = patch;
+  if (key !== undefined && key !== ruleKeyOf(current)) {
+    throw badRequest(`key cannot change (it is ${ruleKeyOf(current)}): every split of the rule buckets by it, so a new key would move its users; create a rule for a new key`);
+  }
+  if (rest.condition_groups !== undefined) checkConditions(rest.condition_groups, context);
   const had = new Set(current.entities.map(linkKey));
-  const given = patch.entities === undefined ? undefined : resolveLinks(patch.entities, context);
+  const given = rest.entities === undefined ? undefined : resolveLinks(rest.entities, context);
   if (given !== undefined) checkNewLinks(given, had, context);
-  const entities = (given ?? current.entities).filter((link) => !had.has(linkKey(link)) || isLive(link, context));
-  const changes = changedMembers<RuleBody>(current, { ...patch, entities });
+  const chosen = given ?? current.entities;
+  const entities = chosen.filter((link) => !had.has(linkKey(link)) || isLive(link, context));
+  // Variants of links dropped as dead go with them, as the links do; any other variant must name a link kept.
+  const dropped = new Set(chosen.filter((link) => !entities.includes(link)).map(linkKey));
+  const splits = withoutLinks(rest.splits === undefined ? current.splits ?? [] : resolveVariants(rest.splits, context), dropped);
+  checkSplitLinks(splits, entities, 'splits');
+  const changes = changedMembers<RuleBody>({ ...current, splits: current.splits ?? [] }, { ...rest, entities, splits });
   return Object.keys(changes).length === 0 ? [] : [{ type: 'RuleUpdated', data: { id, changes } }];
 }
 
@@ -108,7 +129,9 @@ export function decideDeleteRule(id: string, current: RuleRecord | undefined, if
  */
 export function decideUnlinkEntity(id: string, current: RuleRecord | undefined, link: EntityLink, context: RuleContext): RuleEvent[] {
   const entities = current?.entities.filter((l) => linkKey(l) !== linkKey(link));
-  return decideUpdateRule(id, current, { entities }, undefined, context);
+  // A split's variants of the entity go with the link (splits.ts withoutLinks).
+  const splits = current?.splits === undefined ? undefined : withoutLinks(current.splits, new Set([linkKey(link)]));
+  return decideUpdateRule(id, current, { entities, ...(splits === undefined ? {} : { splits }) }, undefined, context);
 }
 
 function checkConditions(groups: readonly ConditionGroup[], context: RuleContext): void {
@@ -129,6 +152,13 @@ function resolveLinks(links: readonly EntityLink[], context: RuleContext): reado
     const id = promptIdOf(link.entity_id);
     return id === undefined || id === link.entity_id ? link : { entity_type: 'prompt', entity_id: id };
   }));
+}
+
+/** Variants naming a prompt by name, as its id (resolveLinks does the same for the links). */
+function resolveVariants(splits: readonly Split[], context: RuleContext): Split[] {
+  const { promptIdOf } = context;
+  if (promptIdOf === undefined) return [...splits];
+  return mapVariantIds(splits, (type, ref) => (type === 'prompt' ? promptIdOf(ref) ?? ref : ref), 'splits');
 }
 
 /** Links not in `had` must name an existing context or prompt (an evaluation link may name any id). */

@@ -20,3 +20,9 @@ export {
   type ConditionReason, type OperatorRow,
 } from './operators';
 export { Kind, type InputView, type Predicate } from './predicates';
+// Splits: a rule's weighted links, bucketed as flagd's `fractional` (split.ts, murmur3.ts).
+export {
+  bucketingValue, bucketOf, chooseVariant, compileSplit, explainSplit, MAX_SPLIT_WEIGHT, scheduleProgress, thresholdOf, thresholdsAt, variantAt,
+  type CompiledSplit, type LinkReason, type Split, type SplitExplanation, type SplitSchedule, type SplitVariant,
+} from './split';
+export { murmur3Utf8 } from './murmur3';

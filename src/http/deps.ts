@@ -42,6 +42,8 @@ export interface HttpDeps {
   readonly chain: ChainAudit;
   /** The change stream's publisher (GET /api/rule-engine/stream). */
   readonly changeFeed: ChangeFeed;
+  /** The server's time in ms: what an evaluate answer reads a split's rollout schedule at, and its decision records. */
+  readonly clock: () => number;
   /** Decision ids and records of evaluate answers (src/audit/decision-log.ts). */
   readonly decisions: DecisionLog;
   /** The secret-read audit of get-secrets (src/audit/read-audit.ts). */

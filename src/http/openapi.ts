@@ -21,6 +21,7 @@ export interface SchemaObject {
   readonly minLength?: number;
   readonly maxLength?: number;
   readonly minimum?: number;
+  readonly maximum?: number;
   readonly minItems?: number;
   readonly maxItems?: number;
   readonly uniqueItems?: boolean;
@@ -207,6 +208,41 @@ const eventMembers = {
   metadata: ref('EventMetadata'),
 } satisfies { [name: string]: SchemaObject };
 
+const WEIGHT: SchemaObject = { type: 'integer', minimum: 0, maximum: 2147483647, description: 'a whole number; a variant\'s share is its weight over the total (1 of 100000 is 0.001%)' };
+const LINK_REASON: SchemaObject = {
+  type: 'string',
+  enum: ['TARGETING_MATCH', 'SPLIT', 'DEFAULT'],
+  description: 'TARGETING_MATCH: a plain link of a matching rule; SPLIT: the variant a split chose by the bucketing value; DEFAULT: the split\'s choice for a request without the bucketing field (the first variant with weight in force)',
+};
+const BUCKET_BY: SchemaObject = { type: 'string', minLength: 1, maxLength: 256, description: 'the request field bucketed (as a condition names one); default `targetingKey`' };
+const SCHEDULE_TIME: SchemaObject = { type: 'string', format: 'date-time', description: 'ISO 8601 with a zone; stored as UTC' };
+
+/** A split as written (`output` false) or as a rule answers it (bucket_by always present). */
+function splitSchema(output: boolean): SchemaObject {
+  const variant = output
+    ? record({ name: str, entity_id: str, weight: WEIGHT, version: VERSION, label: LABEL }, ['version', 'label'])
+    : adminInput({
+      name: { type: 'string', maxLength: 128 },
+      entity_id: { type: 'string', description: 'a link of the rule of the split\'s type (a prompt: by id or name)' },
+      weight: WEIGHT,
+      version: { ...VERSION, description: 'a prompt variant only: the version rendered' },
+      label: { ...LABEL, description: 'a prompt variant only: the label whose version is rendered; not with version' },
+    }, ['name', 'entity_id', 'weight']);
+  const scheduleMembers: { [name: string]: SchemaObject } = {
+    start: SCHEDULE_TIME,
+    end: { ...SCHEDULE_TIME, description: 'after start' },
+    weights: { type: 'object', additionalProperties: WEIGHT, description: 'every variant\'s weight from the end on, by name' },
+    steps: { type: 'integer', minimum: 1, maximum: 1000, description: 'equal steps from start to end; absent: linear' },
+  };
+  const members: { [name: string]: SchemaObject } = {
+    entity_type: ENTITY_TYPE,
+    bucket_by: BUCKET_BY,
+    variants: { type: 'array', minItems: 1, maxItems: 100, items: variant },
+    schedule: output ? record(scheduleMembers, ['steps']) : adminInput(scheduleMembers, ['start', 'end', 'weights']),
+  };
+  return output ? record(members, ['schedule']) : adminInput(members, ['entity_type', 'variants']);
+}
+
 const ruleInputMembers = {
   name: { type: 'string', maxLength: 256 },
   description: str,
@@ -236,6 +272,13 @@ const ruleInputMembers = {
     description: 'a context or prompt named must exist; a PATCH checks only the links it adds and drops links to ones deleted since',
     items: adminInput({ entity_type: ENTITY_TYPE, entity_id: str }, ['entity_type', 'entity_id']),
   },
+  key: { type: 'string', pattern: '^[A-Za-z0-9._-]{1,128}$', description: 'what its splits hash before the bucketing value (flagd\'s flag key); default the rule id; set at creation, never changed' },
+  splits: {
+    type: 'array',
+    maxItems: 3,
+    description: 'at most one per entity type; each variant names a link of the rule; `[]` (PATCH) takes every split away',
+    items: splitSchema(false),
+  },
 } satisfies { [name: string]: SchemaObject };
 
 const evaluateMembers = {
@@ -257,7 +300,16 @@ const evaluateMembers = {
 
 const evaluateAnswerMembers = {
   matchingRuleIds: strings,
-  entities: { type: 'array', items: record({ rule_id: str, entity_type: ENTITY_TYPE, entity_id: str }) },
+  entities: {
+    type: 'array',
+    items: record({
+      rule_id: str,
+      entity_type: ENTITY_TYPE,
+      entity_id: str,
+      variant: { ...nullable(str), description: 'the split variant that chose this link; null for a plain link' },
+      reason: LINK_REASON,
+    }),
+  },
   entity_data: {
     type: 'object',
     description: 'keyed `<entity_type>:<entity_id>`; `{}` for evaluations; null for a prompt version that does not exist',
@@ -265,6 +317,12 @@ const evaluateAnswerMembers = {
     additionalProperties: { anyOf: [ref('ContextRecord'), ref('PromptRecord'), { type: 'null' }] },
   },
 } satisfies { [name: string]: SchemaObject };
+
+/** Entities as a decision record keeps them: records written before splits have no variant or reason. */
+const RECORDED_ENTITIES: SchemaObject = {
+  type: 'array',
+  items: record((evaluateAnswerMembers.entities.items as { properties: { [name: string]: SchemaObject } }).properties, ['variant', 'reason']),
+};
 
 const explainField: SchemaObject = { type: 'string', description: 'explain only those of the rules asked about with a condition on this field' };
 const explainRuleIds: SchemaObject = {
@@ -359,8 +417,23 @@ function explanation(dryRun: boolean): SchemaObject {
         },
       }),
     },
-  });
+    splits: { type: 'array', items: SPLIT_EXPLANATION, description: 'only for a rule with splits: how each chose' },
+  }, ['splits']);
 }
+
+const SPLIT_EXPLANATION: SchemaObject = record({
+  entity_type: ENTITY_TYPE,
+  bucket_by: str,
+  value: { ...nullable(str), description: 'the bucketing value as hashed (a number or boolean as its JSON text); null when the request lacks it' },
+  key: { type: 'string', description: 'the rule key hashed before the value' },
+  hash: { ...nullable(integer), description: 'murmur3 x86 32-bit, seed 0, of the UTF-8 bytes of key then value, unsigned' },
+  bucket: { ...integer, description: 'the value\'s bucket: (hash * total) >> 32; inside a rollout window the hash itself' },
+  total: { ...integer, description: 'the total weight in force, or 2^32 inside a rollout window (the ranges are then on the hash)' },
+  ranges: { type: 'array', items: record({ variant: str, entity_id: str, from: integer, to: integer }), description: 'each variant\'s buckets, [from, to)' },
+  variant: str,
+  reason: { type: 'string', enum: ['SPLIT', 'DEFAULT'] },
+  progress: { type: 'number', minimum: 0, maximum: 1, description: 'with a schedule: how far into its window the request\'s time is' },
+}, ['progress']);
 
 const contextInputMembers = {
   name: { type: 'string', maxLength: 256 }, content: str, description: str, tags: tagsInput, meta_properties: META, status: STATUS,
@@ -489,6 +562,8 @@ const schemas: { [name: string]: SchemaObject } = {
       }),
     },
     entities: { type: 'array', items: ref('EntityLink') },
+    key: str,
+    splits: { type: 'array', items: splitSchema(true) },
     ...provenance,
   }),
   RuleList: record({ rules: { type: 'array', items: ref('Rule') }, next_cursor: nextCursor }),
@@ -620,11 +695,11 @@ const schemas: { [name: string]: SchemaObject } = {
     key_id: str,
     position: nullable(ref('Position')),
     incomplete: { type: 'string', description: 'why the record could not be written whole (it could not be serialized): it keeps no request, masked paths or entity_data digest, and cannot be replayed' },
-    answer: record({ matchingRuleIds: strings, entities: evaluateAnswerMembers.entities }),
+    answer: record({ matchingRuleIds: strings, entities: RECORDED_ENTITIES }),
   }),
   DecisionAnswer: record({
     matchingRuleIds: strings,
-    entities: evaluateAnswerMembers.entities,
+    entities: RECORDED_ENTITIES,
     entity_data_sha256: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'SHA-256 of the JSON of entity_data, when the request asked for it and nothing was masked (a digest of what a masked value rendered into would let a guess of it be checked)' },
   }, ['entity_data_sha256']),
   DecisionReplay: record({

@@ -33,7 +33,7 @@ export const EVALUATE: PublicEndpoint = {
   alwaysOk: false,
   answer(deps, authorization, body, locals) {
     authorizeHeader(deps, authorization, locals, 'evaluate');
-    const request = parseEvaluateRequest(body, deps.config.limits);
+    const request = parseEvaluateRequest(body, deps.config.limits, deps.clock());
     const { response, json, jsonBytes } = evaluateWithJson(deps.readModel.state, deps.readModel.engine, request, deps.config.limits);
     deps.metrics.observeMatches(response.matchingRuleIds.length);
     // A minted request id is the decision id too: the answer names one id, in RuleVault-Decision-Id (write, below).

@@ -29,6 +29,13 @@ export interface Actor {
 export interface Runtime {
   now(): Date;
   newId(): string;
+  /** `now` in ms since the epoch, for the evaluate path (no Date per request); absent: now().getTime(). */
+  readonly clock?: () => number;
+}
+
+/** A runtime's time in ms, read without a Date where it can be. */
+export function clockOf(runtime: Runtime): () => number {
+  return runtime.clock ?? (() => runtime.now().getTime());
 }
 
 export interface AppendOptions {

@@ -5,8 +5,9 @@
 import type { CatalogState, ContextRecord, PromptRecord, RuleRecord } from '../../projections';
 import type { Limits } from '../base/limits';
 import { badRequest } from '../base/errors';
-import { ENTITY_TYPES, type EntityType } from '../events';
-import type { Engine, FieldValue, Fields } from '../engine';
+import { ENTITY_TYPES, type EntityType, type LinkReason, type SplitVariant } from '../events';
+import { chooseVariant, compileSplit, type CompiledSplit, type Engine, type FieldValue, type Fields } from '../engine';
+import { ruleKeyOf } from '../domain/splits';
 import { selectVersion } from '../../projections/prompts';
 import { parseVersion } from '../prompts/semver';
 import type { RenderLimits } from '../prompts/template';
@@ -26,6 +27,11 @@ export interface EvaluateRequest {
   readonly shouldCompile: boolean;
   /** Refuse a render with variables missing (the record says which) instead of rendering them empty. */
   readonly strict: boolean;
+  /**
+   * The request's time, ms since the epoch: what a split's rollout schedule is read at. The server's clock
+   * when it answered (recorded with the decision), the point's time for an audit evaluate.
+   */
+  readonly atMs: number;
 }
 
 /** What evaluate reads of the catalog: the server's whole state, or a client's copy of the stream's view (evaluation-view.ts). */
@@ -34,9 +40,18 @@ export type EvaluationState = Pick<CatalogState, 'rules' | 'contexts' | 'prompts
 /** What answering reads of it: a rule by id, nothing else of the rules (dry-run lays its drafts over the live rules so, copying nothing). */
 export type EvaluationReads = Omit<EvaluationState, 'rules'> & { readonly rules: Pick<ReadonlyMap<string, RuleRecord>, 'get'> };
 
+/** One item of `entities`: a link of a matching rule, with the split variant that chose it (null for a plain link) and why. */
+export interface AnsweredLink {
+  rule_id: string;
+  entity_type: EntityType;
+  entity_id: string;
+  variant: string | null;
+  reason: LinkReason;
+}
+
 export interface EvaluateResponse {
   matchingRuleIds: string[];
-  entities: { rule_id: string; entity_type: EntityType; entity_id: string }[];
+  entities: AnsweredLink[];
   entity_data?: { [key: string]: unknown };
 }
 
@@ -61,7 +76,7 @@ const ALLOWED_TYPES = ENTITY_TYPES.join(', ');
  * is neither, so `"include_entity_data": null` is a 400 naming the member,
  * never read as the default.
  */
-export function parseEvaluateRequest(body: unknown, limits: FieldLimits): EvaluateRequest {
+export function parseEvaluateRequest(body: unknown, limits: FieldLimits, atMs: number): EvaluateRequest {
   if (!isPlainObject(body)) throw badRequest('request body must be a JSON object');
   const allowed = ALLOWED_TYPES;
   if (body.entity_type === undefined) throw badRequest(`entity_type is required: one of ${allowed}`);
@@ -96,6 +111,7 @@ export function parseEvaluateRequest(body: unknown, limits: FieldLimits): Evalua
     label,
     shouldCompile,
     strict,
+    atMs,
   };
 }
 
@@ -176,6 +192,18 @@ function answerFor(
   const type = request.entityType;
   const matchingRuleIds = new Array<string>(matched.length);
   const entities: EvaluateResponse['entities'] = [];
+  /** Per item of `entities` chosen by a prompt split: its variant, whose version or label is rendered. */
+  let variants: (SplitVariant | undefined)[] | undefined;
+  const emit = (ruleId: string, link: LinkPart, reason: LinkReason, variant: SplitVariant | undefined) => {
+    if (!isLive(state, type, link.entityId)) return;
+    if (variant !== undefined && (variant.version !== undefined || variant.label !== undefined)) (variants ??= [])[entities.length] = variant;
+    entities.push({ rule_id: ruleId, entity_type: type, entity_id: link.entityId, variant: variant?.name ?? null, reason });
+    if (text !== undefined) {
+      const json = reason === 'TARGETING_MATCH' ? link.json : reason === 'SPLIT' ? link.split! : link.fallback!;
+      text.entities += text.entities === '' ? json.text : `,${json.text}`;
+      text.extraBytes += json.extraBytes;
+    }
+  };
   for (let i = 0; i < matched.length; i++) {
     const parts = matched[i];
     const ruleId = parts.id;
@@ -187,18 +215,34 @@ function answerFor(
     // Most rules link nothing: no map lookup for them.
     const links = parts.links === NO_LINKS ? undefined : parts.links.get(type);
     if (links === undefined) continue;
-    for (const link of links) {
-      if (!isLive(state, type, link.entityId)) continue;
-      entities.push({ rule_id: ruleId, entity_type: type, entity_id: link.entityId });
-      if (text !== undefined) {
-        text.entities += text.entities === '' ? link.json.text : `,${link.json.text}`;
-        text.extraBytes += link.json.extraBytes;
-      }
+    const split = links.split;
+    if (split === undefined) {
+      for (const link of links.plain) emit(ruleId, link, 'TARGETING_MATCH', undefined);
+      continue;
     }
+    // The split's one choice, among the plain links in entity id order (contract §1.1's order).
+    const value = request.fields[split.compiled.bucketBy];
+    const index = chooseVariant(split.compiled, value, request.atMs);
+    const chosen = split.links[index]!;
+    const reason: LinkReason = chosen.fallback !== undefined && bucketless(value) ? 'DEFAULT' : 'SPLIT';
+    let placed = false;
+    for (const link of links.plain) {
+      if (!placed && chosen.entityId < link.entityId) {
+        emit(ruleId, chosen, reason, split.compiled.variants[index]);
+        placed = true;
+      }
+      emit(ruleId, link, 'TARGETING_MATCH', undefined);
+    }
+    if (!placed) emit(ruleId, chosen, reason, split.compiled.variants[index]);
   }
   const response: EvaluateResponse = { matchingRuleIds, entities };
-  if (request.includeEntityData) response.entity_data = entityData(state, request, entities, limits);
+  if (request.includeEntityData) response.entity_data = entityData(state, request, entities, variants, limits);
   return response;
+}
+
+/** True when a split has no bucketing value in `value` (bucketingValue is undefined): the choice is bucket 0's, reason DEFAULT. */
+function bucketless(value: FieldValue | undefined): boolean {
+  return value === undefined || value === null || value === '';
 }
 
 /**
@@ -225,18 +269,35 @@ function quoted(value: unknown): Quoted {
   return { text, extraBytes: Buffer.byteLength(text) - text.length };
 }
 
+/** A link as an answer writes it: its entity id and its `entities` item as JSON (a split's variant: as chosen, and as chosen without a value). */
+interface LinkPart {
+  readonly entityId: string;
+  readonly json: Quoted;
+  readonly split?: Quoted;
+  readonly fallback?: Quoted;
+}
+
+/** A rule's links of one entity type: the plain ones (sorted by id), and its split's, one per variant in order. */
+interface TypeLinks {
+  readonly plain: readonly LinkPart[];
+  readonly split?: { readonly compiled: CompiledSplit; readonly links: readonly LinkPart[] };
+}
+
 /**
  * What an answer takes from a rule record: its id, as JSON too (`text`, `extraBytes`), and its links per
- * entity type (sorted by id), each with its `entities` item as JSON. About 130 bytes for a rule that links nothing.
+ * entity type, each with its `entities` item as JSON. About 130 bytes for a rule that links nothing.
  */
 interface RuleParts extends Quoted {
   readonly id: string;
   /** `text` after a comma, as every id but an answer's first is written (one string less per id and answer). */
   readonly listed: string;
-  readonly links: ReadonlyMap<EntityType, readonly { readonly entityId: string; readonly json: Quoted }[]>;
+  readonly links: ReadonlyMap<EntityType, TypeLinks>;
 }
 
 const NO_LINKS: RuleParts['links'] = new Map();
+
+const item = (ruleId: string, type: EntityType, entityId: string, variant: string | null, reason: LinkReason): Quoted =>
+  quoted({ rule_id: ruleId, entity_type: type, entity_id: entityId, variant, reason } satisfies AnsweredLink);
 
 /** The parts of rule `id` (record `rule`; none: the id alone, linking nothing). */
 function partsOf(id: string, rule: RuleRecord | undefined): RuleParts {
@@ -248,9 +309,24 @@ function partsOf(id: string, rule: RuleRecord | undefined): RuleParts {
   }
   let links = NO_LINKS;
   if (byType.size > 0) {
-    const made = new Map<EntityType, { entityId: string; json: Quoted }[]>();
+    const made = new Map<EntityType, TypeLinks>();
     for (const [type, ids] of byType) {
-      made.set(type, ids.sort().map((entityId) => ({ entityId, json: quoted({ rule_id: id, entity_type: type, entity_id: entityId }) })));
+      const split = rule?.splits?.find((s) => s.entity_type === type);
+      // A link a variant names is answered only when the split chooses it.
+      const named = new Set(split?.variants.map((v) => v.entity_id));
+      const plain = ids.filter((entityId) => !named.has(entityId)).sort()
+        .map((entityId) => ({ entityId, json: item(id, type, entityId, null, 'TARGETING_MATCH') }));
+      if (split === undefined) {
+        made.set(type, { plain });
+        continue;
+      }
+      const variantLinks = split.variants.map((v) => ({
+        entityId: v.entity_id,
+        json: item(id, type, v.entity_id, null, 'TARGETING_MATCH'),
+        split: item(id, type, v.entity_id, v.name, 'SPLIT'),
+        fallback: item(id, type, v.entity_id, v.name, 'DEFAULT'),
+      }));
+      made.set(type, { plain, split: { compiled: compileSplit(split, ruleKeyOf(rule!)), links: variantLinks } });
     }
     links = made;
   }
@@ -289,7 +365,14 @@ function isLive(state: EvaluationReads, type: EntityType, id: string): boolean {
   return record !== undefined && record.status === 'ACTIVE';
 }
 
-function entityData(state: EvaluationReads, request: EvaluateRequest, entities: EvaluateResponse['entities'], limits: PromptLimits) {
+/**
+ * The records of the answer's entities, one per `<type>:<id>` (the first item's, in answer order). A prompt a split
+ * chose renders at its variant's version or label when it names one, else at the request's (docs/concepts.md#splits).
+ */
+function entityData(
+  state: EvaluationReads, request: EvaluateRequest, entities: EvaluateResponse['entities'], variants: readonly (SplitVariant | undefined)[] | undefined,
+  limits: PromptLimits,
+) {
   const data: { [key: string]: unknown } = {};
   if (request.entityType === 'evaluation') return data;
   const total = limits.responseMaxRenderBytes;
@@ -297,13 +380,15 @@ function entityData(state: EvaluationReads, request: EvaluateRequest, entities: 
     left: total,
     reason: `the prompts rendered for this answer would pass ${total} bytes; the limit is RULEVAULT_RESPONSE_MAX_RENDER_BYTES=${total}`,
   };
-  for (const { entity_id: id } of entities) {
+  entities.forEach(({ entity_id: id }, i) => {
     const key = `${request.entityType}:${id}`;
-    if (key in data) continue;
+    if (key in data) return;
+    const variant = variants?.[i];
+    const asked = variant === undefined ? request : { ...request, version: variant.version, label: variant.label };
     data[key] = request.entityType === 'context'
       ? contextView(state.contexts.get(id)!)
-      : promptRecord(state.prompts.get(id)!, request, limits, output);
-  }
+      : promptRecord(state.prompts.get(id)!, asked, limits, output);
+  });
   return data;
 }
 

@@ -21,7 +21,7 @@ import { apiKeyView, contextAdminView, promptAdminView, ruleView, secretView } f
 type ListQuery = { readonly [name: string]: string | undefined };
 
 const RULE_MEMBERS: readonly (keyof RuleBody)[] = [
-  'name', 'description', 'status', 'group_operator', 'condition_groups', 'entities',
+  'name', 'description', 'status', 'group_operator', 'condition_groups', 'entities', 'key', 'splits',
 ];
 
 /** `templateLimits`: prompt listings show each template's variables, parsed (once) under these; `slices`: the rule walk's (tests). */

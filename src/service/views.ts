@@ -28,6 +28,9 @@ export function ruleView(rule: RuleRecord) {
     group_operator: rule.group_operator,
     condition_groups: rule.condition_groups,
     entities: rule.entities,
+    // Every rule answers both: its key is its id unless it was given one, and a rule without a split has [].
+    key: rule.key ?? rule.id,
+    splits: rule.splits ?? [],
     ...provenance(rule),
   };
 }

@@ -109,9 +109,9 @@ t.test('a record that cannot be serialized is written as a stand-in, counted, an
   let deep: Record<string, unknown> = { a: 1 };
   for (let i = 0; i < 100_000; i++) deep = { a: deep };
   const request = (variables: Record<string, unknown>): EvaluateRequest => ({
-    entityType: 'context', fields: { tier: 'gold' }, includeEntityData: false, variables, version: undefined, label: undefined, shouldCompile: true, strict: false,
+    entityType: 'context', fields: { tier: 'gold' }, includeEntityData: false, variables, version: undefined, label: undefined, shouldCompile: true, strict: false, atMs: Date.now(),
   });
-  const answer: EvaluateResponse = { matchingRuleIds: ['r1'], entities: [{ rule_id: 'r1', entity_type: 'context', entity_id: 'c1' }] };
+  const answer: EvaluateResponse = { matchingRuleIds: ['r1'], entities: [{ rule_id: 'r1', entity_type: 'context', entity_id: 'c1', variant: null, reason: 'TARGETING_MATCH' }] };
   const ids = [
     log.decide('k1', request({ n: 1 }), answer, 5n),
     log.decide('k1', request(deep), answer, 6n),
@@ -128,7 +128,7 @@ t.test('a record that cannot be serialized is written as a stand-in, counted, an
   t.same(standIn, {
     decision_id: ids[1], at: standIn?.at, key_id: 'k1', position: '6',
     incomplete: 'the record could not be serialized (RangeError: Maximum call stack size exceeded): its request, masked paths and entity_data digest are not kept',
-    answer: { matchingRuleIds: ['r1'], entities: [{ rule_id: 'r1', entity_type: 'context', entity_id: 'c1' }] },
+    answer: { matchingRuleIds: ['r1'], entities: [{ rule_id: 'r1', entity_type: 'context', entity_id: 'c1', variant: null, reason: 'TARGETING_MATCH' }] },
   }, 'the stand-in: id, time, key, position, answer, and why');
   t.ok(Math.abs(Date.parse(standIn!.at) - Date.now()) < 60_000);
   t.match(await registry.getSingleMetricAsString('rulevault_audit_records_replaced_total'), /rulevault_audit_records_replaced_total\{sink="decisions"\} 1\b/);

@@ -44,7 +44,7 @@ t.test('live, replayed and imported read models agree; audit evaluate equals liv
   await t.rejects(importLog(target, (async function* () { yield* lines; })()), /not empty/, 'import refuses a non-empty store');
 
   // A fresh audit service each round, so both cold and warm paths are checked.
-  const audit = createAuditService({ store: node.store, readModel: createReadModel(), limits: LIMITS, timeTravel: { checkpointEvery: 64, maxCheckpoints: 8, maxPoints: 4 } });
+  const audit = createAuditService({ store: node.store, readModel: createReadModel(), limits: LIMITS, clock: Date.now, timeTravel: { checkpointEvery: 64, maxCheckpoints: 8, maxPoints: 4 } });
   let compared = 0;
   const order = shuffled(seededRandom(seed ^ 0x0ddba11), samples.map((_, i) => i));
   for (const i of order) {

@@ -31,11 +31,11 @@ t.test('dry-run reads the live rules by id, never walks or copies them', async (
   }) as unknown as RulesState;
   const state = { ...initialState(), rules: byIdOnly, position: 7n };
   const draft = { id: 'r-gold', name: 'gold, now platinum', condition_groups: [{ conditions: [{ field: 'tier', operator: 'equals', value: 'platinum' }] }] };
-  const answer = dryRun(state, engine, { entity_type: 'context', fields: { tier: 'platinum' }, rules: [draft, { ...draft, id: undefined, name: 'new' }] }, DEFAULTS.limits);
+  const answer = dryRun(state, engine, { entity_type: 'context', fields: { tier: 'platinum' }, rules: [draft, { ...draft, id: undefined, name: 'new' }] }, DEFAULTS.limits, 0);
   t.same(walked, [], 'nothing walked the live rules');
   t.same(answer.matchingRuleIds, ['draft-1', 'r-gold'], 'the replacing draft and the new one match');
   t.same(answer.explain.map((e) => [e.rule_id, e.draft]), [['draft-1', true], ['r-gold', true]], 'each explained as the draft it is');
   t.equal(live.get('r-gold')!.condition_groups[0]!.conditions[0]!.value, 'gold', 'the live rule is as it was');
-  const silver = dryRun(state, engine, { entity_type: 'context', fields: { tier: 'silver' }, rules: [draft] }, DEFAULTS.limits);
+  const silver = dryRun(state, engine, { entity_type: 'context', fields: { tier: 'silver' }, rules: [draft] }, DEFAULTS.limits, 0);
   t.same(silver.matchingRuleIds, ['r-silver'], 'a live rule no draft replaces answers as it does live');
 });

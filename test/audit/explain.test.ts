@@ -35,7 +35,7 @@ t.test('explain matched and the scan engine agree with the compiled engine', asy
       for (let i = 0; i < 40; i++) {
         const fields = randomFields(random);
         const want = engine.evaluate(fields);
-        const everyRule = explainRules(rules, fields, [], all(rules), Infinity).rules;
+        const everyRule = explainRules(rules, fields, 0, [], all(rules), Infinity).rules;
         const explained = everyRule.filter((r) => r.matched).map((r) => r.rule_id);
         const scanned = scan.evaluate(fields);
         cases += 1;
@@ -45,7 +45,7 @@ t.test('explain matched and the scan engine agree with the compiled engine', asy
           return;
         }
         // Unnamed, exactly the matching rules are explained.
-        const unnamed = explainRules(rules, fields, want, NONE, Infinity).rules.map((r) => r.rule_id);
+        const unnamed = explainRules(rules, fields, 0, want, NONE, Infinity).rules.map((r) => r.rule_id);
         if (JSON.stringify(unnamed) !== JSON.stringify(want)) {
           t.same(unnamed, want, `${replayHint(seed)}, unnamed: exactly the matching rules; set ${set} input ${JSON.stringify(fields)}`);
           return;
@@ -59,7 +59,7 @@ t.test('explain matched and the scan engine agree with the compiled engine', asy
             return;
           }
         }
-        for (const rule of explainRules(rules, fields, [], all(rules, 'a'), Infinity).rules) {
+        for (const rule of explainRules(rules, fields, 0, [], all(rules, 'a'), Infinity).rules) {
           if (!rule.groups.some((g) => g.conditions.some((c) => c.field === 'a'))) {
             t.fail(`${replayHint(seed)}, rule ${rule.rule_id} explained for field a without a condition on it`);
             return;
@@ -85,7 +85,7 @@ t.test('each condition says why, with the input value it saw', async (t) => {
     cond('model', 'starts_with', 'gpt'),
   ]);
   const named = { field: undefined, ruleIds: ['r1'] };
-  const [rule] = explainRules(rules, { tier: 'silver', tokens: 'many', stream: 'yes', model: 'gpt-4o' }, [], named).rules;
+  const [rule] = explainRules(rules, { tier: 'silver', tokens: 'many', stream: 'yes', model: 'gpt-4o' }, 0, [], named).rules;
   t.match(rule, { rule_id: 'r1', matched: false, revision: '3', position: '13', status: 'ACTIVE' });
   t.match(rule!.reason, /condition group 0 did not hold/);
   t.same(rule!.groups[0]!.conditions.map((c) => [c.field, c.input, c.result, c.reason]), [
@@ -97,7 +97,7 @@ t.test('each condition says why, with the input value it saw', async (t) => {
   ]);
   t.equal(rule!.groups[0]!.result, false);
 
-  const [matched] = explainRules(rules, { tier: 'gold', tokens: '150', stream: true, region: 'eu', model: 'gpt-4' }, ['r1'], NONE).rules;
+  const [matched] = explainRules(rules, { tier: 'gold', tokens: '150', stream: true, region: 'eu', model: 'gpt-4' }, 0, ['r1'], NONE).rules;
   t.match(matched, { matched: true, reason: null });
   t.ok(matched!.groups[0]!.conditions.every((c) => c.reason === 'holds'));
 });
@@ -108,14 +108,14 @@ t.test('which rules are explained: the matching ones and the named ones, never o
   const rules = new Map<string, RuleRecord>([rule('a-match', 'x'), rule('b-other', 'y'), rule('c-off', 'x', 'INACTIVE')]);
   const ids = (answer: { rules: { rule_id: string; matched: boolean }[] }) => answer.rules.map((r) => [r.rule_id, r.matched]);
   const matched = ['a-match'];
-  t.same(ids(explainRules(rules, { x: '1' }, matched, NONE)), [['a-match', true]],
+  t.same(ids(explainRules(rules, { x: '1' }, 0, matched, NONE)), [['a-match', true]],
     'unnamed: only the matching rules, not a rule that reads a given field, nor an INACTIVE one');
-  const named = explainRules(rules, { x: '1' }, matched, { field: undefined, ruleIds: ['c-off', 'b-other'] });
+  const named = explainRules(rules, { x: '1' }, 0, matched, { field: undefined, ruleIds: ['c-off', 'b-other'] });
   t.same(ids(named), [['a-match', true], ['b-other', false], ['c-off', false]], 'named rules too, matched or not, ACTIVE or not');
   t.match(named.rules[2]!.reason, /INACTIVE/);
   t.same(named.omitted_rule_ids, []);
-  t.same(ids(explainRules(rules, { x: '1' }, matched, { field: 'y', ruleIds: ['b-other'] })), [['b-other', false]], 'field narrows, never widens');
-  t.same(explainRules(rules, { x: '1' }, matched, { field: 'nope', ruleIds: [] }).rules, []);
+  t.same(ids(explainRules(rules, { x: '1' }, 0, matched, { field: 'y', ruleIds: ['b-other'] })), [['b-other', false]], 'field narrows, never widens');
+  t.same(explainRules(rules, { x: '1' }, 0, matched, { field: 'nope', ruleIds: [] }).rules, []);
 });
 
 t.test('an answer holds at most its budget of explanations; the rest are named by id', async (t) => {
@@ -127,11 +127,11 @@ t.test('an answer holds at most its budget of explanations; the rest are named b
     rules.set(id, record({ id, status: 'ACTIVE', group_operator: 'AND', condition_groups: [{ condition_operator: 'AND', conditions }] }));
     matched.push(id);
   }
-  const unbounded = explainRules(rules, { x: 'a' }, matched, NONE, Infinity);
+  const unbounded = explainRules(rules, { x: 'a' }, 0, matched, NONE, Infinity);
   const full = JSON.stringify(unbounded.rules).length;
   t.equal(unbounded.rules.length, 50);
   const budget = Math.floor(full / 3);
-  const bounded = explainRules(rules, { x: 'a' }, matched, { field: undefined, ruleIds: ['r49'] }, budget);
+  const bounded = explainRules(rules, { x: 'a' }, 0, matched, { field: undefined, ruleIds: ['r49'] }, budget);
   t.ok(JSON.stringify(bounded.rules).length <= budget, `explanations within the budget (${JSON.stringify(bounded.rules).length} <= ${budget})`);
   t.ok(bounded.rules.length > 0 && bounded.omitted_rule_ids.length > 0, `${bounded.rules.length} explained, ${bounded.omitted_rule_ids.length} omitted`);
   t.same([...bounded.rules.map((r) => r.rule_id), ...bounded.omitted_rule_ids].sort(), matched, 'every rule asked about is explained or listed');
@@ -146,7 +146,7 @@ t.test('a rule whose explanation alone passes the budget is omitted, not seriali
     ['huge', record({ id: 'huge', status: 'ACTIVE', group_operator: 'AND', condition_groups: [{ condition_operator: 'AND', conditions }] })],
     ['small', record({ id: 'small', status: 'ACTIVE', group_operator: 'AND', condition_groups: [{ condition_operator: 'AND', conditions: [cond('x', 'not_equals', 'v')] }] })],
   ]);
-  const answer = explainRules(rules, { x: 'i'.repeat(64 * 1024) }, ['huge', 'small'], NONE);
+  const answer = explainRules(rules, { x: 'i'.repeat(64 * 1024) }, 0, ['huge', 'small'], NONE);
   t.same(answer.omitted_rule_ids, ['huge']);
   t.same(answer.rules.map((r) => r.rule_id), ['small']);
   t.ok(JSON.stringify(answer.rules).length <= 70 * 1024);

@@ -47,6 +47,9 @@ t.test('differential: the client answers as the service does, once it holds the 
   let compared = 0;
   let matched = 0;
   let linked = 0;
+  let split = 0;
+  // The splits' own stream: the seeded scenario of the other changes and requests stays what it was without them.
+  let splitting: Random = seededRandom(0);
 
   const links = (random: Random) => {
     const out: { entity_type: string; entity_id: string }[] = [];
@@ -74,7 +77,8 @@ t.test('differential: the client answers as the service does, once it holds the 
       case 'rule':
       case 'patch-rule': {
         const { status, group_operator, condition_groups } = validRule(random);
-        const body = { name: `rule ${step}`, status, group_operator, condition_groups, entities: links(random) };
+        const entities = links(random);
+        const body = { name: `rule ${step}`, status, group_operator, condition_groups, entities, ...(splitting() < 0.6 ? withSplit(splitting, entities) : {}) };
         if (kind === 'patch-rule' && rules.length > 0) {
           answer = await admin.patch(`/api/rule-engine/rules/${pick(random, rules)}`, random() < 0.5 ? body : { status: random() < 0.5 ? 'ACTIVE' : 'INACTIVE' });
         } else {
@@ -112,6 +116,28 @@ t.test('differential: the client answers as the service does, once it holds the 
     return answer.status < 300 ? answer.headers.get('rulevault-position') ?? undefined : undefined;
   }
 
+  /**
+   * A split over a second link of the type of one the rule has (issue 65): seeded weights, a bucketing field the
+   * requests may carry, and now and then a prompt variant's version or a stepped schedule whose step in force
+   * lasts the whole run (the client reads a schedule at its own clock, the service at its own).
+   */
+  function withSplit(random: Random, entities: { entity_type: string; entity_id: string }[]) {
+    const link = entities.find((l) => l.entity_type !== 'evaluation' && (l.entity_type === 'context' ? contexts : prompts).length > 1);
+    if (link === undefined) return {};
+    const pool = link.entity_type === 'context' ? contexts : prompts;
+    const other = pool.find((id) => id !== link.entity_id)!;
+    entities.push({ entity_type: link.entity_type, entity_id: other });
+    const weights = [Math.floor(random() * 10), 1 + Math.floor(random() * 10)];
+    const variants = [link.entity_id, other].map((entity_id, i) => ({
+      name: `v${i}`, entity_id, weight: weights[i]!, ...(link.entity_type === 'prompt' && random() < 0.5 ? { version: '1.0.0' } : {}),
+    }));
+    const hour = 3_600_000;
+    const schedule = random() < 0.3
+      ? { schedule: { start: new Date(Date.now() - hour).toISOString(), end: new Date(Date.now() + hour).toISOString(), weights: { v0: 1, v1: 0 }, steps: 2 } }
+      : {};
+    return { splits: [{ entity_type: link.entity_type, bucket_by: pick(random, ['targetingKey', 'user.id']), variants, ...schedule }] };
+  }
+
   function request(random: Random): LocalEvaluateRequest | Record<string, unknown> {
     if (random() < 0.05) return { entity_type: 'dataset', fields: {} };
     if (random() < 0.05) return { entity_type: 'context', fields: { bad: [1] } };
@@ -121,7 +147,7 @@ t.test('differential: the client answers as the service does, once it holds the 
     if (random() < 0.3) inputs.shouldCompile = random() < 0.5;
     return {
       entity_type: pick(random, ['context', 'prompt', 'evaluation'] as const),
-      fields: randomFields(random),
+      fields: { ...randomFields(random), ...(splitting() < 0.8 ? { [pick(splitting, ['targetingKey', 'user.id'])]: `user-${Math.floor(splitting() * 40)}` } : {}) },
       include_entity_data: random() < 0.6,
       ...(Object.keys(inputs).length > 0 ? { entity_inputs: inputs } : {}),
     };
@@ -130,6 +156,7 @@ t.test('differential: the client answers as the service does, once it holds the 
   t.test('seeded changes and requests', async (t) => {
     for (const seed of testSeeds()) {
       const random = seededRandom(seed);
+      splitting = seededRandom(seed ^ 0x65);
       for (let step = 0; step < perSeed(90); step++) {
         const position = await change(random, step);
         if (position !== undefined) await local.waitFor(position);
@@ -139,6 +166,7 @@ t.test('differential: the client answers as the service does, once it holds the 
           const answer = local.evaluate(body as LocalEvaluateRequest);
           compared++;
           if ('entities' in answer && answer.entities.length > 0) linked++;
+          if ('entities' in answer && answer.entities.some((e) => e.reason !== 'TARGETING_MATCH')) split++;
           if (JSON.stringify(answer) === JSON.stringify(remote)) matched++;
           else t.same(answer, remote, `${replayHint(seed)}, step ${step}: ${JSON.stringify(body)}`);
         }
@@ -147,6 +175,7 @@ t.test('differential: the client answers as the service does, once it holds the 
     t.equal(matched, compared, `all ${compared} answers identical`);
     t.ok(rules.length > 10 && contexts.length > 3 && prompts.length > 3, `the scenario built a rule set worth comparing (${rules.length} rules, ${contexts.length} contexts, ${prompts.length} prompts)`);
     t.ok(linked > compared / 10, `answers with linked entities: ${linked} of ${compared}`);
+    t.ok(split > compared / 20, `answers with a split's choice: ${split} of ${compared}`);
   });
 });
 

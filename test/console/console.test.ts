@@ -530,7 +530,7 @@ t.test('a decision record with masked entity data, and a stand-in: what the repl
   let deep: Record<string, unknown> = {};
   for (let i = 0; i < 100_000; i++) deep = { a: deep };
   const id = log.decide('k-stand-in', {
-    entityType: 'context', fields: {}, includeEntityData: false, variables: deep, version: undefined, label: undefined, shouldCompile: true, strict: false,
+    entityType: 'context', fields: {}, includeEntityData: false, variables: deep, version: undefined, label: undefined, shouldCompile: true, strict: false, atMs: Date.now(),
   }, { matchingRuleIds: ['r-stand-in'], entities: [] }, 1n);
   log.close();
   requests.length = 0;

@@ -50,7 +50,7 @@ t.test('the quick-start script runs top to bottom against a freshly started serv
 
   const contextAnswer = JSON.parse(context!);
   t.same(contextAnswer.matchingRuleIds, [ruleId], 'evaluate matches the rule');
-  t.same(contextAnswer.entities, [{ rule_id: ruleId, entity_type: 'context', entity_id: contextId }]);
+  t.same(contextAnswer.entities, [{ rule_id: ruleId, entity_type: 'context', entity_id: contextId, variant: null, reason: 'TARGETING_MATCH' }]);
   t.equal(contextAnswer.entity_data[`context:${contextId}`].content, 'Answer in depth, with sources.', 'and answers the context');
 
   const promptAnswer = JSON.parse(prompt!);

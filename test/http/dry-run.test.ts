@@ -53,7 +53,7 @@ t.test('a new draft is evaluated beside the live rules, explained, and nothing i
   });
   t.equal(answer.status, 200, answer.text.slice(0, 300));
   t.same(answer.json.matchingRuleIds, [goldRule, 'draft-0'].sort(), 'the live rule and the draft match');
-  t.same(answer.json.entities, [goldRule, 'draft-0'].sort().map((id) => ({ rule_id: id, entity_type: 'context', entity_id: contextId })));
+  t.same(answer.json.entities, [goldRule, 'draft-0'].sort().map((id) => ({ rule_id: id, entity_type: 'context', entity_id: contextId, variant: null, reason: 'TARGETING_MATCH' })));
   t.equal(answer.json.entity_data[`context:${contextId}`].name, 'premium tone', 'entity data as evaluate gives it');
   t.same(answer.json.drafts, [{ index: 0, rule_id: 'draft-0', replaces: false }]);
   t.equal(answer.json.position, before, 'evaluated at the live position');
@@ -78,7 +78,7 @@ t.test('a draft links a prompt by its name, as a rule write does, and is answere
   const draft = { name: 'by name', condition_groups: [{ conditions: [condition('tier', 'equals', 'bronze')] }], entities: [{ entity_type: 'prompt', entity_id: 'dry-run-linked' }] };
   const answer = await admin.post('/api/rule-engine/dry-run', { entity_type: 'prompt', fields: { tier: 'bronze' }, rules: [draft] });
   t.equal(answer.status, 200, answer.text.slice(0, 300));
-  t.same(answer.json.entities, [{ rule_id: 'draft-0', entity_type: 'prompt', entity_id: prompt.id }]);
+  t.same(answer.json.entities, [{ rule_id: 'draft-0', entity_type: 'prompt', entity_id: prompt.id, variant: null, reason: 'TARGETING_MATCH' }]);
 });
 
 t.test('a draft with a live rule\'s id takes its place', async (t) => {

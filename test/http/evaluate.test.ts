@@ -110,7 +110,7 @@ forCells(t, 'evaluate', (t, cell) => {
     t.same(answer.json.matchingRuleIds, [...ids].sort(), 'every matching rule once, ascending, links or not');
     t.notOk('entity_data' in answer.json, 'entity_data only when asked for');
     const expected = ids.filter((_, i) => i % 2 === 0).sort().flatMap((rule_id) =>
-      [c1, c2].sort().map((entity_id) => ({ rule_id, entity_type: 'context', entity_id })));
+      [c1, c2].sort().map((entity_id) => ({ rule_id, entity_type: 'context', entity_id, variant: null, reason: 'TARGETING_MATCH' })));
     t.same(answer.json.entities, expected, 'sorted by rule_id, then entity_id; only contexts');
     const evaluations = await evaluator.post('/api/rule-engine/evaluate', { entity_type: 'evaluation', fields: { suite: tag }, include_entity_data: true });
     t.equal(evaluations.json.entities.length, 3);
@@ -166,10 +166,10 @@ forCells(t, 'evaluate', (t, cell) => {
     const second = await admin.post('/api/contexts', { name: 'second', content: 'y' });
     const id = await createRule({ condition_groups: [{ conditions: [equals('suite', tag)] }], entities: [{ entity_type: 'context', entity_id: first.json.id }] });
     const ask = async () => (await evaluator.post('/api/rule-engine/evaluate', { entity_type: 'context', fields: { suite: tag } })).json.entities;
-    t.same(await ask(), [{ rule_id: id, entity_type: 'context', entity_id: first.json.id }]);
+    t.same(await ask(), [{ rule_id: id, entity_type: 'context', entity_id: first.json.id, variant: null, reason: 'TARGETING_MATCH' }]);
     // Only the links change: the rule's conditions, and so its matching, stay as they were.
     await admin.patch(`/api/rule-engine/rules/${id}`, { entities: [{ entity_type: 'context', entity_id: second.json.id }] });
-    t.same(await ask(), [{ rule_id: id, entity_type: 'context', entity_id: second.json.id }], 'the new link, not the kept one');
+    t.same(await ask(), [{ rule_id: id, entity_type: 'context', entity_id: second.json.id, variant: null, reason: 'TARGETING_MATCH' }], 'the new link, not the kept one');
     await admin.patch(`/api/rule-engine/rules/${id}`, { entities: [] });
     t.same(await ask(), [], 'no links left');
   });

@@ -81,7 +81,7 @@ forCells(t, 'rules-admin', (t, cell) => {
     t.same(created.json.entities, [{ entity_type: 'prompt', entity_id: prompt.id }], 'the resolved id is stored');
     const evaluator = live.clientFor((await admin.post('/api/api-keys', { name: 'by-name', scopes: ['evaluate'] })).json.key);
     const answer = await evaluator.post('/api/rule-engine/evaluate', { entity_type: 'prompt', fields: { linked: 'by-name' } });
-    t.same(answer.json.entities, [{ rule_id: created.json.id, entity_type: 'prompt', entity_id: prompt.id }]);
+    t.same(answer.json.entities, [{ rule_id: created.json.id, entity_type: 'prompt', entity_id: prompt.id, variant: null, reason: 'TARGETING_MATCH' }]);
 
     // Its name and its id together are one link; renaming the prompt keeps the link.
     const both = await admin.post('/api/rule-engine/rules', {

@@ -32,7 +32,7 @@ function context(id: string, status: 'ACTIVE' | 'INACTIVE'): ContextRecord {
 }
 
 function request(entityType: EntityType, value: string, includeEntityData = false): EvaluateRequest {
-  return { entityType, fields: { x: value }, includeEntityData, variables: {}, version: undefined, label: undefined, shouldCompile: true, strict: false };
+  return { entityType, fields: { x: value }, includeEntityData, variables: {}, version: undefined, label: undefined, shouldCompile: true, strict: false, atMs: 0 };
 }
 
 function setUp() {
@@ -89,5 +89,5 @@ t.test('a changed rule record answers with its new links and id', async (t) => {
   engine.upsert(changed);
   const answer = evaluateWithJson(state, engine, request('context', 'y'), DEFAULTS.limits);
   t.equal(answer.json, JSON.stringify(answer.response));
-  t.same(answer.response.entities.filter((e) => e.rule_id === 'caf\u00e9'), [{ rule_id: 'caf\u00e9', entity_type: 'context', entity_id: 'ctx-0-a"' }]);
+  t.same(answer.response.entities.filter((e) => e.rule_id === 'caf\u00e9'), [{ rule_id: 'caf\u00e9', entity_type: 'context', entity_id: 'ctx-0-a"', variant: null, reason: 'TARGETING_MATCH' }]);
 });

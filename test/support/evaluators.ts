@@ -53,7 +53,7 @@ export const EVALUATORS: ReadonlyArray<readonly [name: string, evaluate: Evaluat
   }],
   ["explain's verdict", async (rules, fields) => {
     const all = records(rules);
-    const { rules: explained } = explainRules(all, fields, [], { field: undefined, ruleIds: [...all.keys()] });
+    const { rules: explained } = explainRules(all, fields, 0, [], { field: undefined, ruleIds: [...all.keys()] });
     // Explain's `matched` and its own reading of the groups must agree; a rule counts when both say so.
     const matched = explained.filter((e) => e.matched).map((e) => e.rule_id);
     const judged = explained.filter(explainedVerdict).map((e) => e.rule_id);

@@ -49,6 +49,8 @@ export const MATRIX = {
   'openlit-prompts': [SQLITE, ESDB, SQLITE_WORKERS],
   'prompt-labels': [SQLITE, ESDB, SQLITE_WORKERS],
   restart: [SQLITE, ESDB],
+  // Splits are answered by evaluate, stored in rule events and replayed: both stores (two workers: splits-stability).
+  splits: [SQLITE, ESDB],
   'rules-admin': [SQLITE, ESDB, SQLITE_WORKERS, ESDB_WORKERS],
   stream: [SQLITE, ESDB, SQLITE_WORKERS],
   // The revocation's reach: with workers it must reach every one.

@@ -15,6 +15,7 @@ import { OPERATORS } from '../../engine/conditions';
 import { go, href } from '../router';
 import { DiffView, ErrorBox, Field, MoreButton, Show, splitTags, useAction, useDebounced, useLoad, usePages, when } from '../ui';
 import { TestPanel } from './test-panel';
+import { SplitEditor } from '../split-editor';
 
 /** What links are chosen from: the contexts and prompts, by name. */
 interface Catalog { contexts: Context[]; prompts: Prompt[] }
@@ -126,16 +127,16 @@ function RuleTable({ rules, names }: { rules: readonly Rule[]; names: ReadonlyMa
 }
 
 /** What the editor holds: the rule's own members, in the shapes the API answers (complete, unlike its input). */
-type Draft = Pick<Rule, 'name' | 'description' | 'status' | 'group_operator' | 'condition_groups' | 'entities'> & RuleInput;
+type Draft = Pick<Rule, 'name' | 'description' | 'status' | 'group_operator' | 'condition_groups' | 'entities' | 'splits'> & RuleInput;
 
 const newDraft = (): Draft => ({
   name: '', description: '', status: 'ACTIVE', group_operator: 'AND',
-  condition_groups: [{ condition_operator: 'AND', conditions: [emptyCondition()] }], entities: [],
+  condition_groups: [{ condition_operator: 'AND', conditions: [emptyCondition()] }], entities: [], splits: [],
 });
 
 const draftOf = (rule: Rule): Draft => ({
   name: rule.name, description: rule.description, status: rule.status, group_operator: rule.group_operator,
-  condition_groups: rule.condition_groups, entities: rule.entities,
+  condition_groups: rule.condition_groups, entities: rule.entities, splits: rule.splits,
 });
 
 /** A refused save: my draft, the rule as it is now, and who changed it since my revision, when. */
@@ -163,8 +164,13 @@ function RuleEditor({ api, scopes, catalog, rule: initial }: { api: Api; scopes:
 
   const set = (change: Partial<Draft>) => setDraft({ ...draft, ...change });
   const linked = (entityId: string) => draft.entities.some((e) => e.entity_id === entityId);
-  const toggleLink = (entity_type: 'context' | 'prompt', entity_id: string, on: boolean) =>
-    set({ entities: on ? [...draft.entities, { entity_type, entity_id }] : draft.entities.filter((e) => e.entity_id !== entity_id) });
+  // An unlinked entity takes its split variants with it, as the server does; a split left without variants goes.
+  const toggleLink = (entity_type: 'context' | 'prompt', entity_id: string, on: boolean) => set(on
+    ? { entities: [...draft.entities, { entity_type, entity_id }] }
+    : {
+      entities: draft.entities.filter((e) => e.entity_id !== entity_id),
+      splits: draft.splits.map((s) => ({ ...s, variants: s.variants.filter((v) => v.entity_id !== entity_id) })).filter((s) => s.variants.length > 0),
+    });
 
   /** Writes `patch` at `revision`; a 409 keeps the draft and shows the other writer's change. */
   const write = (patch: Partial<Draft>, revision: string | undefined, message: string) => action.run(async () => {
@@ -251,6 +257,7 @@ function RuleEditor({ api, scopes, catalog, rule: initial }: { api: Api; scopes:
             })} />
           )}</Field>
         </fieldset>
+        <SplitEditor splits={draft.splits} entities={draft.entities} names={names} onChange={(splits) => set({ splits })} />
         <div class="actions">
           <button type="submit" disabled={action.busy || problems.size > 0}>{rule === undefined ? 'Create rule' : 'Save'}</button>
           {rule !== undefined && (

@@ -180,7 +180,7 @@ export async function randomHistory(node: CommandNode, clock: SteppingClock, see
     }
     if (step % sampleEvery === sampleEvery - 1 && state.position !== undefined) {
       const body = randomBody(random);
-      const request = parseEvaluateRequest(body, LIMITS);
+      const request = parseEvaluateRequest(body, LIMITS, 0);
       const answer = JSON.parse(JSON.stringify(evaluate(state, node.readModel.engine, request, LIMITS)));
       samples.push({ position: state.position.toString(), at: clock.last(), body, answer });
     }
