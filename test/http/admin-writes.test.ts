@@ -38,7 +38,7 @@ forCells(t, 'admin-writes', (t, cell) => {
     const prompt = await created('/api/prompts', { name: 'p', prompt: 'Hi {{name}}' });
     const secret = await created('/api/vault/secrets', { key: 'TYPO_TEST', value: 'v' });
     const cases: [string, string, string][] = [
-      [`/api/rule-engine/rules/${rule.id}`, `rule-${rule.id}`, 'allowed: name, description, status, group_operator, condition_groups, entities'],
+      [`/api/rule-engine/rules/${rule.id}`, `rule-${rule.id}`, 'allowed: name, description, status, group_operator, condition_groups, entities, key, splits'],
       [`/api/contexts/${context.id}`, `context-${context.id}`, 'allowed: name, description, content, tags, meta_properties, status'],
       [`/api/prompts/${prompt.id}`, `prompt-${prompt.id}`, 'allowed: name, tags, meta_properties, status'],
       [`/api/vault/secrets/${secret.id}`, `secret-${secret.id}`, 'allowed: key, value, tags'],
