@@ -171,8 +171,9 @@ export function aggregate(runs: readonly CaseResult[][]): AggregatedCase[] {
   });
 }
 
-function fmt(n: number | undefined, digits = 2): string {
-  if (n === undefined || Number.isNaN(n)) return '';
+function fmt(n: number | null | undefined, digits = 2): string {
+  // null: a figure results.json stored as NaN (JSON has no NaN).
+  if (n === undefined || n === null || Number.isNaN(n)) return '';
   if (Math.abs(n) >= 1e5) return Math.round(n).toLocaleString('en-US');
   return n >= 100 ? n.toFixed(0) : n.toFixed(digits);
 }

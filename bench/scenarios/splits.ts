@@ -10,7 +10,9 @@
  * the answer, not the engine, which this measures.
  */
 import type { ContextRecord, RuleRecord } from '../../projections';
-import { createEngine } from '../../src/engine';
+import { getHeapStatistics } from 'node:v8';
+import { PerformanceObserver } from 'node:perf_hooks';
+import { chooseVariant, compileSplit, createEngine } from '../../src/engine';
 import { DEFAULTS } from '../../src/base/config';
 import { evaluate, parseEvaluateRequest, type EvaluationReads } from '../../src/service/evaluate';
 import type { CaseResult, Scenario } from '../scenario';
@@ -42,6 +44,40 @@ function records(count: number, split: boolean): Map<string, RuleRecord> {
     } as RuleRecord);
   });
   return rules;
+}
+
+/**
+ * Heap bytes one bucketing allocates (chooseVariant over 500 prepared keys,
+ * 200,000 times): the heap's growth over the loop, taken only when no
+ * collection ran inside it (a collection would hide what was allocated; up
+ * to five tries), so `undefined` means "not measured", never "none".
+ */
+async function bucketingBytesPerCall(): Promise<number | undefined> {
+  const split = compileSplit({
+    entity_type: 'context', bucket_by: 'targetingKey',
+    variants: CONTEXTS.map((entity_id, v) => ({ name: `v${v}`, entity_id, weight: v === 0 ? 90 : 10 })),
+  } as Parameters<typeof compileSplit>[0], 'bench-rule');
+  const keys = Array.from({ length: 500 }, (_, i) => `user-${i}`);
+  const calls = 200_000;
+  let sink = 0;
+  for (let i = 0; i < 10_000; i++) sink += chooseVariant(split, keys[i % 500], 0);
+  let collections = 0;
+  const observer = new PerformanceObserver((list) => { collections += list.getEntries().length; });
+  observer.observe({ entryTypes: ['gc'] });
+  let bytes: number | undefined;
+  for (let attempt = 0; attempt < 5 && bytes === undefined; attempt++) {
+    await new Promise((resolve) => setImmediate(resolve));
+    collections = 0;
+    const before = getHeapStatistics().used_heap_size;
+    for (let i = 0; i < calls; i++) sink += chooseVariant(split, keys[i % 500], 0);
+    const after = getHeapStatistics().used_heap_size;
+    // The observer is told of a collection on a later turn.
+    await new Promise((resolve) => setImmediate(resolve));
+    if (collections === 0) bytes = Math.max(0, after - before) / calls;
+  }
+  observer.disconnect();
+  if (sink < 0) throw new Error('unreachable');
+  return bytes;
 }
 
 export const scenario: Scenario = {
@@ -76,6 +112,7 @@ export const scenario: Scenario = {
       }
     }
     const [plain, split] = states.map((s) => summarize(s.samples));
+    const bytes = await bucketingBytesPerCall();
     const result: CaseResult = {
       case: `evaluate ${count} rules, 10% split`,
       subject: split!,
@@ -84,6 +121,7 @@ export const scenario: Scenario = {
         p99_ratio: split!.p99_us / plain!.p99_us,
         entities_per_answer_split: states[1]!.linked / states[1]!.samples.length,
         entities_per_answer_unsplit: states[0]!.linked / states[0]!.samples.length,
+        ...(bytes === undefined ? {} : { bucketing_heap_bytes_per_call: bytes }),
       },
     };
     return [result];

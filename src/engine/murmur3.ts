@@ -23,6 +23,16 @@ let length = 0;
 
 /** The hash as an unsigned 32-bit number, seed `seed` (0: flagd's). */
 export function murmur3Utf8(first: string, second: string, seed = 0): number {
+  return murmur3Utf8Int32(first, second, seed) >>> 0;
+}
+
+/**
+ * The same hash as a signed 32-bit number, for the hot path: a number past
+ * 2^31 - 1 (half of all hashes, as an unsigned one) is returned boxed, a
+ * heap number per call (bench: splits, bucketing_heap_bytes_per_call went
+ * from ~8.7 to ~0.05), where an int32 is a small integer.
+ */
+export function murmur3Utf8Int32(first: string, second: string, seed = 0): number {
   h = seed | 0;
   block = 0;
   filled = 0;
@@ -63,7 +73,7 @@ export function murmur3Utf8(first: string, second: string, seed = 0): number {
   h ^= h >>> 13;
   h = Math.imul(h, 0xc2b2ae35);
   h ^= h >>> 16;
-  return h >>> 0;
+  return h | 0;
 }
 
 /** One byte into the current 4-byte block (little-endian); a full block is mixed into h. */

@@ -19,7 +19,7 @@
  * moves at most (variants - 1) times, never back to a variant it left.
  */
 
-import { murmur3Utf8 } from './murmur3';
+import { murmur3Utf8, murmur3Utf8Int32 } from './murmur3';
 
 /** The weights a split's variants may have: flagd's bound, a signed 32-bit maximum. */
 export const MAX_SPLIT_WEIGHT = 2_147_483_647;
@@ -177,7 +177,8 @@ export function bucketingValue(value: string | number | boolean | null | undefin
 export function chooseVariant(split: CompiledSplit, value: string | number | boolean | null | undefined, nowMs: number): number {
   const text = bucketingValue(value);
   const at = thresholdsAt(split, nowMs);
-  return text === undefined ? variantAt(at, 0) : variantAt(at, murmur3Utf8(split.key, text));
+  // Unsigned only here, where the comparison is made: the call returns a small integer, not a boxed number.
+  return text === undefined ? variantAt(at, 0) : variantAt(at, murmur3Utf8Int32(split.key, text) >>> 0);
 }
 
 /** What explain shows of a split for one request (docs/auditors.md#explain). */
