@@ -6,7 +6,7 @@ import type { CatalogState, ContextRecord, PromptRecord, RuleRecord } from '../.
 import type { Limits } from '../base/limits';
 import { badRequest } from '../base/errors';
 import { ENTITY_TYPES, type EntityType, type LinkReason, type SplitVariant } from '../events';
-import { chooseVariant, compileSplit, type CompiledSplit, type Engine, type FieldValue, type Fields } from '../engine';
+import { bucketingValue, chooseVariant, compileSplit, type CompiledSplit, type Engine, type FieldValue, type Fields } from '../engine';
 import { ruleKeyOf } from '../domain/splits';
 import { selectVersion } from '../../projections/prompts';
 import { parseVersion } from '../prompts/semver';
@@ -224,7 +224,8 @@ function answerFor(
     const value = request.fields[split.compiled.bucketBy];
     const index = chooseVariant(split.compiled, value, request.atMs);
     const chosen = split.links[index]!;
-    const reason: LinkReason = chosen.fallback !== undefined && bucketless(value) ? 'DEFAULT' : 'SPLIT';
+    // Without a bucketing value chooseVariant took bucket 0's variant: a default, not a split's choice (ADR 0054).
+    const reason: LinkReason = bucketingValue(value) === undefined ? 'DEFAULT' : 'SPLIT';
     let placed = false;
     for (const link of links.plain) {
       if (!placed && chosen.entityId < link.entityId) {
@@ -238,11 +239,6 @@ function answerFor(
   const response: EvaluateResponse = { matchingRuleIds, entities };
   if (request.includeEntityData) response.entity_data = entityData(state, request, entities, variants, limits);
   return response;
-}
-
-/** True when a split has no bucketing value in `value` (bucketingValue is undefined): the choice is bucket 0's, reason DEFAULT. */
-function bucketless(value: FieldValue | undefined): boolean {
-  return value === undefined || value === null || value === '';
 }
 
 /**
