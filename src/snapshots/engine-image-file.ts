@@ -16,10 +16,11 @@
  * the start then compiles the rules from the snapshot as before.
  */
 import { createHash } from 'node:crypto';
-import { open, rename, type FileHandle } from 'node:fs/promises';
+import { open, rename } from 'node:fs/promises';
 import { setImmediate } from 'node:timers/promises';
 import { markRoom, sectionRoom, type ImageSection } from '../engine';
 import { sha256OfRanges } from './file-sha256';
+import { openToRead } from './snapshot';
 import type { ByteRange } from './file-sha256-worker';
 
 export const ENGINE_IMAGE_FILE = 'snapshot.engine';
@@ -104,12 +105,8 @@ const HEADER_CHUNK = 1 << 16;
  * reads the sections again and hashes them meanwhile (file-sha256.ts).
  */
 export async function readEngineImageFile(path: string, binding: ImageBinding | PromiseLike<ImageBinding | undefined>): Promise<ImageLoad> {
-  let handle: FileHandle;
-  try {
-    handle = await open(path, 'r');
-  } catch {
-    return { ok: false, reason: 'none' };
-  }
+  const handle = await openToRead(path);
+  if (handle === undefined) return { ok: false, reason: 'none' };
   try {
     const size = (await handle.stat()).size;
     let head = Buffer.alloc(0);

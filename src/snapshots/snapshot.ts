@@ -210,6 +210,19 @@ export function decodeSnapshot(file: Buffer | string): SnapshotLoad {
 const READ_CHUNK = 1 << 23;
 
 /**
+ * The file at `path` opened for reading, or undefined when it cannot be
+ * (missing, unreadable): the snapshot and the engine image alike are then
+ * "none", and the node starts without them.
+ */
+export async function openToRead(path: string): Promise<FileHandle | undefined> {
+  try {
+    return await open(path, 'r');
+  } catch {
+    return undefined;
+  }
+}
+
+/**
  * Reads a snapshot file; a missing file is `{ ok: false, reason: 'none' }`.
  * The file is read in chunks into one buffer, each chunk's lines parsed
  * before the next is read, so the file's bytes are never all in memory beside the state
@@ -219,12 +232,8 @@ const READ_CHUNK = 1 << 23;
  * for tests (lines and characters split between chunks).
  */
 export async function readSnapshotFile(path: string, chunkBytes = READ_CHUNK): Promise<SnapshotLoad> {
-  let handle: FileHandle;
-  try {
-    handle = await open(path, 'r');
-  } catch {
-    return { ok: false, reason: 'none' };
-  }
+  const handle = await openToRead(path);
+  if (handle === undefined) return { ok: false, reason: 'none' };
   try {
     const reader = createBodyReader((await handle.stat()).size);
     let header: { readonly sha256: string } | undefined;
