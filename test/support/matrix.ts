@@ -29,7 +29,7 @@ export const SQLITE_WORKERS: Cell = { store: 'sqlite', workers: 2 };
 export const ESDB_WORKERS: Cell = { store: 'esdb', workers: 2 };
 
 /**
- * Every suite of test/http that a store can change also runs on
+ * Every suite of test/http (and the client's local evaluation) that a store can change also runs on
  * EventStoreDB; the suites of the contract's reads and writes also run with
  * two workers.
  */
@@ -55,6 +55,8 @@ export const MATRIX = {
   stream: [SQLITE, ESDB, SQLITE_WORKERS],
   // The revocation's reach: with workers it must reach every one.
   'key-revocation': [SQLITE, SQLITE_WORKERS],
+  // test/client/local.test.ts: the local evaluator follows the change stream, which each store serves.
+  local: [SQLITE, ESDB],
 } as const satisfies Record<string, readonly Cell[]>;
 
 export type Suite = keyof typeof MATRIX;
