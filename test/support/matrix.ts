@@ -47,6 +47,8 @@ export const MATRIX = {
   'get-secrets-outcomes': [SQLITE],
   observability: [SQLITE, ESDB],
   'openlit-prompts': [SQLITE, ESDB, SQLITE_WORKERS],
+  // OpenLIT's published SDK reading split answers.
+  'openlit-sdk': [SQLITE, ESDB],
   'prompt-labels': [SQLITE, ESDB, SQLITE_WORKERS],
   restart: [SQLITE, ESDB],
   // Splits are answered by evaluate, stored in rule events and replayed: both stores (two workers: splits-stability).
