@@ -53,6 +53,8 @@ export const MATRIX = {
   restart: [SQLITE, ESDB],
   // Splits are answered by evaluate, stored in rule events and replayed: both stores (two workers: splits-stability).
   splits: [SQLITE, ESDB],
+  // A split's entities switched off or deleted, and an audit export and import of its rules.
+  'splits-lifecycle': [SQLITE, ESDB],
   'rules-admin': [SQLITE, ESDB, SQLITE_WORKERS, ESDB_WORKERS],
   stream: [SQLITE, ESDB, SQLITE_WORKERS],
   // The revocation's reach: with workers it must reach every one.
