@@ -1,7 +1,7 @@
 /**
  * The declared matrix (test/support/matrix.ts) is the one that runs: each cell
  * reaches the node it starts (its store and its workers), and every suite
- * the matrix names is a file of test/http that runs on the cells declared for it.
+ * the matrix names is a file of test/http (or test/client) that runs on the cells declared for it.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
@@ -27,9 +27,11 @@ for (const [name, cell] of cells) {
 }
 
 t.test('each suite of the matrix runs its own cells', async (t) => {
-  const sources = path.join(__dirname, '..', '..', 'test', 'http');
+  const sources = ['http', 'client'].map((folder) => path.join(__dirname, '..', '..', 'test', folder));
   for (const suite of Object.keys(MATRIX) as Suite[]) {
-    const text = readFileSync(path.join(sources, `${suite}.test.ts`), 'utf8');
+    const file = sources.map((folder) => path.join(folder, `${suite}.test.ts`)).find(existsSync);
+    t.ok(file, `${suite}.test.ts is in test/http or test/client`);
+    const text = file === undefined ? '' : readFileSync(file, 'utf8');
     t.match(text, `forCells(t, '${suite}', `, `${suite}.test.ts runs forCells under its own name`);
   }
 });

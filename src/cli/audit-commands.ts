@@ -128,13 +128,23 @@ async function importFrom(config: Config, store: EventStore, file: string) {
   const lock = lockForWrite(config, 'audit import', () =>
     'import into a data folder and store that no service uses (RULEVAULT_DATA_DIR, RULEVAULT_EVENTSTORE), or stop the service first.');
   try {
-    return await importLog(store, createInterface({ input: createReadStream(file), crlfDelay: Infinity }));
+    return await importLog(store, linesOf(file));
   } finally {
     lock.release();
   }
 }
 
 async function* noLines(): AsyncIterable<string> {}
+
+/**
+ * The file's lines, read from the first pull on. A readline interface reads as soon as it is made, and the lines
+ * it emits before a `for await` pulls are lost. importLog awaits the store first (a round trip on EventStoreDB):
+ * an interface made before that could emit every line and close, and the import then waited on nothing, so the
+ * process exited 0 having imported nothing.
+ */
+async function* linesOf(file: string): AsyncIterable<string> {
+  yield* createInterface({ input: createReadStream(file), crlfDelay: Infinity });
+}
 
 /** Writes the log to `file` as NDJSON; resolves with the number of events once the file is closed. */
 async function exportToFile(store: EventStore, file: string): Promise<number> {

@@ -16,6 +16,7 @@ import { freePort } from '../support/process';
 import { removeDir, startTestNode, tempDir, testEnv } from '../support/node';
 import { startSlowProxy } from '../support/slow-proxy';
 import { perSeed, replayHint, testSeeds } from '../support/seeds';
+import { forCells, type Cell } from '../support/matrix';
 import { withNode } from '../support/with-node';
 
 async function evaluateKey(admin: Client): Promise<string> {
@@ -28,8 +29,11 @@ function asLocal(answer: Answer): unknown {
   return answer.status === 200 ? { err: null, ...answer.json } : { err: answer.json.err, status: answer.status, code: answer.json.code };
 }
 
-t.test('differential: the client answers as the service does, once it holds the change', async (t) => {
-  const live = withNode(t);
+// On both stores: the change stream the client follows is read from each (issue 65: split rules too).
+t.test('differential: the client answers as the service does, once it holds the change', async (t) => forCells(t, 'local', differential));
+
+function differential(t: Test, cell: Cell): void {
+  const live = withNode(t, { cell });
   const admin = live.admin;
   let local: LocalEvaluator;
   let evaluator: Client;
@@ -177,7 +181,7 @@ t.test('differential: the client answers as the service does, once it holds the 
     t.ok(linked > compared / 10, `answers with linked entities: ${linked} of ${compared}`);
     t.ok(split > compared / 20, `answers with a split's choice: ${split} of ${compared}`);
   });
-});
+}
 
 t.test('a null field is an absent one, locally as on the service: its conditions are false, negations too', async (t) => {
   const env = testEnv(tempDir());

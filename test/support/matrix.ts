@@ -29,7 +29,7 @@ export const SQLITE_WORKERS: Cell = { store: 'sqlite', workers: 2 };
 export const ESDB_WORKERS: Cell = { store: 'esdb', workers: 2 };
 
 /**
- * Every suite of test/http that a store can change also runs on
+ * Every suite of test/http (and the client's local evaluation) that a store can change also runs on
  * EventStoreDB; the suites of the contract's reads and writes also run with
  * two workers.
  */
@@ -47,14 +47,20 @@ export const MATRIX = {
   'get-secrets-outcomes': [SQLITE],
   observability: [SQLITE, ESDB],
   'openlit-prompts': [SQLITE, ESDB, SQLITE_WORKERS],
+  // OpenLIT's published SDK reading split answers.
+  'openlit-sdk': [SQLITE, ESDB],
   'prompt-labels': [SQLITE, ESDB, SQLITE_WORKERS],
   restart: [SQLITE, ESDB],
   // Splits are answered by evaluate, stored in rule events and replayed: both stores (two workers: splits-stability).
   splits: [SQLITE, ESDB],
+  // A split's entities switched off or deleted, and an audit export and import of its rules.
+  'splits-lifecycle': [SQLITE, ESDB],
   'rules-admin': [SQLITE, ESDB, SQLITE_WORKERS, ESDB_WORKERS],
   stream: [SQLITE, ESDB, SQLITE_WORKERS],
   // The revocation's reach: with workers it must reach every one.
   'key-revocation': [SQLITE, SQLITE_WORKERS],
+  // test/client/local.test.ts: the local evaluator follows the change stream, which each store serves.
+  local: [SQLITE, ESDB],
 } as const satisfies Record<string, readonly Cell[]>;
 
 export type Suite = keyof typeof MATRIX;
