@@ -164,7 +164,8 @@ function RuleEditor({ api, scopes, catalog, rule: initial }: { api: Api; scopes:
 
   const set = (change: Partial<Draft>) => setDraft({ ...draft, ...change });
   const linked = (entityId: string) => draft.entities.some((e) => e.entity_id === entityId);
-  // An unlinked entity takes its split variants with it, as the server does; a split left without variants goes.
+  // Unlinking here drops the entity's split variants from the draft too: the server refuses a PATCH whose variant names
+  // a link it drops (deleting an entity takes its variants, there). A split left without variants goes.
   const toggleLink = (entity_type: 'context' | 'prompt', entity_id: string, on: boolean) => set(on
     ? { entities: [...draft.entities, { entity_type, entity_id }] }
     : {
