@@ -59,7 +59,8 @@ export interface FlagFailure {
 
 export type FlagAnswer = FlagResolution | FlagFailure;
 
-export function isFlagFailure(answer: FlagAnswer): answer is FlagFailure {
+/** True for a failure: of a flag's answer, or of lookupFlag's and parseFlagContext's results. */
+export function isFlagFailure<T extends object>(answer: T | FlagFailure): answer is FlagFailure {
   return 'errorCode' in answer;
 }
 
