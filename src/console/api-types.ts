@@ -438,7 +438,7 @@ export interface paths {
         /** List the rules, by id: filtered, and paged with limit and cursor */
         get: operations["listRules"];
         put?: never;
-        /** Create a rule */
+        /** Create a rule; a `key` names one flag (docs/openfeature.md): 409 when another rule holds it */
         post: operations["createRule"];
         delete?: never;
         options?: never;
@@ -646,6 +646,46 @@ export interface paths {
         get: operations["metrics"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ofrep/v1/evaluate/flags": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * OFREP: evaluate every flag, in key order, with an ETag (scope evaluate; Bearer or X-API-Key)
+         * @description The bulk evaluation. A flag that fails (TARGETING_KEY_MISSING) is an item of `flags`; a bad context fails the whole request. `If-None-Match` naming the answer's ETag is a 304 with no body (ADR 0058).
+         */
+        post: operations["ofrepEvaluateFlags"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/ofrep/v1/evaluate/flags/{key}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * OFREP: evaluate one flag, a rule with a key (scope evaluate; Bearer or X-API-Key)
+         * @description The OpenFeature Remote Evaluation Protocol's single evaluation (docs/openfeature.md). The context's nested objects are dotted field names, null an absent field, an array INVALID_CONTEXT, `variables` the prompts' variables. Failures are `{key, errorCode, errorDetails}`.
+         */
+        post: operations["ofrepEvaluateFlag"];
         delete?: never;
         options?: never;
         head?: never;
@@ -4420,6 +4460,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES (an import: RULEVAULT_IMPORT_MAX_BYTES, or more items than RULEVAULT_IMPORT_MAX_ITEMS) */
             413: {
                 headers: {
@@ -5333,6 +5382,279 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    ofrepEvaluateFlags: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description an ETag of an earlier answer (or a list, or `*`) */
+                "If-None-Match"?: string;
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    context?: {
+                        targetingKey?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description every flag's answer */
+            200: {
+                headers: {
+                    /** @description a strong entity tag of the answer's bytes */
+                    ETag?: string;
+                    /** @description the decision ids of the evaluates the answer ran, comma-separated, one per entity type its flags asked for (docs/openfeature.md#decisions) */
+                    "RuleVault-Decision-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        flags: ({
+                            key: string;
+                            metadata: {
+                                /** @description the log position that answered (empty for the empty log) */
+                                position: string;
+                                /** @description the rule's revision */
+                                revision: number;
+                                rule_id: string;
+                            };
+                            /** @enum {string} */
+                            reason: "TARGETING_MATCH" | "SPLIT" | "DEFAULT" | "DISABLED";
+                            /** @description absent: the caller's code default (OFREP ADR 0006) */
+                            value?: boolean | string | Record<string, never>;
+                            variant?: string;
+                        } | {
+                            /** @enum {string} */
+                            errorCode: "TARGETING_KEY_MISSING";
+                            errorDetails: string;
+                            key: string;
+                        })[];
+                        metadata: {
+                            /** @description the log position that answered */
+                            position: string;
+                        };
+                    };
+                };
+            };
+            /** @description the answer is the one If-None-Match names: no body */
+            304: {
+                headers: {
+                    /** @description the same tag */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description PARSE_ERROR or INVALID_CONTEXT: the context cannot be read */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        errorCode: "PARSE_ERROR" | "INVALID_CONTEXT" | "TARGETING_KEY_MISSING";
+                        errorDetails: string;
+                    };
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        errorCode: "GENERAL";
+                        errorDetails: string;
+                    };
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        errorCode: "GENERAL";
+                        errorDetails: string;
+                    };
+                };
+            };
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES (an import: RULEVAULT_IMPORT_MAX_BYTES, or more items than RULEVAULT_IMPORT_MAX_ITEMS) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        errorCode: "GENERAL";
+                        errorDetails: string;
+                    };
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        errorCode: "GENERAL";
+                        errorDetails: string;
+                    };
+                };
+            };
+        };
+    };
+    ofrepEvaluateFlag: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the rule's key, or `<key>:<entity type>` for an object flag */
+                key: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": {
+                    context?: {
+                        targetingKey?: string;
+                    } & {
+                        [key: string]: unknown;
+                    };
+                } & {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        responses: {
+            /** @description the flag's answer */
+            200: {
+                headers: {
+                    /** @description the decision id of the evaluate it ran (none for DISABLED, which evaluates nothing) */
+                    "RuleVault-Decision-Id"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        key: string;
+                        metadata: {
+                            /** @description the log position that answered (empty for the empty log) */
+                            position: string;
+                            /** @description the rule's revision */
+                            revision: number;
+                            rule_id: string;
+                        };
+                        /** @enum {string} */
+                        reason: "TARGETING_MATCH" | "SPLIT" | "DEFAULT" | "DISABLED";
+                        /** @description absent: the caller's code default (OFREP ADR 0006) */
+                        value?: boolean | string | Record<string, never>;
+                        variant?: string;
+                    };
+                };
+            };
+            /** @description PARSE_ERROR (the body is not JSON `{"context": {...}}`), INVALID_CONTEXT (an array, a field past a limit, a name twice) or TARGETING_KEY_MISSING (a split flag without its bucketing field) */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        errorCode: "PARSE_ERROR" | "INVALID_CONTEXT" | "TARGETING_KEY_MISSING";
+                        errorDetails: string;
+                        key: string;
+                    };
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        errorCode: "GENERAL";
+                        errorDetails: string;
+                        key: string;
+                    };
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        errorCode: "GENERAL";
+                        errorDetails: string;
+                        key: string;
+                    };
+                };
+            };
+            /** @description FLAG_NOT_FOUND: no rule has the key, or it links no entity of the type */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        errorCode: "FLAG_NOT_FOUND" | "GENERAL";
+                        errorDetails: string;
+                        key: string;
+                    };
+                };
+            };
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES (an import: RULEVAULT_IMPORT_MAX_BYTES, or more items than RULEVAULT_IMPORT_MAX_ITEMS) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        errorCode: "GENERAL";
+                        errorDetails: string;
+                        key: string;
+                    };
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        /** @enum {string} */
+                        errorCode: "GENERAL";
+                        errorDetails: string;
+                        key: string;
+                    };
                 };
             };
         };

@@ -44,6 +44,8 @@ export interface ImportContext {
   readonly maxRegexLength: number;
   readonly templateLimits: TemplateLimits;
   readonly newId: () => string;
+  /** The id of the live rule holding a flag key, if any (src/service/flag-keys.ts); absent, only the batch's own keys are checked. */
+  readonly keyHolder?: (key: string) => string | undefined;
 }
 
 /**
@@ -204,6 +206,7 @@ export function* decideImportSteps(lines: readonly ImportLine[], context: Import
     maxRegexLength: context.maxRegexLength,
     entityExists: (link) => (link.entity_type !== 'evaluation' && batch.has(link.entity_type, link.entity_id))
       || (link.entity_type === 'context' ? state.contexts.has(link.entity_id) : state.prompts.has(link.entity_id)),
+    keyHolder: (key) => batch.keyHolder(key) ?? context.keyHolder?.(key),
   };
   const planned: PlannedItem[] = [];
   for (const { value, where } of lines) {
@@ -293,10 +296,18 @@ class BatchIndex {
   readonly ids = new Map<string, string>();
   private readonly byKind = { context: new Set<string>(), prompt: new Set<string>(), rule: new Set<string>() };
   private readonly names = { context: new Map<string, string[]>(), prompt: new Map<string, string[]>() };
+  /** Flag keys of the batch's rules: a key is unique across the catalog and the batch. */
+  private readonly keys = new Map<string, string>();
+
+  keyHolder(key: string): string | undefined {
+    return this.keys.get(key);
+  }
 
   add(item: PlannedItem): void {
     this.ids.set(item.id, `the ${item.kind} ${JSON.stringify(item.name)}`);
     this.byKind[item.kind].add(item.id);
+    const created = item.events[0];
+    if (created?.type === 'RuleCreated' && created.data.key !== undefined) this.keys.set(created.data.key, item.id);
     if (item.kind === 'rule') return;
     const names = this.names[item.kind];
     names.set(item.name, [...(names.get(item.name) ?? []), item.id]);

@@ -1,6 +1,6 @@
 /** Rule commands: reading the author's input and deciding the events. Pure. */
 import { checkConditionGroups } from '../engine';
-import { badRequest, notFound } from '../base/errors';
+import { badRequest, conflict, notFound } from '../base/errors';
 import {
   DATA_TYPES, ENTITY_TYPES, OPERATORS,
   type Condition, type ConditionGroup, type EntityLink, type RuleBody, type RuleEvent, type Split,
@@ -32,6 +32,11 @@ export interface RuleContext {
    * either), or undefined. Absent: links are taken as ids (an import resolves its names itself).
    */
   promptIdOf?(ref: string): string | undefined;
+  /**
+   * The id of the live rule holding a flag key (keys are unique: ADR 0057), or undefined. Absent: keys are
+   * not checked (dry-run's drafts are never written).
+   */
+  keyHolder?(key: string): string | undefined;
   readonly maxRegexLength: number;
 }
 
@@ -72,6 +77,8 @@ export function parseRulePatch(body: unknown): RulePatch {
 }
 
 export function decideCreateRule(id: string, body: RuleBody, context: RuleContext): RuleEvent[] {
+  const holder = body.key === undefined ? undefined : context.keyHolder?.(body.key);
+  if (holder !== undefined) throw conflict(`key ${JSON.stringify(body.key)} is taken by rule ${holder}: a key names one flag (docs/openfeature.md)`);
   checkConditions(body.condition_groups, context);
   const entities = resolveLinks(body.entities, context);
   checkNewLinks(entities, new Set(), context);

@@ -21,7 +21,11 @@ export const ORIGIN_NOT_ALLOWED = 'Origin not allowed';
 export interface CorsSurface {
   readonly methods: readonly string[];
   readonly headers: readonly string[];
+  /** Response headers a page may read; unless said, the ids and the position. */
+  readonly exposed?: readonly string[];
 }
+
+const EXPOSED = ['X-Request-Id', 'RuleVault-Position', 'RuleVault-Decision-Id'];
 
 /** The two public endpoints: exactly what contract §1.2 names. */
 export const PUBLIC_SURFACE: CorsSurface = { methods: ['POST', 'OPTIONS'], headers: ['Content-Type', 'Authorization'] };
@@ -41,7 +45,7 @@ export function createOriginPolicy(allowedOrigins: readonly string[], surface: C
     origin: true,
     methods: surface.methods.join(', '),
     allowedHeaders: surface.headers.join(', '),
-    exposedHeaders: ['X-Request-Id', 'RuleVault-Position', 'RuleVault-Decision-Id'],
+    exposedHeaders: [...(surface.exposed ?? EXPOSED)],
     optionsSuccessStatus: 204,
     maxAge: 600,
   });

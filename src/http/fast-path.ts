@@ -18,6 +18,7 @@ import { ADMIN_WRITES, serveAdminWrite, writeRequest, type AdminWrite } from './
 import { ADMIN_SURFACE, PUBLIC_SURFACE, createOriginPolicy, type OriginPolicy } from './cors';
 import type { HttpDeps, RequestLocals } from './deps';
 import { errorText, sendError } from './errors';
+import { OFREP_ENDPOINTS, OFREP_SURFACE, serveOfrep, type OfrepEndpoint } from './ofrep';
 import { PUBLIC_ENDPOINTS, servePublic, type PublicEndpoint } from './public-endpoints';
 import { createBodyReader } from './request-body';
 import { recordRequest } from './request-log';
@@ -35,6 +36,8 @@ interface Lean {
   readonly publicPolicy: OriginPolicy;
   /** The policy of every other /api route, express's ones included (app.ts). */
   readonly adminPolicy: OriginPolicy;
+  /** The OFREP routes' policy: the public allowlist with OFREP's headers (ofrep.ts, ADR 0059). */
+  readonly ofrepPolicy: OriginPolicy;
   /** The public endpoints' answers, computed and then written together at the end of their turn (bench: http-evaluate). */
   readonly send: AnswerWriter;
   readonly readBody: ReturnType<typeof createBodyReader>;
@@ -62,6 +65,16 @@ function adminWrite(write: AdminWrite): Handler {
   };
 }
 
+function ofrep(endpoint: OfrepEndpoint): Handler {
+  return (lean, req, res, params, locals) => {
+    // As a public endpoint: X-Request-Id goes with the answer's own head when no policy writes one first.
+    recordRequest(lean.deps, req, res, locals, req.headers.origin !== undefined);
+    lean.ofrepPolicy(req, res, () => {
+      serveOfrep(lean.deps, endpoint, req, res, params, locals, (done) => lean.readBody(req, res, done), lean.send);
+    });
+  };
+}
+
 const stream: Handler = (lean, req, res, _params, locals) => {
   recordRequest(lean.deps, req, res, locals);
   lean.adminPolicy(req, res, () => serveStream(lean.deps, req, res, locals));
@@ -71,6 +84,8 @@ const stream: Handler = (lean, req, res, _params, locals) => {
 export const LEAN_ROUTES = createRouteTable<Handler>([
   // Every method: the endpoint answers one other than POST itself (contract §1.2; front-door.ts answerBeforeBody).
   ...PUBLIC_ENDPOINTS.map((endpoint) => ({ method: endpoint.method, pattern: endpoint.pattern, anyMethod: true, handler: publicEndpoint(endpoint) })),
+  // Every method, as the public endpoints: a browser's preflight reaches the origin policy, another method OFREP's 404.
+  ...OFREP_ENDPOINTS.map((endpoint) => ({ method: 'POST' as const, pattern: endpoint.pattern, anyMethod: true, handler: ofrep(endpoint) })),
   { method: 'GET', pattern: STREAM_PATH, handler: stream },
   ...ADMIN_WRITES.map((write) => ({ method: write.method, pattern: write.pattern, handler: adminWrite(write) })),
 ]);
@@ -80,6 +95,7 @@ export function createFastPath(deps: HttpDeps): FastPath {
     deps,
     publicPolicy: createOriginPolicy(deps.config.corsOrigins, PUBLIC_SURFACE),
     adminPolicy: createOriginPolicy(deps.config.corsOrigins, ADMIN_SURFACE),
+    ofrepPolicy: createOriginPolicy(deps.config.corsOrigins, OFREP_SURFACE),
     send: createTurnWriter(deps.config.answerBatch, deps.logger),
     readBody: createBodyReader(deps.config.limits.maxBodyBytes),
   };

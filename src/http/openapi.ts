@@ -81,7 +81,11 @@ export interface OpenApiDocument {
   readonly tags: readonly { readonly name: string; readonly description: string }[];
   readonly paths: { readonly [path: string]: PathItem };
   readonly components: {
-    readonly securitySchemes: { readonly [name: string]: { readonly type: 'http'; readonly scheme: 'bearer'; readonly description: string } };
+    readonly securitySchemes: {
+      readonly [name: string]:
+        | { readonly type: 'http'; readonly scheme: 'bearer'; readonly description: string }
+        | { readonly type: 'apiKey'; readonly in: 'header'; readonly name: string; readonly description: string };
+    };
     readonly schemas: { readonly [name: string]: SchemaObject };
   };
 }
@@ -921,6 +925,100 @@ const promptRef: ParameterObject = { name: 'id', in: 'path', required: true, des
 const labelParameter: ParameterObject = { name: 'label', in: 'path', required: true, description: 'production or a custom label', schema: LABEL };
 const secretById = secrets['/api/vault/secrets/{id}']!;
 
+// ---- OFREP (docs/openfeature.md) -----------------------------------------
+// Inline, not components: OFREP's shapes are the protocol's, and the client's generated record types (scripts/client-types.ts) are RuleVault's.
+
+const OFREP_SECURITY: OperationObject['security'] = [{ bearer: [] }, { apiKey: [] }];
+const FLAG_METADATA = record({
+  rule_id: str,
+  revision: { type: 'integer', minimum: 0, description: 'the rule\'s revision' },
+  position: { type: 'string', pattern: '^[0-9]*$', description: 'the log position that answered (empty for the empty log)' },
+});
+const FLAG_SUCCESS: SchemaObject = {
+  ...record({
+    key: str,
+    value: { type: ['boolean', 'string', 'object'], description: 'absent: the caller\'s code default (OFREP ADR 0006)' },
+    reason: { type: 'string', enum: ['TARGETING_MATCH', 'SPLIT', 'DEFAULT', 'DISABLED'] },
+    variant: str,
+    metadata: FLAG_METADATA,
+  }, ['value', 'variant']),
+  description: 'a flag\'s answer (ADR 0057): boolean `on`/`off`, a split\'s variant name, or a linked record',
+};
+const flagFailure = (codes: readonly string[], keyed = true): SchemaObject => record(
+  { ...(keyed ? { key: str } : {}), errorCode: { type: 'string', enum: codes }, errorDetails: str },
+);
+const OFREP_REQUEST = input({
+  context: input({ targetingKey: str }),
+});
+const OFREP_REQUEST_ERRORS = ['PARSE_ERROR', 'INVALID_CONTEXT', 'TARGETING_KEY_MISSING'];
+/** 401, 403, 413 and 503 as OFREP's GENERAL (their meaning: ERROR_MEANING). */
+function ofrepErrors(keyed: boolean): { [status: string]: ResponseObject } {
+  return Object.fromEntries(([401, 403, 413, 503] as const).map((status) => [String(status), answer(ERROR_MEANING[status], flagFailure(['GENERAL'], keyed))]));
+}
+const DECISION_IDS: HeaderObject = {
+  description: 'the decision ids of the evaluates the answer ran, comma-separated, one per entity type its flags asked for (docs/openfeature.md#decisions)',
+  schema: { type: 'string', pattern: '^[0-9a-f-]{36}(, [0-9a-f-]{36})*$' },
+};
+
+const ofrep: { [path: string]: PathItem } = {
+  '/ofrep/v1/evaluate/flags/{key}': {
+    post: {
+      operationId: 'ofrepEvaluateFlag',
+      summary: 'OFREP: evaluate one flag, a rule with a key (scope evaluate; Bearer or X-API-Key)',
+      description: 'The OpenFeature Remote Evaluation Protocol\'s single evaluation (docs/openfeature.md). The context\'s nested objects are dotted field names, ' +
+        'null an absent field, an array INVALID_CONTEXT, `variables` the prompts\' variables. Failures are `{key, errorCode, errorDetails}`.',
+      tags: ['openfeature'],
+      security: OFREP_SECURITY,
+      parameters: [{ name: 'key', in: 'path', required: true, description: 'the rule\'s key, or `<key>:<entity type>` for an object flag', schema: str }],
+      requestBody: body(OFREP_REQUEST),
+      responses: {
+        200: {
+          description: 'the flag\'s answer',
+          headers: {
+            'RuleVault-Decision-Id': {
+              description: 'the decision id of the evaluate it ran (none for DISABLED, which evaluates nothing)',
+              schema: { type: 'string', pattern: '^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$' },
+            },
+          },
+          content: json(FLAG_SUCCESS),
+        },
+        400: answer('PARSE_ERROR (the body is not JSON `{"context": {...}}`), INVALID_CONTEXT (an array, a field past a limit, a name twice) or TARGETING_KEY_MISSING (a split flag without its bucketing field)',
+          flagFailure(OFREP_REQUEST_ERRORS)),
+        404: answer('FLAG_NOT_FOUND: no rule has the key, or it links no entity of the type', flagFailure(['FLAG_NOT_FOUND', 'GENERAL'])),
+        ...ofrepErrors(true),
+      },
+    },
+  },
+  '/ofrep/v1/evaluate/flags': {
+    post: {
+      operationId: 'ofrepEvaluateFlags',
+      summary: 'OFREP: evaluate every flag, in key order, with an ETag (scope evaluate; Bearer or X-API-Key)',
+      description: 'The bulk evaluation. A flag that fails (TARGETING_KEY_MISSING) is an item of `flags`; a bad context fails the whole request. ' +
+        '`If-None-Match` naming the answer\'s ETag is a 304 with no body (ADR 0058).',
+      tags: ['openfeature'],
+      security: OFREP_SECURITY,
+      parameters: [{ name: 'If-None-Match', in: 'header', required: false, description: 'an ETag of an earlier answer (or a list, or `*`)', schema: str }],
+      requestBody: body(OFREP_REQUEST),
+      responses: {
+        200: {
+          description: 'every flag\'s answer',
+          headers: {
+            ETag: { description: 'a strong entity tag of the answer\'s bytes', schema: { type: 'string', pattern: '^"[A-Za-z0-9_-]+"$' } },
+            'RuleVault-Decision-Id': DECISION_IDS,
+          },
+          content: json(record({
+            flags: { type: 'array', items: { anyOf: [FLAG_SUCCESS, flagFailure(['TARGETING_KEY_MISSING'])] } },
+            metadata: record({ position: { type: 'string', pattern: '^[0-9]*$', description: 'the log position that answered' } }),
+          })),
+        },
+        304: { description: 'the answer is the one If-None-Match names: no body', headers: { ETag: { description: 'the same tag', schema: { type: 'string', pattern: '^"[A-Za-z0-9_-]+"$' } } } },
+        400: answer('PARSE_ERROR or INVALID_CONTEXT: the context cannot be read', flagFailure(OFREP_REQUEST_ERRORS, false)),
+        ...ofrepErrors(false),
+      },
+    },
+  },
+};
+
 const paths: { [path: string]: PathItem } = {
   '/healthz': {
     get: {
@@ -1062,7 +1160,16 @@ const paths: { [path: string]: PathItem } = {
     },
   },
 
+  ...ofrep,
   ...rules,
+  '/api/rule-engine/rules': {
+    ...rules['/api/rule-engine/rules'],
+    post: {
+      ...rules['/api/rule-engine/rules']!.post!,
+      summary: 'Create a rule; a `key` names one flag (docs/openfeature.md): 409 when another rule holds it',
+      responses: { ...rules['/api/rule-engine/rules']!.post!.responses, ...errors(409) },
+    },
+  },
   '/api/rule-engine/rules/{id}/history': {
     get: {
       operationId: 'ruleHistory',
@@ -1335,6 +1442,7 @@ export const openApiDocument: OpenApiDocument = {
   security: [{ bearer: [] }],
   tags: [
     { name: 'public', description: 'evaluate, get-secrets and get-compiled (OpenLIT\'s prompt route), called by applications' },
+    { name: 'openfeature', description: 'OFREP, the OpenFeature Remote Evaluation Protocol: rules with keys as flags (docs/openfeature.md)' },
     { name: 'rules', description: 'rules (scope admin)' },
     { name: 'contexts', description: 'contexts (scope admin)' },
     { name: 'prompts', description: 'prompts, their versions and labels (scope admin)' },
@@ -1349,6 +1457,7 @@ export const openApiDocument: OpenApiDocument = {
   components: {
     securitySchemes: {
       bearer: { type: 'http', scheme: 'bearer', description: 'an API key: `Authorization: Bearer <API_KEY>`' },
+      apiKey: { type: 'apiKey', in: 'header', name: 'X-API-Key', description: 'an API key as OFREP sends one: `X-API-Key: <API_KEY>` (the OFREP routes only)' },
     },
     schemas,
   },

@@ -113,8 +113,8 @@ export function servePublic(
   readBody((body) => send(res, () => withIds(res, answerPublic(deps, endpoint, req.headers, body, locals), locals)));
 }
 
-/** The answer with the request's ids in its headers. */
-function withIds(res: ServerResponse, answer: Answer, locals: RequestLocals): Answer {
+/** The answer with the request's ids in its headers (the OFREP routes' too: ofrep.ts). */
+export function withIds(res: ServerResponse, answer: Answer, locals: RequestLocals): Answer {
   if (locals.decisionId !== undefined && locals.decisionId === locals.requestId) {
     // The request id was minted and is the decision id: sent once, as RuleVault-Decision-Id. Every header line costs
     // the server and, more, the caller's parser (bench: http-evaluate, the floor with the subject's headers).

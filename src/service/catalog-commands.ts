@@ -21,6 +21,7 @@ import { streams, type EntityLink } from '../events';
 import type { ReadModel } from '../read-model/read-model';
 import type { TemplateLimits } from '../prompts/template';
 import { appendDecided, type Actor, type CommandBus, type Runtime } from './command-bus';
+import { flagKeysOf } from './flag-keys';
 import { contextAdminView, promptAdminView, ruleView } from './views';
 
 export interface CatalogDeps {
@@ -38,6 +39,8 @@ export function createCatalogCommands({ bus, readModel, runtime, maxRegexLength,
     entityExists: (link: EntityLink) =>
       link.entity_type === 'context' ? state.contexts.has(link.entity_id) : state.prompts.has(link.entity_id),
     promptIdOf: (ref) => findPrompt(state.prompts, ref)?.id,
+    // Asked only by a create that names a key: the index is built then (flag-keys.ts), not at start.
+    keyHolder: (key) => flagKeysOf(readModel).holderOf(key),
   };
   /**
    * Unlinks a context or prompt about to be deleted from every rule naming it

@@ -16,6 +16,7 @@
 import type { RuleRecord } from '../../projections';
 import { ENTITY_TYPES, type EntityType } from '../events';
 import type { Fields, FieldValue } from '../engine/types';
+import { bucketingValue } from '../engine/split';
 import type { Limits } from '../base/limits';
 import { isPlainObject, nestedDeeperThan } from '../domain/input';
 import { VARIABLES_MAX_DEPTH, type EvaluateResponse } from './evaluate';
@@ -58,7 +59,8 @@ export interface FlagFailure {
 
 export type FlagAnswer = FlagResolution | FlagFailure;
 
-export function isFlagFailure(answer: FlagAnswer): answer is FlagFailure {
+/** True for a failure: of a flag's answer, or of lookupFlag's and parseFlagContext's results. */
+export function isFlagFailure<T extends object>(answer: T | FlagFailure): answer is FlagFailure {
   return 'errorCode' in answer;
 }
 
@@ -138,17 +140,24 @@ export function parseFlagContext(body: unknown, limits: ContextLimits, key?: str
     rest.variables = given;
   }
   const fields: Record<string, FieldValue> = {};
-  const problem = flatten(rest, '', 0, fields, limits);
+  const problem = flatten(rest, '', 0, { fields, count: 0 }, limits);
   return problem === undefined ? { fields, variables } : fail('INVALID_CONTEXT', problem);
 }
 
-/** Writes `object`'s members into `fields` under `prefix`; the first problem, if any. */
-function flatten(object: Record<string, unknown>, prefix: string, depth: number, fields: Record<string, FieldValue>, limits: ContextLimits): string | undefined {
+/** The fields written so far, and how many (counted, not Object.keys'd per field). */
+interface Flattened {
+  readonly fields: Record<string, FieldValue>;
+  count: number;
+}
+
+/** Writes `object`'s members into `into` under `prefix`; the first problem, if any. */
+function flatten(object: Record<string, unknown>, prefix: string, depth: number, into: Flattened, limits: ContextLimits): string | undefined {
   if (depth > VARIABLES_MAX_DEPTH) return `context is nested deeper than ${VARIABLES_MAX_DEPTH} levels at ${prefix.slice(0, -1)}`;
+  const { fields } = into;
   for (const [member, value] of Object.entries(object)) {
     const name = prefix + member;
     if (isPlainObject(value)) {
-      const problem = flatten(value, `${name}.`, depth + 1, fields, limits);
+      const problem = flatten(value, `${name}.`, depth + 1, into, limits);
       if (problem !== undefined) return problem;
       continue;
     }
@@ -161,8 +170,10 @@ function flatten(object: Record<string, unknown>, prefix: string, depth: number,
     } else if (typeof value !== 'number' && typeof value !== 'boolean' && value !== null) {
       return `context.${name} must be a string, number, boolean, null or an object`;
     }
-    fields[name] = value as FieldValue;
-    if (Object.keys(fields).length > limits.maxFields) return `context has more than ${limits.maxFields} fields; the limit is ${limits.maxFields}`;
+    if (++into.count > limits.maxFields) return `context has more than ${limits.maxFields} fields; the limit is ${limits.maxFields}`;
+    // `__proto__` is a field like any other (JSON.parse makes it an own member): assigned, it would set the prototype.
+    if (name === '__proto__') Object.defineProperty(fields, name, { value, enumerable: true, writable: true, configurable: true });
+    else fields[name] = value as FieldValue;
   }
   return undefined;
 }
@@ -184,11 +195,12 @@ export function resolveFlag(ref: FlagRef, context: FlagContext, answerFor: Answe
   }
   if (ref.type === 'boolean') return { key: ref.key, value: true, variant: 'on', reason: 'TARGETING_MATCH', metadata };
   const split = rule.splits?.find((s) => s.entity_type === ref.entityType);
-  const link = answer.entities.find((e) => e.rule_id === rule.id && (split === undefined || e.variant !== null));
-  if (link?.reason === 'DEFAULT' && split !== undefined) {
+  if (split !== undefined && bucketingValue(context.fields[split.bucket_by]) === undefined) {
     // Evaluate answers bucket 0 for a request without the bucketing value (ADR 0054); a flag says what is missing instead.
+    // Read off the context, not the answer: bucket 0's entity may be inactive and missing from it.
     return { key: ref.key, errorCode: 'TARGETING_KEY_MISSING', errorDetails: `flag ${JSON.stringify(ref.key)} splits by the context field ${JSON.stringify(split.bucket_by)}, which the context does not hold` };
   }
+  const link = answer.entities.find((e) => e.rule_id === rule.id && (split === undefined || e.variant !== null));
   // The chosen entity is inactive or deleted: it drops out, as in evaluate (ADR 0056), and the caller keeps its default.
   if (link === undefined) return { key: ref.key, reason: 'DEFAULT', metadata };
   const reason = link.reason === 'SPLIT' ? 'SPLIT' : 'TARGETING_MATCH';

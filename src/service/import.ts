@@ -16,6 +16,7 @@ import { toJsonPosition } from '../store/port';
 import type { ReadModel } from '../read-model/read-model';
 import type { TemplateLimits } from '../prompts/template';
 import { refusedStream, type Actor, type CommandBus, type Runtime } from './command-bus';
+import { flagKeysOf } from './flag-keys';
 import { sliceClock, stepsInSlices } from './read-ahead';
 
 export interface ImportDeps {
@@ -39,6 +40,8 @@ export interface ImportAnswer {
 }
 
 export function createImportCommands({ bus, readModel, runtime, maxRegexLength, templateLimits, settings }: ImportDeps) {
+  // Asked only by a rule item that names a key: the index is built then (flag-keys.ts), not at start.
+  const keyHolder = (key: string) => flagKeysOf(readModel).holderOf(key);
   return {
     /** Imports an NDJSON or JSON-array text; throws the first bad item's error (400, 409, 413) with nothing written. */
     async importText(text: string, actor: Actor): Promise<ImportAnswer> {
@@ -49,7 +52,7 @@ export function createImportCommands({ bus, readModel, runtime, maxRegexLength, 
       // Decided inside the bus's one-at-a-time section: the batch sees every write before it, and none interleaves.
       return bus.withRetry(undefined, async () => {
         // In slices: at 100k items the decision held evaluate ~1.5 s (docs/api.md#import, "While it runs").
-        const planned = await stepsInSlices(decideImportSteps(lines, { state: readModel.state, maxRegexLength, templateLimits, newId: runtime.newId }), sliceClock());
+        const planned = await stepsInSlices(decideImportSteps(lines, { state: readModel.state, maxRegexLength, templateLimits, newId: runtime.newId, keyHolder }), sliceClock());
         let last;
         try {
           last = await bus.appendBatch(planned.map(({ stream, events }) => ({ stream, expected: 'no_stream', events })), actor);

@@ -273,6 +273,31 @@ t.test('real answers match the documented schemas', async (t) => {
   await hit('post', '/api/rule-engine/evaluate', 403, { key: evaluateKey, body: { entity_type: 'context', fields }, headers: { origin: 'https://evil.example' } });
   await hit('post', '/api/rule-engine/evaluate', 413, { key: evaluateKey, ...huge });
 
+  // OFREP: a rule with a key is a flag (docs/openfeature.md); its key is unique.
+  const keyed = { ...ruleBody, name: 'flag', key: 'drift-flag' };
+  await hit('post', '/api/rule-engine/rules', 201, { ...admin, body: keyed });
+  await hit('post', '/api/rule-engine/rules', 409, { ...admin, body: keyed });
+  const FLAG = '/ofrep/v1/evaluate/flags/{key}';
+  const flagContext = { context: { targetingKey: 'u1', ...fields, variables: { user: 'Ada' } } };
+  const boolean = await hit('post', FLAG, 200, { key: evaluateKey, params: { key: 'drift-flag' }, body: flagContext });
+  t.match(boolean.json, { value: true, reason: 'TARGETING_MATCH' });
+  for (const type of ['context', 'prompt', 'evaluation']) await hit('post', FLAG, 200, { key: evaluateKey, params: { key: `drift-flag:${type}` }, body: flagContext });
+  await hit('post', FLAG, 200, { key: evaluateKey, params: { key: 'drift-flag' }, body: { context: { tier: 'silver' } } });
+  await hit('post', FLAG, 400, { key: evaluateKey, params: { key: 'drift-flag' }, raw: 'nope' });
+  await hit('post', FLAG, 400, { key: evaluateKey, params: { key: 'drift-flag' }, body: { context: { tier: ['gold'] } } });
+  await hit('post', FLAG, 404, { key: evaluateKey, params: { key: 'nope' }, body: flagContext });
+  await hit('post', FLAG, 401, { params: { key: 'drift-flag' }, body: flagContext });
+  await hit('post', FLAG, 403, { key: readerKey, params: { key: 'drift-flag' }, body: flagContext });
+  await hit('post', FLAG, 413, { key: evaluateKey, params: { key: 'drift-flag' }, ...huge });
+  const BULK = '/ofrep/v1/evaluate/flags';
+  const all = await hit('post', BULK, 200, { key: evaluateKey, body: flagContext });
+  await hit('post', BULK, 304, { key: evaluateKey, body: flagContext, headers: { 'if-none-match': all.headers.get('etag')! } });
+  await hit('post', BULK, 200, { key: evaluateKey, body: { context: { tier: 'silver' } } });
+  await hit('post', BULK, 400, { key: evaluateKey, body: { context: { tier: ['gold'] } } });
+  await hit('post', BULK, 401, { body: flagContext });
+  await hit('post', BULK, 403, { headers: { 'x-api-key': readerKey }, body: flagContext });
+  await hit('post', BULK, 413, { key: evaluateKey, ...huge });
+
   // Secrets, managed and read.
   const secret = await hit('post', '/api/vault/secrets', 201, { ...admin, body: { key: 'OPENAI_API_KEY', value: 'sk-drift-test', tags: ['llm'] } });
   await hit('post', '/api/vault/secrets', 409, { ...admin, body: { key: 'OPENAI_API_KEY', value: 'again' } });

@@ -23,6 +23,8 @@ const LEAN: readonly string[] = [
   'POST /api/rule-engine/evaluate',
   'POST /api/vault/get-secrets',
   'POST /api/prompt/get-compiled',
+  'POST /ofrep/v1/evaluate/flags/{key}',
+  'POST /ofrep/v1/evaluate/flags',
   'GET /api/rule-engine/stream',
   'POST /api/rule-engine/rules',
   'PATCH /api/rule-engine/rules/{id}',

@@ -46,6 +46,8 @@ export const MATRIX = {
   'get-secrets': [SQLITE, ESDB, SQLITE_WORKERS],
   'get-secrets-outcomes': [SQLITE],
   observability: [SQLITE, ESDB],
+  // Flags are rules answered by evaluate, and their keys are indexed from rule events: both stores.
+  ofrep: [SQLITE, ESDB],
   'openlit-prompts': [SQLITE, ESDB, SQLITE_WORKERS],
   // OpenLIT's published SDK reading split answers.
   'openlit-sdk': [SQLITE, ESDB],
