@@ -3,16 +3,22 @@
  * from src/client/index.ts into build/client/ and packs it with `npm pack`.
  *
  * - index.mjs (ESM) and index.cjs (CommonJS): esbuild bundles whatever
- *   src/client/index.ts imports. Third-party code in the bundle must be on
- *   BUNDLED_PACKAGES (re2js for the engine, handlebars and its source-map for the prompts local evaluation renders), so
- *   the package has no dependencies at all and a server package (SQLite,
- *   gRPC, express, ...) cannot slip in by an import.
+ *   src/client/index.ts imports; openfeature.mjs and openfeature.cjs the
+ *   same for src/client/openfeature.ts, the `@rulevault/client/openfeature`
+ *   entry (ADR 0060), which alone imports a PEER_PACKAGES package: left
+ *   out of the bundle, an optional peer dependency the application
+ *   installs. Third-party code in the bundle must be on BUNDLED_PACKAGES
+ *   (re2js for the engine, handlebars and its source-map for the prompts
+ *   local evaluation renders), so the package has no dependencies at all and
+ *   a server package (SQLite, gRPC, express, ...) cannot slip in by an import.
  * - types/: the declarations tsc emits for the same files. A bundled
  *   package's own declarations are copied to types/vendor/ and imports of it
- *   pointed there (the engine's types name re2js's RE2JS); any other package
- *   import is refused, since the package installs none. Bundled packages'
+ *   pointed there (the engine's types name re2js's RE2JS); a peer's import
+ *   is kept; any other package import is refused, since the package installs
+ *   none. Bundled packages'
  *   licences go to LICENSES/.
- * - package.json with an exports map (types, import, require).
+ * - package.json with an exports map (types, import, require) per entry,
+ *   and the peers as optional peerDependencies.
  *
  *   npm run client:pack     # writes build/client and build/rulevault-client-<version>.tgz
  */
@@ -24,10 +30,19 @@ import ts from 'typescript';
 
 export const ROOT = path.resolve(__dirname, '..', '..');
 const ENTRY = path.join(ROOT, 'src', 'client', 'index.ts');
+/** The package's second entry, `./openfeature`: the OpenFeature provider. */
+const OPENFEATURE_ENTRY = path.join(ROOT, 'src', 'client', 'openfeature.ts');
 export const PACKAGE_NAME = '@rulevault/client';
 
 /** Third-party packages the client may bundle: pure JavaScript, no I/O. */
 const BUNDLED_PACKAGES: readonly string[] = ['re2js', 'handlebars', 'source-map'];
+
+/**
+ * Packages the application brings, never bundled: optional peer
+ * dependencies with the versions the package accepts. Only the openfeature
+ * entry may import them, so the plain client loads without them.
+ */
+const PEER_PACKAGES: Readonly<Record<string, string>> = { '@openfeature/server-sdk': '^1.23.0' };
 
 /**
  * Writes the package into `outDir` (emptied first); returns its package.json.
@@ -37,10 +52,11 @@ const BUNDLED_PACKAGES: readonly string[] = ['re2js', 'handlebars', 'source-map'
 export function buildClientPackage(outDir: string, entry: string = ENTRY): Record<string, unknown> {
   rmSync(outDir, { recursive: true, force: true });
   mkdirSync(outDir, { recursive: true });
-  bundle(outDir, entry);
-  emitDeclarations(path.join(outDir, 'types'), entry);
-  const types = `./types/${path.relative(ROOT, entry).split(path.sep).join('/').replace(/\.ts$/, '.d.ts')}`;
-  const manifest = packageJson(types);
+  bundle(outDir, entry, 'index', []);
+  bundle(outDir, OPENFEATURE_ENTRY, 'openfeature', Object.keys(PEER_PACKAGES));
+  emitDeclarations(path.join(outDir, 'types'), [entry, OPENFEATURE_ENTRY]);
+  const typesOf = (file: string) => `./types/${path.relative(ROOT, file).split(path.sep).join('/').replace(/\.ts$/, '.d.ts')}`;
+  const manifest = packageJson(typesOf(entry), typesOf(OPENFEATURE_ENTRY));
   writeFileSync(path.join(outDir, 'package.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   mkdirSync(path.join(outDir, 'LICENSES'));
   for (const name of BUNDLED_PACKAGES) writeFileSync(path.join(outDir, 'LICENSES', `${name}.txt`), readFileSync(bundledPackageFile(name, 'license'), 'utf8'));
@@ -63,11 +79,13 @@ export function packClientPackage(outDir: string, destination: string): string {
   return path.join(destination, packed.filename);
 }
 
-function bundle(outDir: string, entry: string): void {
-  for (const [format, file] of [['esm', 'index.mjs'], ['cjs', 'index.cjs']] as const) {
+/** `entry` bundled as `<name>.mjs` and `<name>.cjs`, with `peers` left as imports. */
+function bundle(outDir: string, entry: string, name: string, peers: readonly string[]): void {
+  for (const [format, file] of [['esm', `${name}.mjs`], ['cjs', `${name}.cjs`]] as const) {
     const result = buildSync({
       entryPoints: [entry],
       outfile: path.join(outDir, file),
+      external: [...peers],
       bundle: true,
       platform: 'node',
       target: 'node20',
@@ -92,7 +110,7 @@ function packageOf(input: string): string | undefined {
   return match?.[1];
 }
 
-function emitDeclarations(typesDir: string, entry: string): void {
+function emitDeclarations(typesDir: string, entries: readonly string[]): void {
   const options: ts.CompilerOptions = {
     target: ts.ScriptTarget.ES2022,
     lib: ['lib.es2022.d.ts'],
@@ -109,7 +127,7 @@ function emitDeclarations(typesDir: string, entry: string): void {
     rootDir: ROOT,
     outDir: typesDir,
   };
-  const program = ts.createProgram([entry], options);
+  const program = ts.createProgram([...entries], options);
   const emitted = program.emit();
   const problems = [...ts.getPreEmitDiagnostics(program), ...emitted.diagnostics];
   if (problems.length > 0) throw new Error(ts.formatDiagnostics(problems, { getCanonicalFileName: (f) => f, getCurrentDirectory: () => ROOT, getNewLine: () => '\n' }));
@@ -119,7 +137,7 @@ function emitDeclarations(typesDir: string, entry: string): void {
   for (const file of listFiles(typesDir)) {
     const text = readFileSync(file, 'utf8');
     const rewritten = text.replace(/((?:from\s+|import\(\s*|require\(\s*)['"])([^'"]+)(['"])/g, (whole, before: string, specifier: string, after: string) => {
-      if (specifier.startsWith('.') || specifier.startsWith('node:')) return whole;
+      if (specifier.startsWith('.') || specifier.startsWith('node:') || Object.hasOwn(PEER_PACKAGES, specifier)) return whole;
       if (!BUNDLED_PACKAGES.includes(specifier)) throw new Error(`${path.relative(typesDir, file)} imports ${specifier}; the client's types must stand alone`);
       named.add(specifier);
       const relative = path.relative(path.dirname(file), path.join(vendorDir, specifier)).split(path.sep).join('/');
@@ -148,7 +166,7 @@ function listFiles(dir: string): string[] {
     entry.isDirectory() ? listFiles(path.join(dir, entry.name)) : [path.join(dir, entry.name)]);
 }
 
-function packageJson(types: string): Record<string, unknown> {
+function packageJson(types: string, openfeatureTypes: string): Record<string, unknown> {
   const root = JSON.parse(readFileSync(path.join(ROOT, 'package.json'), 'utf8')) as { version: string; license: string };
   return {
     name: PACKAGE_NAME,
@@ -161,8 +179,11 @@ function packageJson(types: string): Record<string, unknown> {
     types,
     exports: {
       '.': { types, import: './index.mjs', require: './index.cjs' },
+      './openfeature': { types: openfeatureTypes, import: './openfeature.mjs', require: './openfeature.cjs' },
       './package.json': './package.json',
     },
+    peerDependencies: { ...PEER_PACKAGES },
+    peerDependenciesMeta: Object.fromEntries(Object.keys(PEER_PACKAGES).map((name) => [name, { optional: true }])),
     sideEffects: false,
   };
 }

@@ -14,7 +14,8 @@ import { AppError } from '../base/errors';
 import type { Limits } from '../base/limits';
 import { createEngine, type Engine } from '../engine';
 import { evaluate, parseEvaluateRequest, type EvaluateResponse, type EvaluationState } from '../service/evaluate';
-import { applyStreamChange, restoreEvaluationState, StreamFoldError, type StreamChange, type StreamSnapshot } from '../service/evaluation-view';
+import type { RuleRecord } from '../../projections';
+import { applyStreamChange, changedRuleIds, restoreEvaluationState, StreamFoldError, type StreamChange, type StreamSnapshot } from '../service/evaluation-view';
 import { timerSettingError, type ErrorCode } from './transport';
 
 export interface LocalEvaluatorOptions {
@@ -89,7 +90,32 @@ interface Waiter {
   readonly resolve: () => void;
 }
 
+/** A rule a change touched, as it was and as it is (undefined: not held). */
+export interface RuleTouch {
+  readonly before: RuleRecord | undefined;
+  readonly after: RuleRecord | undefined;
+}
+
+/**
+ * What a follower of the rule set hears (the OpenFeature provider,
+ * src/client/openfeature.ts): not in the package's index. Each is called
+ * after the rule set and position changed; a throw is ignored.
+ */
+export interface RuleSetListener {
+  /** A rule set taken whole: the first, or one replacing `previous` after a resync or a reconnect the stream could not resume. */
+  snapshot?(rules: ReadonlyMap<string, RuleRecord>, previous: ReadonlyMap<string, RuleRecord> | undefined, limits: Limits): void;
+  /** A change applied: the rules it touched, and the change itself. */
+  change?(rules: ReadonlyMap<string, RuleRecord>, touched: readonly RuleTouch[], change: StreamChange): void;
+  /** A connection failed or ended, with why. */
+  failed?(error: Error): void;
+}
+
 export function createLocalEvaluator(options: LocalEvaluatorOptions = {}): LocalEvaluator {
+  return followRuleSet(options, {});
+}
+
+/** createLocalEvaluator, telling `listener` of each rule set, change and failure. */
+export function followRuleSet(options: LocalEvaluatorOptions, listener: RuleSetListener): LocalEvaluator {
   const env = typeof process === 'undefined' ? {} : process.env;
   const base = options.url ?? env.RULEVAULT_URL;
   const apiKey = options.apiKey ?? env.RULEVAULT_API_KEY;
@@ -131,18 +157,31 @@ export function createLocalEvaluator(options: LocalEvaluatorOptions = {}): Local
     for (const waiter of ready) waiter.resolve();
   }
 
+  function tell(call: () => void): void {
+    try {
+      call();
+    } catch {
+      // A listener's bug must not end the stream.
+    }
+  }
+
   function onSnapshot(snapshot: StreamSnapshot): void {
     const state = restoreEvaluationState(snapshot);
     const engine = createEngine();
+    // The engine drops a rule that is not ACTIVE: an inactive flag's stub (evaluation-view.ts) is never compiled.
     for (const rule of state.rules.values()) engine.upsert(rule);
+    const previous = held?.state.rules;
     // One assignment: an evaluate never sees half a rule set.
     held = { state, engine, limits: snapshot.limits };
     resync = false;
     if (snapshot.position !== null) advance(BigInt(snapshot.position));
+    if (listener.snapshot !== undefined) tell(() => listener.snapshot!(state.rules, previous, snapshot.limits));
   }
 
   function onChange(change: StreamChange): void {
     if (held === undefined) return;
+    const rules = held.state.rules;
+    const before = listener.change === undefined ? [] : changedRuleIds(change).map((id) => rules.get(id));
     let touched: string[];
     try {
       touched = applyStreamChange(held.state, change);
@@ -157,6 +196,7 @@ export function createLocalEvaluator(options: LocalEvaluatorOptions = {}): Local
       else held.engine.upsert(rule);
     }
     advance(BigInt(change.position));
+    if (listener.change !== undefined) tell(() => listener.change!(rules, touched.map((id, i) => ({ before: before[i], after: rules.get(id) })), change));
   }
 
   function onEvent(event: SseEvent): void {
@@ -222,6 +262,8 @@ export function createLocalEvaluator(options: LocalEvaluatorOptions = {}): Local
       } finally {
         clearInterval(watchdog);
       }
+      const failure = lastError;
+      if (!closed && failure !== undefined && listener.failed !== undefined) tell(() => listener.failed!(failure));
       // A connection that got somewhere resets the backoff.
       delay = position !== openedAt ? reconnectMs : Math.min(delay * 2, maxReconnectMs);
       if (!closed) await sleep(delay);

@@ -3,8 +3,11 @@
  * part of the read model that decides evaluate answers, and nothing more.
  * That is the ACTIVE rules, and the ACTIVE contexts and prompts that at least
  * one of them links: exactly what a caller with the `evaluate` scope can see
- * through evaluate with include_entity_data. Inactive rules, unlinked
- * entities, secrets and API keys never leave.
+ * through evaluate with include_entity_data. An inactive rule with a `key` (a
+ * flag, ADR 0057) travels as a stub (ruleWire: its id, key, status, revision,
+ * position and the entity types it links), so a follower answers DISABLED as
+ * OFREP does (ADR 0061); the engine drops a rule that is not ACTIVE. Other
+ * inactive rules, unlinked entities, secrets and API keys never leave.
  *
  * Both ends live here, so they cannot drift: the server side keeps the view
  * and turns each applied event into a change (the records that entered or
@@ -123,9 +126,9 @@ export function createEvaluationView(state: ViewState): EvaluationView {
   // The view at the moment it is created.
   const initial = new Set<string>();
   for (const rule of state.rules.values()) {
-    if (rule.status !== 'ACTIVE') continue;
+    if (!isVisibleRule(rule)) continue;
     rules.set(rule.id, rule);
-    link(rule, 1, initial);
+    link(activeOnly(rule), 1, initial);
   }
   for (const key of initial) {
     const [kind, id] = splitKey(key);
@@ -141,7 +144,7 @@ export function createEvaluationView(state: ViewState): EvaluationView {
         yield JSON.stringify(head).slice(0, -1);
         for (const [member, records] of members) {
           yield `,"${member}":[`;
-          for (let i = 0; i < records.length; i++) yield (i === 0 ? '' : ',') + JSON.stringify(toWire(records[i]!));
+          for (let i = 0; i < records.length; i++) yield (i === 0 ? '' : ',') + JSON.stringify(member === 'rules' ? ruleWire(records[i] as RuleRecord) : toWire(records[i]!));
           yield ']';
         }
         yield '}';
@@ -158,13 +161,13 @@ export function createEvaluationView(state: ViewState): EvaluationView {
       if (id !== undefined && event.type.startsWith('Rule')) {
         const before = rules.get(id);
         const found = current.rules.get(id);
-        const after = found?.status === 'ACTIVE' ? found : undefined;
+        const after = found !== undefined && isVisibleRule(found) ? found : undefined;
         if (before !== after) {
-          link(before, -1, touched);
-          link(after, 1, touched);
+          link(activeOnly(before), -1, touched);
+          link(activeOnly(after), 1, touched);
           if (after !== undefined) {
             rules.set(id, after);
-            upsert.rules.push(toWire(after));
+            upsert.rules.push(ruleWire(after));
           } else if (before !== undefined) {
             rules.delete(id);
             remove.rules.push(id);
@@ -208,6 +211,31 @@ export function createEvaluationView(state: ViewState): EvaluationView {
       };
       return { patched, whole };
     },
+  };
+}
+
+/** Shown: an ACTIVE rule, or an inactive one with a key (as a stub). */
+function isVisibleRule(rule: RuleRecord): boolean {
+  return rule.status === 'ACTIVE' || rule.key !== undefined;
+}
+
+/** The rule whose links count: a stub links nothing the view shows. */
+function activeOnly(rule: RuleRecord | undefined): RuleRecord | undefined {
+  return rule?.status === 'ACTIVE' ? rule : undefined;
+}
+
+/**
+ * A rule on the wire: an ACTIVE rule whole; an inactive keyed one as a stub,
+ * enough to name its flags (the types it links, each as a link without an id,
+ * so its object flags are DISABLED rather than unknown) and say DISABLED, and
+ * nothing evaluate or the engine could use.
+ */
+function ruleWire(rule: RuleRecord): WireRecord {
+  if (rule.status === 'ACTIVE') return toWire(rule);
+  const types = [...new Set(rule.entities.map((link) => link.entity_type))];
+  return {
+    id: rule.id, key: rule.key, status: rule.status, revision: rule.revision.toString(), position: rule.position.toString(),
+    entities: types.map((entity_type) => ({ entity_type })),
   };
 }
 
@@ -290,7 +318,12 @@ export function applyStreamChange(state: EvaluationState, change: StreamChange):
   for (const id of removed.prompts ?? []) dropPrompt(state.prompts, id);
   applyRecords(state, change.upsert ?? {});
   applyPatches(state, change.patch ?? {});
-  return [...(removed.rules ?? []), ...(change.upsert?.rules ?? []).map((rule) => rule.id)];
+  return changedRuleIds(change);
+}
+
+/** The ids of the rules a change removes or upserts: what applyStreamChange will touch, known before it does. */
+export function changedRuleIds(change: StreamChange): string[] {
+  return [...(change.remove?.rules ?? []), ...(change.upsert?.rules ?? []).map((rule) => rule.id)];
 }
 
 function applyRecords(state: EvaluationState, records: ViewRecords): void {

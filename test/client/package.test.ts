@@ -6,7 +6,7 @@
  * type-check under `strict` against the installed package's declarations.
  */
 import { execFile } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import t from 'tap';
@@ -59,14 +59,24 @@ t.test('the packed tarball installs alone: no dependency, nothing of the server'
   const { stdout } = await run('npm', ['ls', '--all', '--json'], { cwd: consumer });
   const tree = JSON.parse(stdout) as { dependencies: Record<string, { dependencies?: unknown }> };
   t.same(Object.keys(tree.dependencies), [PACKAGE_NAME]);
-  t.equal(tree.dependencies[PACKAGE_NAME]!.dependencies, undefined, 'the package depends on nothing');
+  // npm ls lists the optional peer, not installed (an empty entry), and nothing else.
+  t.same(tree.dependencies[PACKAGE_NAME]!.dependencies, { '@openfeature/server-sdk': {} }, 'the package depends on nothing; its optional peer is not installed');
   const installed = path.join(modules, '@rulevault', 'client');
   const manifest = JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8')) as Record<string, unknown>;
   t.equal(manifest.dependencies, undefined);
-  t.same(manifest.exports, { '.': { types: './types/src/client/index.d.ts', import: './index.mjs', require: './index.cjs' }, './package.json': './package.json' });
-  for (const file of ['index.mjs', 'index.cjs']) {
+  t.same(manifest.exports, {
+    '.': { types: './types/src/client/index.d.ts', import: './index.mjs', require: './index.cjs' },
+    './openfeature': { types: './types/src/client/openfeature.d.ts', import: './openfeature.mjs', require: './openfeature.cjs' },
+    './package.json': './package.json',
+  });
+  t.same(manifest.peerDependencies, { '@openfeature/server-sdk': '^1.23.0' });
+  t.same(manifest.peerDependenciesMeta, { '@openfeature/server-sdk': { optional: true } }, 'optional: the plain client installs without it');
+  const loads = (code: string, name: string) => new RegExp(`(require\\(|from )["']${name.replace('/', '\\/')}["']`).test(code);
+  for (const file of ['index.mjs', 'index.cjs', 'openfeature.mjs', 'openfeature.cjs']) {
     const code = readFileSync(path.join(installed, file), 'utf8');
-    for (const name of SERVER_PACKAGES) t.notMatch(code, new RegExp(`(require\\(|from )["']${name.replace('/', '\\/')}["']`), `${file} does not load ${name}`);
+    for (const name of SERVER_PACKAGES) t.notOk(loads(code, name), `${file} does not load ${name}`);
+    t.equal(loads(code, '@openfeature/server-sdk'), file.startsWith('openfeature'), `${file}: only the openfeature entry loads the SDK, unbundled`);
+    t.notMatch(code, /class OpenFeatureEventEmitter/, `${file} does not bundle the SDK`);
   }
 });
 
@@ -110,6 +120,8 @@ function documentedExamples(): string[] {
 }
 
 t.test('the client page\'s examples compile under strict against the installed package (ESM and CommonJS)', async (t) => {
+  // The OpenFeature example imports the SDK and OpenTelemetry, which the application installs: here the repository's own.
+  for (const scope of ['@openfeature', '@opentelemetry']) symlinkSync(path.join(ROOT, 'node_modules', scope), path.join(consumer, 'node_modules', scope), 'dir');
   const examples = documentedExamples();
   t.ok(examples.length >= 3, `docs/client.md has client examples (${examples.length})`);
   const dir = path.join(consumer, 'examples');
@@ -129,6 +141,29 @@ t.test('the client page\'s examples compile under strict against the installed p
   ].join('\n'));
   const result = await typeCheck(dir, [...files, 'require.cts'], true);
   t.equal(result, '', 'tsc --strict reports nothing');
+});
+
+t.test('@rulevault/client/openfeature: RuleVaultProvider under the SDK, from import and require', async (t) => {
+  // After the examples' test, which linked the SDK into the consumer as an application would install it.
+  const admin = live.admin;
+  const key = (await admin.post('/api/api-keys', { name: 'pkg-openfeature', scopes: ['evaluate'] })).json.key as string;
+  await admin.post('/api/rule-engine/rules', { name: 'pkg flag', key: 'pkg-flag', condition_groups: [{ conditions: [{ field: 'who', operator: 'equals', value: 'pkg' }] }] });
+  const body = (load: string) => `${load}
+(async () => {
+  const provider = new RuleVaultProvider();
+  await OpenFeature.setProviderAndWait(provider);
+  const details = await OpenFeature.getClient().getBooleanDetails('pkg-flag', false, { who: 'pkg' });
+  await OpenFeature.close();
+  console.log(JSON.stringify(details));
+})();
+`;
+  writeFileSync(path.join(consumer, 'flag.mjs'), body("import { OpenFeature } from '@openfeature/server-sdk';\nimport { RuleVaultProvider } from '@rulevault/client/openfeature';"));
+  writeFileSync(path.join(consumer, 'flag.cjs'), body("const { OpenFeature } = require('@openfeature/server-sdk');\nconst { RuleVaultProvider } = require('@rulevault/client/openfeature');"));
+  const env = childEnv({ RULEVAULT_URL: live.url, RULEVAULT_API_KEY: key });
+  for (const file of ['flag.mjs', 'flag.cjs']) {
+    const { stdout } = await run(process.execPath, [file], { cwd: consumer, env });
+    t.match(JSON.parse(stdout), { flagKey: 'pkg-flag', value: true, variant: 'on', reason: 'TARGETING_MATCH' }, file);
+  }
 });
 
 t.test('once the entry exports the engine, re2js is bundled and its types carried: still no dependency, import and require work', async (t) => {
