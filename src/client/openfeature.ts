@@ -144,10 +144,11 @@ export class RuleVaultProvider implements Provider {
     const evaluator = this.#evaluator;
     const limits = this.#limits;
     if (evaluator === undefined || limits === undefined) throw new ProviderNotReadyError('RuleVault: no rule set yet');
-    const ref = lookupFlag(flagKey, (key) => this.#byKey.get(key));
-    if ('errorCode' in ref) throw new ERRORS[ref.errorCode](ref.errorDetails);
+    // The context first, then the flag: the order the OFREP route reads its body and its key in (src/http/ofrep.ts).
     const parsed = parseFlagContext({ context: jsonOf(context) }, limits, flagKey);
     if ('errorCode' in parsed) throw new ERRORS[parsed.errorCode](parsed.errorDetails);
+    const ref = lookupFlag(flagKey, (key) => this.#byKey.get(key));
+    if ('errorCode' in ref) throw new ERRORS[ref.errorCode](ref.errorDetails);
     const position = evaluator.position;
     const answers = new Map<string, EvaluateResponse>();
     const answer = resolveFlag(ref, parsed, (entityType: EntityType, withData: boolean) => {

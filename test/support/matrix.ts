@@ -63,6 +63,8 @@ export const MATRIX = {
   'key-revocation': [SQLITE, SQLITE_WORKERS],
   // test/client/local.test.ts: the local evaluator follows the change stream, which each store serves.
   local: [SQLITE, ESDB],
+  // test/client/openfeature-differential.test.ts: the provider follows the stream, OFREP answers from the node.
+  'openfeature-differential': [SQLITE, ESDB],
 } as const satisfies Record<string, readonly Cell[]>;
 
 export type Suite = keyof typeof MATRIX;
