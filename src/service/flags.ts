@@ -15,8 +15,7 @@
  */
 import type { RuleRecord } from '../../projections';
 import { ENTITY_TYPES, type EntityType } from '../events';
-import type { Fields, FieldValue } from '../engine/types';
-import { bucketingValue } from '../engine/split';
+import { bucketingValue, type Fields, type FieldValue } from '../engine';
 import type { Limits } from '../base/limits';
 import { isPlainObject, nestedDeeperThan } from '../domain/input';
 import { VARIABLES_MAX_DEPTH, type EvaluateResponse } from './evaluate';
