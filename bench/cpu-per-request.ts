@@ -4,7 +4,7 @@
  * leave it of the cores. Wall-clock req/s on this shared 2-core machine
  * drifts by 10% between runs; CPU per request drifts much less.
  *
- *   node dist/bench/cpu-per-request.js --workload evaluate|secrets|writes
+ *   node dist/bench/cpu-per-request.js --workload evaluate|ofrep|ofrep-bulk|secrets|writes
  *     [--rounds 3] [--seconds 5] [--warmup 2] [--log-level warn|info]
  *     [--base <another build's dist/src/main.js>] [--variant label:KEY=VALUE,...]...
  *     [--prof <dir>] [--no-noop] [--floor-spin <µs>]... [--floor-headers]
@@ -34,10 +34,14 @@ import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { loadedDataDir, loadWithCpu, ownHeaders, startBare, startService, type LoadWithCpu, type Running } from './http-harness';
-import { evaluateWorkload, secretsWorkload, workloadKey, writesWorkload, type HttpWorkload } from './http-workloads';
+import { evaluateWorkload, ofrepBulkWorkload, ofrepWorkload, secretsWorkload, workloadKey, writesWorkload, type HttpWorkload } from './http-workloads';
 import type { CpuProfile } from './cpu-profile';
 import { formatShares, windowShares } from './profile-windows';
 import { median } from './stats';
+
+const WORKLOADS: Readonly<Record<string, () => HttpWorkload | Promise<HttpWorkload>>> = {
+  evaluate: evaluateWorkload, ofrep: ofrepWorkload, 'ofrep-bulk': ofrepBulkWorkload, secrets: secretsWorkload, writes: writesWorkload,
+};
 
 interface Args {
   workload: string;
@@ -128,7 +132,9 @@ function measure(args: Args, target: Target, workload: HttpWorkload): Sample {
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv.slice(2));
-  const workload: HttpWorkload = args.workload === 'secrets' ? await secretsWorkload() : args.workload === 'writes' ? writesWorkload() : evaluateWorkload();
+  const make = WORKLOADS[args.workload];
+  if (make === undefined) throw new Error(`--workload ${args.workload}: one of ${Object.keys(WORKLOADS).join(', ')}`);
+  const workload: HttpWorkload = await make();
   const data = loadedDataDir(workload.events);
   const baseDir = mkdtempSync(path.join(os.tmpdir(), 'rulevault-bench-base-'));
   const env = { LOG_LEVEL: args.logLevel };

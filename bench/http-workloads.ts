@@ -30,6 +30,30 @@ export function evaluateWorkload(): HttpWorkload {
   return { label: 'evaluate 10k', path: '/api/rule-engine/evaluate', events, bodies };
 }
 
+/** Rules of the standard 10k that are flags (ADR 0057: a rule with a key): the first 100, keys `flag-0`... */
+export const FLAG_RULES = 100;
+
+/** The standard 10k rules, the first FLAG_RULES of them with keys: the OFREP workloads' data. */
+export function flagEvents(): BulkEvent[] {
+  const bodies = generateRules({ seed: 1, count: 10_000 }).map((body, i) => (i < FLAG_RULES ? { ...body, key: `flag-${i}` } : body));
+  return [benchKeyEvent(), ...ruleEvents(bodies)];
+}
+
+/** OFREP contexts: the standard requests' fields, each with a targetingKey. */
+export function flagContexts(count: number): string[] {
+  return generateRequests({ seed: 2, count }).map((fields, i) => JSON.stringify({ context: { targetingKey: `user-${i}`, ...fields } }));
+}
+
+/** One OFREP flag evaluation (a boolean flag) at the standard 10k rules: the same band as evaluate's, by cpu-per-request. */
+export function ofrepWorkload(): HttpWorkload {
+  return { label: 'OFREP flag 10k', path: '/ofrep/v1/evaluate/flags/flag-7', events: flagEvents(), bodies: flagContexts(500) };
+}
+
+/** A bulk OFREP evaluation at the standard 10k rules: every one of the FLAG_RULES flags per answer. */
+export function ofrepBulkWorkload(): HttpWorkload {
+  return { label: `OFREP bulk ${FLAG_RULES} flags 10k`, path: '/ofrep/v1/evaluate/flags', events: flagEvents(), bodies: flagContexts(500) };
+}
+
 const SECRETS = 200;
 const TAGS = Array.from({ length: 20 }, (_, i) => `tag-${i}`);
 
