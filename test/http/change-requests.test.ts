@@ -7,9 +7,13 @@
  * apply is all or nothing and stale-safe, applying twice applies once, races
  * end in one consistent state, and a revert is a change request too.
  */
+import { existsSync } from 'node:fs';
+import path from 'node:path';
 import t from 'tap';
+import { SNAPSHOT_FILE } from '../../src/snapshots';
 import { call, type Answer, type Client } from '../support/http';
 import { forCells, type Cell } from '../support/matrix';
+import { removeDir, startTestNode, tempDir, testEnv } from '../support/node';
 import { withNode, type LiveNode } from '../support/with-node';
 
 const CR = '/api/change-requests';
@@ -299,6 +303,23 @@ forCells(t, 'change-requests', (t, cell: Cell) => {
     t.equal((await admin.patch(`${RULES}/${r.id}`, { name: 'free' })).status, 200, 'an applied unprotect frees the resource');
     const event = (await admin.get('/api/audit/events?stream=protections&type=ResourceUnprotected')).json.events.at(-1);
     t.same(event.data, { resource: { type: 'rule', id: r.id }, change_request: unprotect });
+  });
+
+  t.test('a start from a snapshot still knows what is protected and every request', async (t) => {
+    const env = testEnv(tempDir());
+    t.teardown(() => removeDir(env.RULEVAULT_DATA_DIR!));
+    const first = await startTestNode(env, undefined, cell.store);
+    const before = call(first.url, 'POST', RULES, { key: first.adminKey, body: { name: 'kept-safe', condition_groups: condition('k') } });
+    const id = (await before).json.id;
+    await call(first.url, 'PUT', '/api/protections', { key: first.adminKey, body: { resource: { type: 'rule', id } } });
+    const opened = await call(first.url, 'POST', CR, { key: first.adminKey, body: { title: 'kept', changes: [{ op: 'delete', resource: { type: 'rule', id } }] } });
+    await first.stop();
+    t.ok(existsSync(path.join(env.RULEVAULT_DATA_DIR!, SNAPSHOT_FILE)), 'the stop wrote a snapshot, which the next start reads');
+    const again = await startTestNode(env, undefined, cell.store);
+    t.teardown(() => again.stop());
+    const write = await call(again.url, 'PATCH', `${RULES}/${id}`, { key: again.adminKey, body: { name: 'x' } });
+    t.equal(write.json?.code, 'protected', 'the protection survived the restart');
+    t.equal((await call(again.url, 'GET', `${CR}/${opened.json.id}`, { key: again.adminKey })).json.state, 'draft', 'and the request');
   });
 
   t.test('bad input is a 400 naming the member; unknown ids 404', async (t) => {
