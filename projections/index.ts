@@ -10,6 +10,7 @@
 import { decodeEvent } from '../src/events';
 import type { RecordedEvent } from '../src/store/port';
 import { evolveApiKeys, initialApiKeys, type ApiKeysState } from './api-keys';
+import { evolveChangeControl, initialChangeControl, type ChangeControlState } from './change-control';
 import { evolveContexts, type ContextsState } from './contexts';
 import { evolvePrompts, initialPrompts, type PromptsState } from './prompts';
 import { evolveRules, type RulesState } from './rules';
@@ -17,6 +18,7 @@ import { evolveVault, initialVault, type VaultState } from './secrets';
 
 export type * from './records';
 export type { ApiKeysState } from './api-keys';
+export { resourceKey, REQUEST_STATES, type Approval, type ChangeControlState, type ChangeRequestRecord, type ProtectionRecord, type RequestComment, type RequestState } from './change-control';
 export type { VaultState } from './secrets';
 export { copySize, copyState, copyStateSteps, DigestList, digestMembers, LINES_MEMBERS, restoreState, snapshotMembers, type DigestCounts, type SnapshotMembers } from './read-models';
 export { RawJson, type JsonLines, type LineKeeper } from './json-lines';
@@ -30,6 +32,8 @@ export interface ReadModels {
   readonly prompts: PromptsState;
   readonly vault: VaultState;
   readonly apiKeys: ApiKeysState;
+  /** Protections and change requests. */
+  readonly changeControl: ChangeControlState;
 }
 
 export interface CatalogState extends ReadModels {
@@ -45,6 +49,7 @@ export function initialState(): CatalogState {
     prompts: initialPrompts(),
     vault: initialVault(),
     apiKeys: initialApiKeys(),
+    changeControl: initialChangeControl(),
   };
 }
 
@@ -84,6 +89,21 @@ export function evolve(state: CatalogState, recorded: RecordedEvent): CatalogSta
     case 'ApiKeyCreated':
     case 'ApiKeyRevoked':
       evolveApiKeys(state.apiKeys, event);
+      return state;
+    case 'ChangeRequestOpened':
+    case 'ChangeRequestRevised':
+    case 'ChangeRequestSubmitted':
+    case 'ChangeRequestApproved':
+    case 'ChangeRequestRejected':
+    case 'ChangeRequestWithdrawn':
+    case 'ChangeRequestCommented':
+    case 'ChangeRequestApplying':
+    case 'ChangeRequestApplied':
+    case 'ChangeRequestStale':
+    case 'ResourceProtected':
+    case 'ResourceUnprotected':
+    case 'BreakGlassUsed':
+      evolveChangeControl(state.changeControl, event);
       return state;
   }
 }

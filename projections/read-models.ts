@@ -7,6 +7,7 @@
  * entry per model, so a new read model cannot be left out of any of them.
  */
 import type { ApiKeysState } from './api-keys';
+import type { ChangeControlState, ChangeRequestRecord } from './change-control';
 import type { ContextsState } from './contexts';
 import type { CatalogState, ReadModels } from './index';
 import { runSteps, type Steps } from '../src/base/steps';
@@ -233,7 +234,41 @@ const READ_MODELS: { readonly [K in keyof ReadModels]: ReadModelKind<ReadModels[
       counts: { api_keys: apiKeys.byId.size },
     }),
   },
+  changeControl: {
+    *copy(control: ChangeControlState) {
+      const protections = yield* copyMap(control.protections);
+      const requests = yield* copyMap(control.requests);
+      return { protections, requests, protectionsRevision: control.protectionsRevision, breakGlassUses: control.breakGlassUses };
+    },
+    size: (control) => control.protections.size + control.requests.size,
+    toSnapshot: (control) => ({
+      protections: [...control.protections.entries()].map(([key, record]) => ({ key, ...record })),
+      change_requests: [...control.requests.values()].map(withStrings),
+      protections_revision: control.protectionsRevision?.toString() ?? null,
+      break_glass_uses: control.breakGlassUses,
+    }),
+    fromSnapshot(body) {
+      const protections: ChangeControlState['protections'] = new Map();
+      for (const { key, ...record } of body.protections as ({ key: string } & ProtectionRecordJson)[]) protections.set(key, record);
+      const requests: ChangeControlState['requests'] = new Map();
+      for (const request of body.change_requests as Stringified<ChangeRequestRecord>[]) requests.set(request.id, withBigints(request) as ChangeRequestRecord);
+      const revision = body.protections_revision as string | null;
+      return { protections, requests, protectionsRevision: revision === null ? undefined : BigInt(revision), breakGlassUses: body.break_glass_uses as number };
+    },
+    // A log without change control leaves the digest as it was before it (digestMembers skips an undefined value).
+    digest: (control) => ({
+      name: 'change_control',
+      value: control.protections.size === 0 && control.requests.size === 0 && control.breakGlassUses === 0 ? undefined : {
+        protections: [...control.protections.keys()].sort(),
+        change_requests: digestList(control.requests.values(), (r) => ({ ...r, revision: r.revision, position: undefined })),
+        break_glass_uses: control.breakGlassUses,
+      },
+      counts: control.requests.size === 0 ? ({} as DigestCounts) : { change_requests: control.requests.size },
+    }),
+  },
 };
+
+type ProtectionRecordJson = ChangeControlState['protections'] extends Map<string, infer R> ? R : never;
 
 const MODEL_KEYS = Object.keys(READ_MODELS) as (keyof ReadModels)[];
 
@@ -298,7 +333,7 @@ export function digestMembers(state: CatalogState): { readonly canonical: { read
   const canonical: { [name: string]: unknown } = {};
   const counts: { [name: string]: number } = {};
   for (const { name, value, counts: modelCounts } of eachModel(state, (model, kind) => kind.digest(model))) {
-    canonical[name] = value;
+    if (value !== undefined) canonical[name] = value;
     Object.assign(counts, modelCounts);
   }
   return { canonical, counts };

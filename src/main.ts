@@ -30,6 +30,8 @@ import { createMetrics, registerStreamMetrics } from './http/metrics';
 import { createReadModel, type ReadModel } from './read-model/read-model';
 import { createApiKeyCommands } from './service/api-key-commands';
 import { createCatalogCommands } from './service/catalog-commands';
+import { createChangeRequestCommands } from './service/change-request-commands';
+import { createChangeRequestQueries } from './service/change-request-queries';
 import { createChangeFeed } from './service/change-feed';
 import { clockOf, createCommandBus, type Runtime } from './service/command-bus';
 import { createImportCommands } from './service/import';
@@ -104,6 +106,7 @@ export function createServices(parts: ServiceParts): HttpDeps {
     logger,
     ...(parts.commands ?? createWriteCommands(parts)),
     queries: createQueries(store, readModel, config.limits),
+    changeRequestQueries: createChangeRequestQueries(store, readModel, config.approvalsRequired),
     metrics,
     clock: clockOf(runtime),
     decisions: createDecisionLog({ dir: auditSink.dir, settings: auditSink.decisions, metrics: sinkMetrics }),
@@ -123,6 +126,9 @@ function createWriteCommands({ config, store, sealer, readModel, logger, runtime
     apiKeys: createApiKeyCommands({ bus, readModel, runtime, envAdminKey: config.adminKeyHash !== undefined }),
     imports: createImportCommands({
       bus, readModel, runtime, maxRegexLength: config.limits.maxRegexLength, templateLimits: config.limits, settings: config.import,
+    }),
+    changeRequests: createChangeRequestCommands({
+      bus, store, readModel, runtime, maxRegexLength: config.limits.maxRegexLength, templateLimits: config.limits, approvalsRequired: config.approvalsRequired,
     }),
     // In the writer: one verification at a time for the whole service, and a checkpoint is a write.
     chain: createChainAudit({ store, signingKey: { envValue: config.signingKey, dataDir: config.dataDir }, now: runtime.now }),
@@ -237,7 +243,7 @@ export async function openWriter(config: Config, options: NodeOptions = {}): Pro
   let url: string | undefined;
   const snapshots = createSnapshotter(store, readModel, config.dataDir, config.snapshotIntervalMs, logger, config.snapshotEngineImage, start);
   const services = createServices({ config, store, sealer, readModel, logger, runtime, onErased: () => snapshots.afterErasure() });
-  const { vault, apiKeys, metrics } = services;
+  const { vault, apiKeys, changeRequests, metrics } = services;
   const checkpoints = createChainCheckpointer({ store, key: signing.key, every: config.chainCheckpointEvery, logger, now: runtime.now, requestId: () => `system-${runtime.newId()}` });
   let subscription: Subscription | undefined;
 
@@ -245,6 +251,9 @@ export async function openWriter(config: Config, options: NodeOptions = {}): Pro
   async function bootstrap(): Promise<void> {
     const keyStatus = await vault.verifyOrEnrollMasterKey(SYSTEM_ACTOR);
     const erased = await vault.eraseDeletedSecrets();
+    // EventStoreDB: an apply this node (or another) left part way is finished forward before anything is served.
+    const finished = await changeRequests.finishPending(SYSTEM_ACTOR);
+    if (finished > 0) logger.warn('finished change-request applies left part way', { change_requests: finished });
     if (config.adminKeyHash === undefined && !apiKeys.hasAdminKey()) {
       const created = await apiKeys.createApiKey({ name: 'bootstrap admin', scopes: ['admin'] }, SYSTEM_ACTOR);
       announce(adminKeyBanner(created.id, created.key));
@@ -465,10 +474,10 @@ async function startWriterWithWorkers(config: Config, options: NodeOptions & { r
   const { logger } = options;
   const writer = await openWriter(config, options);
   await writer.start().catch(writer.abandon);
-  const { catalog, vault, apiKeys, imports, chain, metrics } = writer.services;
+  const { catalog, vault, apiKeys, imports, chain, changeRequests, metrics } = writer.services;
   const fleet = startFleet({
     count: config.workers,
-    commands: { catalog, vault, apiKeys, imports, chain },
+    commands: { catalog, vault, apiKeys, imports, chain, changeRequests },
     readModel: writer.readModel,
     store: writer.store,
     registry: metrics.registry,

@@ -69,6 +69,8 @@ export interface Config {
   readonly stream: StreamSettings;
   /** POST /api/import and `rulevault import` (src/service/import.ts, docs/api.md#import). */
   readonly import: ImportSettings;
+  /** Distinct approvers a change request needs before it applies (docs/change-requests.md); its author never counts. */
+  readonly approvalsRequired: number;
   /** Tests only: the erasure step at which the process kills itself (src/base/crash-points.ts). */
   readonly testCrashAt: CrashPoint | FailPoint | undefined;
   /** Decision records and the secret-read audit (src/audit/sink.ts, docs/auditors.md). */
@@ -154,6 +156,7 @@ export const DEFAULTS = {
   answerBatch: 64,
   snapshotIntervalMs: 5 * 60_000,
   auditCheckpoints: 512,
+  approvalsRequired: 1,
   auditHeldRecords: 8_000_000,
   chainCheckpointEvery: 1000, // events
   decisionLog: {
@@ -261,6 +264,7 @@ function readConfig(env: Env): Omit<Config, 'unknownVariables'> {
     snapshotEngineImage: snapshotEngineImage(env),
     metricsTokenHash: optionalSecretHash(env, 'RULEVAULT_METRICS_TOKEN'),
     auditCheckpoints: integer(env, 'RULEVAULT_AUDIT_CHECKPOINTS', DEFAULTS.auditCheckpoints, 2, 65_536),
+    approvalsRequired: integer(env, 'RULEVAULT_APPROVALS_REQUIRED', DEFAULTS.approvalsRequired, 1, 100),
     auditHeldRecords: integer(env, 'RULEVAULT_AUDIT_HELD_RECORDS', DEFAULTS.auditHeldRecords, 0, 1_000_000_000),
     stream: Object.freeze({
       heartbeatMs: integer(env, 'RULEVAULT_STREAM_HEARTBEAT_MS', DEFAULTS.stream.heartbeatMs, 10, 3_600_000),

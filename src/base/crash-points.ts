@@ -18,6 +18,12 @@ export const CRASH_POINTS = [
   'erasure:before-snapshot',
   /** The snapshot is rewritten (or removed); the answer is not sent yet. */
   'erasure:after-snapshot',
+  /** SQLite: inside an appendAtomically's transaction (a change request's apply, an import), after its writes, before the commit. */
+  'atomic:in-transaction',
+  /** EventStoreDB: a change request's ChangeRequestApplying is written; none of its plan yet. */
+  'apply:after-plan',
+  /** EventStoreDB: the first stream of an apply's plan is written; the others not yet. */
+  'apply:part-way',
 ] as const;
 
 /** Points that make a step fail instead of killing the process; armed the same way. */

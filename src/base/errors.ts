@@ -13,6 +13,10 @@ export const ERROR_STATUS = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  /** A direct write to a protected resource: it changes only through an approved change request. */
+  protected: 409,
+  /** A change request's pinned resource moved (or is gone) since it was drafted: it cannot apply. */
+  stale: 409,
   payload_too_large: 413,
   unavailable: 503,
   internal: 500,

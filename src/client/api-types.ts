@@ -4,8 +4,8 @@
 
 export interface Error {
   err: string;
-  /** bad_request 400, unauthorized 401, forbidden 403, not_found 404, conflict 409, payload_too_large 413, internal 500, unavailable 503 (not ready, or the vault cannot be opened); a code is never renamed */
-  code: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "payload_too_large" | "unavailable" | "internal";
+  /** bad_request 400, unauthorized 401, forbidden 403, not_found 404, conflict 409, protected 409 (the resource changes only through a change request), stale 409 (a change request's resource moved since it was drafted), payload_too_large 413, internal 500, unavailable 503 (not ready, or the vault cannot be opened); a code is never renamed */
+  code: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "protected" | "stale" | "payload_too_large" | "unavailable" | "internal";
 }
 
 /** a revision or log position, as a decimal string */
@@ -21,6 +21,135 @@ export interface EventMetadata {
   at: Timestamp;
   request_id: string;
   schema?: number;
+  /** on an event a change request's apply wrote: that request's id */
+  change_request?: string;
+}
+
+/** a rule, context or prompt (a prompt also by name when given), or one label of a prompt (`prompt-label`, with `label`) */
+export interface ResourceRef {
+  type: "rule" | "context" | "prompt" | "prompt-label";
+  id: string;
+  label?: string;
+}
+
+export interface ResourceRefInput {
+  type: "rule" | "context" | "prompt" | "prompt-label";
+  id?: string;
+  label?: string;
+}
+
+export interface Change {
+  op: "create" | "update" | "delete" | "add-version" | "move-label" | "remove-label" | "protect" | "unprotect";
+  resource: ResourceRef;
+  base_revision?: Position;
+  body?: Record<string, unknown>;
+}
+
+export interface ChangeInput {
+  op: "create" | "update" | "delete" | "add-version" | "move-label" | "remove-label" | "protect" | "unprotect";
+  resource: ResourceRefInput;
+  /** the revision drafted against; absent: the resource's revision now (none for a create, protect, unprotect) */
+  base_revision?: Position;
+  /** what the matching direct route takes: a create or update body, a version, `{version}` for a label move */
+  body?: Record<string, unknown>;
+}
+
+export interface ChangeRequestInput {
+  title: string;
+  description?: string;
+  changes: ChangeInput[];
+}
+
+export interface ChangeRequestPatch {
+  title?: string;
+  description?: string;
+  changes?: ChangeInput[];
+}
+
+export interface ChangeRequest {
+  id: string;
+  title: string;
+  description: string;
+  state: "draft" | "in_review" | "approved" | "applied" | "rejected" | "withdrawn" | "stale";
+  author: Actor;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  revision: Position;
+  changes: Change[];
+  approvals: {
+    by: Actor;
+    at: Timestamp;
+    revision: Position;
+    override?: string;
+  }[];
+  approvals_required: number;
+  comments: {
+    by: Actor;
+    at: Timestamp;
+    text: string;
+  }[];
+  /** EventStoreDB: the plan is written and not yet finished (the next apply or start finishes it) */
+  applying: boolean;
+  results: (({
+    op: "create" | "update" | "delete" | "add-version" | "move-label" | "remove-label" | "protect" | "unprotect";
+    resource: ResourceRef;
+    before_revision?: Position;
+    revision?: Position;
+  })[]) | null;
+  closed: {
+    by: Actor;
+    at: Timestamp;
+    reason: string;
+    resource?: ResourceRef;
+  } | null;
+}
+
+export interface ChangeRequestList {
+  change_requests: ChangeRequest[];
+  /** pass as `cursor` for the next page; null when this page is the last (always null without `limit`) */
+  next_cursor: string | null;
+}
+
+export interface ChangeRequestHistory {
+  events: {
+    type: string;
+    revision: Position;
+    position: Position;
+    actor: Actor;
+    at: Timestamp;
+    request_id: string;
+    data: Record<string, unknown>;
+    metadata: EventMetadata;
+  }[];
+  /** pass as `cursor` for the next page; null when this page is the last (always null without `limit`) */
+  next_cursor: string | null;
+}
+
+export interface Protection {
+  resource: ResourceRef;
+  protected_by: Actor;
+  protected_at: Timestamp;
+}
+
+export interface ProtectionList {
+  protections: Protection[];
+}
+
+export interface ProtectionInput {
+  resource: ResourceRefInput;
+}
+
+export interface ReasonInput {
+  reason?: string;
+}
+
+export interface CommentInput {
+  text: string;
+}
+
+export interface ApprovalInput {
+  /** recorded with the approval */
+  override?: string;
 }
 
 export interface Health {
@@ -41,8 +170,8 @@ export interface Ready {
 
 export interface NotReady {
   err: string;
-  /** bad_request 400, unauthorized 401, forbidden 403, not_found 404, conflict 409, payload_too_large 413, internal 500, unavailable 503 (not ready, or the vault cannot be opened); a code is never renamed */
-  code: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "payload_too_large" | "unavailable" | "internal";
+  /** bad_request 400, unauthorized 401, forbidden 403, not_found 404, conflict 409, protected 409 (the resource changes only through a change request), stale 409 (a change request's resource moved since it was drafted), payload_too_large 413, internal 500, unavailable 503 (not ready, or the vault cannot be opened); a code is never renamed */
+  code: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "protected" | "stale" | "payload_too_large" | "unavailable" | "internal";
   position: Position | null;
 }
 
@@ -174,8 +303,8 @@ export type GetCompiledAnswer = ({
   };
 }) | ({
   err: string;
-  /** bad_request 400, unauthorized 401, forbidden 403, not_found 404, conflict 409, payload_too_large 413, internal 500, unavailable 503 (not ready, or the vault cannot be opened); a code is never renamed */
-  code: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "payload_too_large" | "unavailable" | "internal";
+  /** bad_request 400, unauthorized 401, forbidden 403, not_found 404, conflict 409, protected 409 (the resource changes only through a change request), stale 409 (a change request's resource moved since it was drafted), payload_too_large 413, internal 500, unavailable 503 (not ready, or the vault cannot be opened); a code is never renamed */
+  code: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "protected" | "stale" | "payload_too_large" | "unavailable" | "internal";
   res: null;
 });
 
@@ -185,8 +314,8 @@ export type GetSecretsAnswer = {
   res: { [name: string]: string };
 } | ({
   err: string;
-  /** bad_request 400, unauthorized 401, forbidden 403, not_found 404, conflict 409, payload_too_large 413, internal 500, unavailable 503 (not ready, or the vault cannot be opened); a code is never renamed */
-  code: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "payload_too_large" | "unavailable" | "internal";
+  /** bad_request 400, unauthorized 401, forbidden 403, not_found 404, conflict 409, protected 409 (the resource changes only through a change request), stale 409 (a change request's resource moved since it was drafted), payload_too_large 413, internal 500, unavailable 503 (not ready, or the vault cannot be opened); a code is never renamed */
+  code: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "protected" | "stale" | "payload_too_large" | "unavailable" | "internal";
   res: null;
 });
 
@@ -628,14 +757,14 @@ export interface SecretList {
 
 export interface ApiKeyInput {
   name: string;
-  scopes: ("evaluate" | "secrets:read" | "explain" | "admin")[];
+  scopes: ("evaluate" | "secrets:read" | "explain" | "admin" | "approve" | "break-glass")[];
   secret_tags?: string[];
 }
 
 export interface ApiKey {
   id: string;
   name: string;
-  scopes: ("evaluate" | "secrets:read" | "explain" | "admin")[];
+  scopes: ("evaluate" | "secrets:read" | "explain" | "admin" | "approve" | "break-glass")[];
   secret_tags: string[];
   created_by: Actor;
   created_at: Timestamp;
@@ -644,7 +773,7 @@ export interface ApiKey {
 export interface ApiKeyCreated {
   id: string;
   name: string;
-  scopes: ("evaluate" | "secrets:read" | "explain" | "admin")[];
+  scopes: ("evaluate" | "secrets:read" | "explain" | "admin" | "approve" | "break-glass")[];
   secret_tags: string[];
   created_by: Actor;
   created_at: Timestamp;
@@ -656,7 +785,7 @@ export interface Whoami {
   /** the key id (`env-admin` for RULEVAULT_ADMIN_KEY): the actor of its writes */
   id: string;
   name: string;
-  scopes: ("evaluate" | "secrets:read" | "explain" | "admin")[];
+  scopes: ("evaluate" | "secrets:read" | "explain" | "admin" | "approve" | "break-glass")[];
   /** non-empty: the key reads only secrets carrying one of these tags */
   secret_tags: string[];
 }
@@ -808,7 +937,7 @@ export interface SecretReadPage {
     /** ok: answered (`err` null); error: answered `err` with `code` */
     outcome: "ok" | "error";
     /** the error code answered; null when the outcome is ok */
-    code: ("bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "payload_too_large" | "unavailable" | "internal") | null;
+    code: ("bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "protected" | "stale" | "payload_too_large" | "unavailable" | "internal") | null;
     /** the secrets returned; never a value */
     secrets: {
       id: string;

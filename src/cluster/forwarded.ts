@@ -20,6 +20,10 @@ export const FORWARDED_METHODS = {
   imports: ['importText'],
   // The chain's verification state and its checkpoints live in the writer (src/audit/chain-audit.ts): every call crosses.
   chain: ['status', 'verify', 'checkpoint'],
+  changeRequests: [
+    'openChangeRequest', 'reviseChangeRequest', 'submitChangeRequest', 'approveChangeRequest', 'rejectChangeRequest',
+    'withdrawChangeRequest', 'commentChangeRequest', 'applyChangeRequest', 'revertChangeRequest', 'protect',
+  ],
 } as const satisfies { readonly [S in keyof WriteCommands]: readonly (keyof WriteCommands[S])[] };
 
 export type CommandService = keyof typeof FORWARDED_METHODS;
@@ -42,6 +46,7 @@ export function forwardingCommands(send: (call: ForwardedCall) => Promise<unknow
     apiKeys: forwarding('apiKeys'),
     imports: forwarding('imports'),
     chain: forwarding('chain'),
+    changeRequests: forwarding('changeRequests'),
   } as unknown as WriteCommands;
 }
 

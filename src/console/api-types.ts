@@ -193,6 +193,181 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/change-requests": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** List change requests, by id: `state` keeps one state; paged with limit and cursor (scope admin or approve) */
+        get: operations["listChangeRequests"];
+        put?: never;
+        /**
+         * Open a change request (a draft): changes to rules, contexts, prompts, labels and protections, each pinned to a revision
+         * @description Each change is checked as its direct route checks its body; one without base_revision is pinned to the resource's revision now (docs/change-requests.md).
+         */
+        post: operations["openChangeRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/change-requests/{id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Read a change request: its state, changes, approvals and comments (scope admin or approve) */
+        get: operations["getChangeRequest"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        /** Revise a draft or a request in review: its title, description or changes; every approval is cleared */
+        patch: operations["reviseChangeRequest"];
+        trace?: never;
+    };
+    "/api/change-requests/{id}/apply": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Apply an approved request: every change or none; 409 stale naming a resource that moved; applying again answers the first apply */
+        post: operations["applyChangeRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/change-requests/{id}/approve": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Approve the revision read (If-Match required; scope approve; never the author's key) */
+        post: operations["approveChangeRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/change-requests/{id}/comments": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Comment on a request (scope admin or approve) */
+        post: operations["commentChangeRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/change-requests/{id}/history": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Every step of a change request: who, when and why, oldest first (scope admin or approve) */
+        get: operations["changeRequestHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/change-requests/{id}/reject": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Reject a request with a reason (scope approve) */
+        post: operations["rejectChangeRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/change-requests/{id}/revert": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Open a draft that undoes an applied request, pinned to the revisions the apply left */
+        post: operations["revertChangeRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/change-requests/{id}/submit": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Submit a draft for review */
+        post: operations["submitChangeRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/change-requests/{id}/withdraw": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Withdraw a request */
+        post: operations["withdrawChangeRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/contexts": {
         parameters: {
             query?: never;
@@ -369,6 +544,25 @@ export interface paths {
         /** Add a version (a template or a chat, and a config); it must be greater than the latest (default: next minor) */
         post: operations["addPromptVersion"];
         delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/protections": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The protected resources (scope admin or approve) */
+        get: operations["listProtections"];
+        /** Protect a resource at once: from now on it changes only through an approved change request */
+        put: operations["protect"];
+        post?: never;
+        /** Always 409 protected: a protection is removed only by an approved change request's `unprotect` change */
+        delete: operations["unprotect"];
         options?: never;
         head?: never;
         patch?: never;
@@ -737,7 +931,7 @@ export interface components {
             created_by: components["schemas"]["Actor"];
             id: string;
             name: string;
-            scopes: ("evaluate" | "secrets:read" | "explain" | "admin")[];
+            scopes: ("evaluate" | "secrets:read" | "explain" | "admin" | "approve" | "break-glass")[];
             secret_tags: string[];
         };
         ApiKeyCreated: {
@@ -747,18 +941,22 @@ export interface components {
             /** @description the API key itself, shown only in this answer */
             key: string;
             name: string;
-            scopes: ("evaluate" | "secrets:read" | "explain" | "admin")[];
+            scopes: ("evaluate" | "secrets:read" | "explain" | "admin" | "approve" | "break-glass")[];
             secret_tags: string[];
         };
         ApiKeyInput: {
             name: string;
-            scopes: ("evaluate" | "secrets:read" | "explain" | "admin")[];
+            scopes: ("evaluate" | "secrets:read" | "explain" | "admin" | "approve" | "break-glass")[];
             secret_tags?: string[];
         };
         ApiKeyList: {
             api_keys: components["schemas"]["ApiKey"][];
             /** @description pass as `cursor` for the next page; null when this page is the last (always null without `limit`) */
             next_cursor: string | null;
+        };
+        ApprovalInput: {
+            /** @description recorded with the approval */
+            override?: string;
         };
         AuditEvaluateRequest: {
             /** @description a log position (a whole number or its decimal string) or an ISO 8601 time with a zone */
@@ -923,6 +1121,93 @@ export interface components {
         ChainVerifyRequest: {
             /** @description true: verify the whole log again from its first event (default: only what was appended since the last run) */
             full?: boolean;
+        };
+        Change: {
+            base_revision?: components["schemas"]["Position"];
+            body?: Record<string, never>;
+            /** @enum {string} */
+            op: "create" | "update" | "delete" | "add-version" | "move-label" | "remove-label" | "protect" | "unprotect";
+            resource: components["schemas"]["ResourceRef"];
+        };
+        ChangeInput: {
+            /** @description the revision drafted against; absent: the resource's revision now (none for a create, protect, unprotect) */
+            base_revision?: components["schemas"]["Position"];
+            /** @description what the matching direct route takes: a create or update body, a version, `{version}` for a label move */
+            body?: Record<string, never>;
+            /** @enum {string} */
+            op: "create" | "update" | "delete" | "add-version" | "move-label" | "remove-label" | "protect" | "unprotect";
+            resource: components["schemas"]["ResourceRefInput"];
+        };
+        ChangeRequest: {
+            /** @description EventStoreDB: the plan is written and not yet finished (the next apply or start finishes it) */
+            applying: boolean;
+            approvals: {
+                at: components["schemas"]["Timestamp"];
+                by: components["schemas"]["Actor"];
+                override?: string;
+                revision: components["schemas"]["Position"];
+            }[];
+            approvals_required: number;
+            author: components["schemas"]["Actor"];
+            changes: components["schemas"]["Change"][];
+            closed: {
+                at: components["schemas"]["Timestamp"];
+                by: components["schemas"]["Actor"];
+                reason: string;
+                resource?: components["schemas"]["ResourceRef"];
+            } | null;
+            comments: {
+                at: components["schemas"]["Timestamp"];
+                by: components["schemas"]["Actor"];
+                text: string;
+            }[];
+            created_at: components["schemas"]["Timestamp"];
+            description: string;
+            id: string;
+            results: {
+                before_revision?: components["schemas"]["Position"];
+                /** @enum {string} */
+                op: "create" | "update" | "delete" | "add-version" | "move-label" | "remove-label" | "protect" | "unprotect";
+                resource: components["schemas"]["ResourceRef"];
+                revision?: components["schemas"]["Position"];
+            }[] | null;
+            revision: components["schemas"]["Position"];
+            /** @enum {string} */
+            state: "draft" | "in_review" | "approved" | "applied" | "rejected" | "withdrawn" | "stale";
+            title: string;
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        ChangeRequestHistory: {
+            events: {
+                actor: components["schemas"]["Actor"];
+                at: components["schemas"]["Timestamp"];
+                data: Record<string, never>;
+                metadata: components["schemas"]["EventMetadata"];
+                position: components["schemas"]["Position"];
+                request_id: string;
+                revision: components["schemas"]["Position"];
+                type: string;
+            }[];
+            /** @description pass as `cursor` for the next page; null when this page is the last (always null without `limit`) */
+            next_cursor: string | null;
+        };
+        ChangeRequestInput: {
+            changes: components["schemas"]["ChangeInput"][];
+            description?: string;
+            title: string;
+        };
+        ChangeRequestList: {
+            change_requests: components["schemas"]["ChangeRequest"][];
+            /** @description pass as `cursor` for the next page; null when this page is the last (always null without `limit`) */
+            next_cursor: string | null;
+        };
+        ChangeRequestPatch: {
+            changes?: components["schemas"]["ChangeInput"][];
+            description?: string;
+            title?: string;
+        };
+        CommentInput: {
+            text: string;
         };
         Context: {
             content: string;
@@ -1280,10 +1565,10 @@ export interface components {
         };
         Error: {
             /**
-             * @description bad_request 400, unauthorized 401, forbidden 403, not_found 404, conflict 409, payload_too_large 413, internal 500, unavailable 503 (not ready, or the vault cannot be opened); a code is never renamed
+             * @description bad_request 400, unauthorized 401, forbidden 403, not_found 404, conflict 409, protected 409 (the resource changes only through a change request), stale 409 (a change request's resource moved since it was drafted), payload_too_large 413, internal 500, unavailable 503 (not ready, or the vault cannot be opened); a code is never renamed
              * @enum {string}
              */
-            code: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "payload_too_large" | "unavailable" | "internal";
+            code: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "protected" | "stale" | "payload_too_large" | "unavailable" | "internal";
             err: string;
         };
         EvaluateRequest: {
@@ -1331,6 +1616,8 @@ export interface components {
         EventMetadata: {
             actor: components["schemas"]["Actor"];
             at: components["schemas"]["Timestamp"];
+            /** @description on an event a change request's apply wrote: that request's id */
+            change_request?: string;
             request_id: string;
             schema?: number;
         };
@@ -1394,10 +1681,10 @@ export interface components {
             };
         } | {
             /**
-             * @description bad_request 400, unauthorized 401, forbidden 403, not_found 404, conflict 409, payload_too_large 413, internal 500, unavailable 503 (not ready, or the vault cannot be opened); a code is never renamed
+             * @description bad_request 400, unauthorized 401, forbidden 403, not_found 404, conflict 409, protected 409 (the resource changes only through a change request), stale 409 (a change request's resource moved since it was drafted), payload_too_large 413, internal 500, unavailable 503 (not ready, or the vault cannot be opened); a code is never renamed
              * @enum {string}
              */
-            code: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "payload_too_large" | "unavailable" | "internal";
+            code: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "protected" | "stale" | "payload_too_large" | "unavailable" | "internal";
             err: string;
             res: null;
         };
@@ -1427,10 +1714,10 @@ export interface components {
             };
         } | {
             /**
-             * @description bad_request 400, unauthorized 401, forbidden 403, not_found 404, conflict 409, payload_too_large 413, internal 500, unavailable 503 (not ready, or the vault cannot be opened); a code is never renamed
+             * @description bad_request 400, unauthorized 401, forbidden 403, not_found 404, conflict 409, protected 409 (the resource changes only through a change request), stale 409 (a change request's resource moved since it was drafted), payload_too_large 413, internal 500, unavailable 503 (not ready, or the vault cannot be opened); a code is never renamed
              * @enum {string}
              */
-            code: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "payload_too_large" | "unavailable" | "internal";
+            code: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "protected" | "stale" | "payload_too_large" | "unavailable" | "internal";
             err: string;
             res: null;
         };
@@ -1560,10 +1847,10 @@ export interface components {
         };
         NotReady: {
             /**
-             * @description bad_request 400, unauthorized 401, forbidden 403, not_found 404, conflict 409, payload_too_large 413, internal 500, unavailable 503 (not ready, or the vault cannot be opened); a code is never renamed
+             * @description bad_request 400, unauthorized 401, forbidden 403, not_found 404, conflict 409, protected 409 (the resource changes only through a change request), stale 409 (a change request's resource moved since it was drafted), payload_too_large 413, internal 500, unavailable 503 (not ready, or the vault cannot be opened); a code is never renamed
              * @enum {string}
              */
-            code: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "payload_too_large" | "unavailable" | "internal";
+            code: "bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "protected" | "stale" | "payload_too_large" | "unavailable" | "internal";
             err: string;
             position: components["schemas"]["Position"] | null;
         };
@@ -1692,6 +1979,17 @@ export interface components {
             }[];
             version?: string;
         };
+        Protection: {
+            protected_at: components["schemas"]["Timestamp"];
+            protected_by: components["schemas"]["Actor"];
+            resource: components["schemas"]["ResourceRef"];
+        };
+        ProtectionInput: {
+            resource: components["schemas"]["ResourceRefInput"];
+        };
+        ProtectionList: {
+            protections: components["schemas"]["Protection"][];
+        };
         Ready: {
             /** @description only while an erasure committed has later steps left (a checkpoint of the WAL, the snapshot's rewrite): retried until done */
             erasure?: {
@@ -1703,6 +2001,22 @@ export interface components {
             position: components["schemas"]["Position"] | null;
             /** @constant */
             status: "ready";
+        };
+        ReasonInput: {
+            reason?: string;
+        };
+        /** @description a rule, context or prompt (a prompt also by name when given), or one label of a prompt (`prompt-label`, with `label`) */
+        ResourceRef: {
+            id: string;
+            label?: string;
+            /** @enum {string} */
+            type: "rule" | "context" | "prompt" | "prompt-label";
+        };
+        ResourceRefInput: {
+            id?: string;
+            label?: string;
+            /** @enum {string} */
+            type: "rule" | "context" | "prompt" | "prompt-label";
         };
         Rule: {
             condition_groups: {
@@ -2013,7 +2327,7 @@ export interface components {
             reads: {
                 at: string;
                 /** @description the error code answered; null when the outcome is ok */
-                code: ("bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "payload_too_large" | "unavailable" | "internal") | null;
+                code: ("bad_request" | "unauthorized" | "forbidden" | "not_found" | "conflict" | "protected" | "stale" | "payload_too_large" | "unavailable" | "internal") | null;
                 /** @description the API key that called; null when the call named none that exists */
                 key_id: string | null;
                 /**
@@ -2056,7 +2370,7 @@ export interface components {
             /** @description the key id (`env-admin` for RULEVAULT_ADMIN_KEY): the actor of its writes */
             id: string;
             name: string;
-            scopes: ("evaluate" | "secrets:read" | "explain" | "admin")[];
+            scopes: ("evaluate" | "secrets:read" | "explain" | "admin" | "approve" | "break-glass")[];
             /** @description non-empty: the key reads only secrets carrying one of these tags */
             secret_tags: string[];
         };
@@ -2079,7 +2393,7 @@ export interface operations {
                 /** @description a case-insensitive substring of the name or id */
                 q?: string;
                 /** @description only keys holding this scope */
-                scope?: "evaluate" | "secrets:read" | "explain" | "admin";
+                scope?: "evaluate" | "secrets:read" | "explain" | "admin" | "approve" | "break-glass";
             };
             header?: never;
             path?: never;
@@ -2261,7 +2575,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2386,7 +2700,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2612,7 +2926,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2892,6 +3206,1031 @@ export interface operations {
             };
         };
     };
+    listChangeRequests: {
+        parameters: {
+            query?: {
+                /** @description the `next_cursor` of the previous page, unchanged (opaque; a cursor of another list is a 400) */
+                cursor?: string;
+                /** @description items per page, 1 to 1000; absent: every remaining item (one page) */
+                limit?: string;
+                /** @description draft, in_review, approved, applied, rejected, withdrawn or stale */
+                state?: "draft" | "in_review" | "approved" | "applied" | "rejected" | "withdrawn" | "stale";
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the requests */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangeRequestList"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    openChangeRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangeRequestInput"];
+            };
+        };
+        responses: {
+            /** @description the draft */
+            201: {
+                headers: {
+                    /** @description the resource's revision as a strong entity tag, `"<revision>"`; If-Match takes it back */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangeRequest"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource (or it is deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES (an import: RULEVAULT_IMPORT_MAX_BYTES, or more items than RULEVAULT_IMPORT_MAX_ITEMS) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getChangeRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the change request id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the request; its ETag is what an approval names in If-Match */
+            200: {
+                headers: {
+                    /** @description the resource's revision as a strong entity tag, `"<revision>"`; If-Match takes it back */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangeRequest"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource (or it is deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    reviseChangeRequest: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description the revision the change is based on: a bare number, the ETag (`"3"`), a comma-separated list of them (any one current), or `*` (any revision; the resource must exist, else 404); 409 when the resource moved on */
+                "If-Match"?: string;
+            };
+            path: {
+                /** @description the change request id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ChangeRequestPatch"];
+            };
+        };
+        responses: {
+            /** @description the request */
+            200: {
+                headers: {
+                    /** @description the resource's revision as a strong entity tag, `"<revision>"`; If-Match takes it back */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangeRequest"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource (or it is deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES (an import: RULEVAULT_IMPORT_MAX_BYTES, or more items than RULEVAULT_IMPORT_MAX_ITEMS) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    applyChangeRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the change request id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the request */
+            200: {
+                headers: {
+                    /** @description the resource's revision as a strong entity tag, `"<revision>"`; If-Match takes it back */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangeRequest"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource (or it is deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES (an import: RULEVAULT_IMPORT_MAX_BYTES, or more items than RULEVAULT_IMPORT_MAX_ITEMS) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    approveChangeRequest: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description the revision the change is based on: a bare number, the ETag (`"3"`), a comma-separated list of them (any one current), or `*` (any revision; the resource must exist, else 404); 409 when the resource moved on */
+                "If-Match": string;
+            };
+            path: {
+                /** @description the change request id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ApprovalInput"];
+            };
+        };
+        responses: {
+            /** @description the request */
+            200: {
+                headers: {
+                    /** @description the resource's revision as a strong entity tag, `"<revision>"`; If-Match takes it back */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangeRequest"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource (or it is deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES (an import: RULEVAULT_IMPORT_MAX_BYTES, or more items than RULEVAULT_IMPORT_MAX_ITEMS) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    commentChangeRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the change request id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["CommentInput"];
+            };
+        };
+        responses: {
+            /** @description the request */
+            201: {
+                headers: {
+                    /** @description the resource's revision as a strong entity tag, `"<revision>"`; If-Match takes it back */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangeRequest"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource (or it is deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES (an import: RULEVAULT_IMPORT_MAX_BYTES, or more items than RULEVAULT_IMPORT_MAX_ITEMS) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    changeRequestHistory: {
+        parameters: {
+            query?: {
+                /** @description the `next_cursor` of the previous page, unchanged (opaque; a cursor of another list is a 400) */
+                cursor?: string;
+                /** @description items per page, 1 to 1000; absent: every remaining item (one page) */
+                limit?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the change request id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description its events */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangeRequestHistory"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource (or it is deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    rejectChangeRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the change request id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ReasonInput"];
+            };
+        };
+        responses: {
+            /** @description the request */
+            200: {
+                headers: {
+                    /** @description the resource's revision as a strong entity tag, `"<revision>"`; If-Match takes it back */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangeRequest"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource (or it is deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES (an import: RULEVAULT_IMPORT_MAX_BYTES, or more items than RULEVAULT_IMPORT_MAX_ITEMS) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    revertChangeRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the change request id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the request */
+            201: {
+                headers: {
+                    /** @description the resource's revision as a strong entity tag, `"<revision>"`; If-Match takes it back */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangeRequest"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource (or it is deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES (an import: RULEVAULT_IMPORT_MAX_BYTES, or more items than RULEVAULT_IMPORT_MAX_ITEMS) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    submitChangeRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the change request id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the request */
+            200: {
+                headers: {
+                    /** @description the resource's revision as a strong entity tag, `"<revision>"`; If-Match takes it back */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangeRequest"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource (or it is deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES (an import: RULEVAULT_IMPORT_MAX_BYTES, or more items than RULEVAULT_IMPORT_MAX_ITEMS) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    withdrawChangeRequest: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the change request id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ReasonInput"];
+            };
+        };
+        responses: {
+            /** @description the request */
+            200: {
+                headers: {
+                    /** @description the resource's revision as a strong entity tag, `"<revision>"`; If-Match takes it back */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ChangeRequest"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource (or it is deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES (an import: RULEVAULT_IMPORT_MAX_BYTES, or more items than RULEVAULT_IMPORT_MAX_ITEMS) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     listContexts: {
         parameters: {
             query?: {
@@ -3106,6 +4445,8 @@ export interface operations {
             header?: {
                 /** @description the revision the change is based on: a bare number, the ETag (`"3"`), a comma-separated list of them (any one current), or `*` (any revision; the resource must exist, else 404); 409 when the resource moved on */
                 "If-Match"?: string;
+                /** @description the reason for a direct write to a protected resource (else 409 protected); needs the break-glass scope, and is recorded as a BreakGlassUsed event */
+                "RuleVault-Break-Glass"?: string;
             };
             path: {
                 /** @description the context id */
@@ -3158,7 +4499,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3184,6 +4525,8 @@ export interface operations {
             header?: {
                 /** @description the revision the change is based on: a bare number, the ETag (`"3"`), a comma-separated list of them (any one current), or `*` (any revision; the resource must exist, else 404); 409 when the resource moved on */
                 "If-Match"?: string;
+                /** @description the reason for a direct write to a protected resource (else 409 protected); needs the break-glass scope, and is recorded as a BreakGlassUsed event */
+                "RuleVault-Break-Glass"?: string;
             };
             path: {
                 /** @description the context id */
@@ -3244,7 +4587,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3323,7 +4666,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3503,7 +4846,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3611,6 +4954,8 @@ export interface operations {
             header?: {
                 /** @description the revision the change is based on: a bare number, the ETag (`"3"`), a comma-separated list of them (any one current), or `*` (any revision; the resource must exist, else 404); 409 when the resource moved on */
                 "If-Match"?: string;
+                /** @description the reason for a direct write to a protected resource (else 409 protected); needs the break-glass scope, and is recorded as a BreakGlassUsed event */
+                "RuleVault-Break-Glass"?: string;
             };
             path: {
                 /** @description the prompt id */
@@ -3663,7 +5008,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3689,6 +5034,8 @@ export interface operations {
             header?: {
                 /** @description the revision the change is based on: a bare number, the ETag (`"3"`), a comma-separated list of them (any one current), or `*` (any revision; the resource must exist, else 404); 409 when the resource moved on */
                 "If-Match"?: string;
+                /** @description the reason for a direct write to a protected resource (else 409 protected); needs the break-glass scope, and is recorded as a BreakGlassUsed event */
+                "RuleVault-Break-Glass"?: string;
             };
             path: {
                 /** @description the prompt id */
@@ -3749,7 +5096,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3857,6 +5204,8 @@ export interface operations {
             header?: {
                 /** @description the revision the change is based on: a bare number, the ETag (`"3"`), a comma-separated list of them (any one current), or `*` (any revision; the resource must exist, else 404); 409 when the resource moved on */
                 "If-Match"?: string;
+                /** @description the reason for a direct write to a protected resource (else 409 protected); needs the break-glass scope, and is recorded as a BreakGlassUsed event */
+                "RuleVault-Break-Glass"?: string;
             };
             path: {
                 /** @description the prompt id, or its name */
@@ -3919,7 +5268,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3954,6 +5303,8 @@ export interface operations {
             header?: {
                 /** @description the revision the change is based on: a bare number, the ETag (`"3"`), a comma-separated list of them (any one current), or `*` (any revision; the resource must exist, else 404); 409 when the resource moved on */
                 "If-Match"?: string;
+                /** @description the reason for a direct write to a protected resource (else 409 protected); needs the break-glass scope, and is recorded as a BreakGlassUsed event */
+                "RuleVault-Break-Glass"?: string;
             };
             path: {
                 /** @description the prompt id, or its name */
@@ -4012,7 +5363,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4038,6 +5389,8 @@ export interface operations {
             header?: {
                 /** @description the revision the change is based on: a bare number, the ETag (`"3"`), a comma-separated list of them (any one current), or `*` (any revision; the resource must exist, else 404); 409 when the resource moved on */
                 "If-Match"?: string;
+                /** @description the reason for a direct write to a protected resource (else 409 protected); needs the break-glass scope, and is recorded as a BreakGlassUsed event */
+                "RuleVault-Break-Glass"?: string;
             };
             path: {
                 /** @description the prompt id, or its name */
@@ -4098,7 +5451,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4109,6 +5462,178 @@ export interface operations {
             };
             /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES (an import: RULEVAULT_IMPORT_MAX_BYTES, or more items than RULEVAULT_IMPORT_MAX_ITEMS) */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    listProtections: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description every protection, by resource */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProtectionList"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    protect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["ProtectionInput"];
+            };
+        };
+        responses: {
+            /** @description the protection */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Protection"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource (or it is deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES (an import: RULEVAULT_IMPORT_MAX_BYTES, or more items than RULEVAULT_IMPORT_MAX_ITEMS) */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    unprotect: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4460,7 +5985,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4565,6 +6090,8 @@ export interface operations {
             header?: {
                 /** @description the revision the change is based on: a bare number, the ETag (`"3"`), a comma-separated list of them (any one current), or `*` (any revision; the resource must exist, else 404); 409 when the resource moved on */
                 "If-Match"?: string;
+                /** @description the reason for a direct write to a protected resource (else 409 protected); needs the break-glass scope, and is recorded as a BreakGlassUsed event */
+                "RuleVault-Break-Glass"?: string;
             };
             path: {
                 /** @description the rule id */
@@ -4617,7 +6144,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4643,6 +6170,8 @@ export interface operations {
             header?: {
                 /** @description the revision the change is based on: a bare number, the ETag (`"3"`), a comma-separated list of them (any one current), or `*` (any revision; the resource must exist, else 404); 409 when the resource moved on */
                 "If-Match"?: string;
+                /** @description the reason for a direct write to a protected resource (else 409 protected); needs the break-glass scope, and is recorded as a BreakGlassUsed event */
+                "RuleVault-Break-Glass"?: string;
             };
             path: {
                 /** @description the rule id */
@@ -4703,7 +6232,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5016,7 +6545,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5103,7 +6632,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5189,7 +6718,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -29,6 +29,8 @@ export const SCOPE_ALLOWS: Readonly<Record<Scope, string>> = {
   evaluate: 'evaluate fields against the live rules (the test panel)',
   explain: 'explain why rules matched or not (the test panel\'s per-condition view)',
   'secrets:read': 'read secret values through get-secrets (the console never does: values stay write-only here)',
+  approve: 'approve or reject change requests (never one this key opened)',
+  'break-glass': 'write a protected resource directly, with a reason (RuleVault-Break-Glass), recorded in the audit log',
 };
 
 export function can(session: Session, scope: Scope): boolean {

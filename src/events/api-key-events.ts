@@ -1,7 +1,11 @@
 /** Events of the `apikey-<id>` streams. The key itself never enters the log; its hash does. */
 
-/** `explain` reads why rules matched, conditions included (POST /api/rule-engine/explain); `evaluate` alone cannot. */
-export const SCOPES = ['evaluate', 'secrets:read', 'explain', 'admin'] as const;
+/**
+ * `explain` reads why rules matched, conditions included (POST /api/rule-engine/explain); `evaluate` alone cannot.
+ * `approve` approves and rejects change requests; `break-glass` lets an admin write a protected resource directly,
+ * with a reason (docs/change-requests.md).
+ */
+export const SCOPES = ['evaluate', 'secrets:read', 'explain', 'admin', 'approve', 'break-glass'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 export type ApiKeyEvent =

@@ -6,18 +6,20 @@
 import { STREAM_PREFIXES } from '../store/owned-streams';
 import type { EventMetadata, Json, RecordedEvent } from '../store/port';
 import type { ApiKeyEvent } from './api-key-events';
+import type { ChangeRequestEvent, ProtectionEvent } from './change-request-events';
 import type { ContextEvent } from './context-events';
 import type { PromptEvent } from './prompt-events';
 import type { RuleEvent } from './rule-events';
 import type { KeyringEvent, SecretEvent } from './secret-events';
 
 export * from './api-key-events';
+export * from './change-request-events';
 export * from './context-events';
 export * from './prompt-events';
 export * from './rule-events';
 export * from './secret-events';
 
-export type DomainEvent = RuleEvent | ContextEvent | PromptEvent | SecretEvent | KeyringEvent | ApiKeyEvent;
+export type DomainEvent = RuleEvent | ContextEvent | PromptEvent | SecretEvent | KeyringEvent | ApiKeyEvent | ChangeRequestEvent | ProtectionEvent;
 export type DomainEventType = DomainEvent['type'];
 
 /** A domain event as read back from the log. */
@@ -33,6 +35,8 @@ export const SCHEMA_VERSION = 1;
 
 export { STREAM_PREFIXES };
 export const KEYRING_STREAM = 'vault-keyring';
+/** Every ResourceProtected, ResourceUnprotected and BreakGlassUsed: one stream, so protecting is ordered against itself. */
+export const PROTECTIONS_STREAM = 'protections';
 
 export const streams = {
   rule: (id: string) => `rule-${id}`,
@@ -40,6 +44,7 @@ export const streams = {
   prompt: (id: string) => `prompt-${id}`,
   secret: (id: string) => `secret-${id}`,
   apiKey: (id: string) => `apikey-${id}`,
+  changeRequest: (id: string) => `change-request-${id}`,
 } as const;
 
 const KNOWN_TYPES: ReadonlySet<string> = new Set<DomainEventType>([
@@ -49,6 +54,9 @@ const KNOWN_TYPES: ReadonlySet<string> = new Set<DomainEventType>([
   'SecretCreated', 'SecretUpdated', 'SecretRewrapped', 'SecretDeleted',
   'MasterKeyEnrolled', 'MasterKeyRotated',
   'ApiKeyCreated', 'ApiKeyRevoked',
+  'ChangeRequestOpened', 'ChangeRequestRevised', 'ChangeRequestSubmitted', 'ChangeRequestApproved', 'ChangeRequestRejected',
+  'ChangeRequestWithdrawn', 'ChangeRequestCommented', 'ChangeRequestApplying', 'ChangeRequestApplied', 'ChangeRequestStale',
+  'ResourceProtected', 'ResourceUnprotected', 'BreakGlassUsed',
 ]);
 
 /** True for streams RuleVault owns (a shared EventStoreDB may hold others). */

@@ -18,7 +18,8 @@ import { parseIfMatch, readQuery, type IfMatch } from '../domain/input';
 import { AppError } from '../base/errors';
 import type { Actor } from '../service/command-bus';
 import type { Answer } from './answer';
-import { authorizeHeader, type HttpDeps, type RequestLocals } from './deps';
+import { actorFor, authorizeHeader, type HttpDeps, type RequestLocals } from './deps';
+import { BREAK_GLASS_HEADER } from '../domain/protection';
 import { answerBeforeBody, failedAnswer, okAnswer, type BodyReader, type FrontDoor } from './front-door';
 import { decodeJsonBody, type BodyRead } from './request-body';
 import type { Params } from './route-table';
@@ -82,7 +83,7 @@ export async function answerAdminWrite(
     // express's default query parser is node:querystring's, so the same names are refused the same way.
     readQuery(parseQuery(route.query), []);
     const ifMatch = parseIfMatch(headers['if-match']);
-    const resource = await route.write.run(deps.catalog, route.id, value, ifMatch, { id: principal.id, requestId: locals.requestId! });
+    const resource = await route.write.run(deps.catalog, route.id, value, ifMatch, actorFor(principal, locals.requestId!, headers[BREAK_GLASS_HEADER]));
     const position = deps.readModel.position;
     const extra: Record<string, string> = position === undefined ? {} : { [POSITION_HEADER]: position.toString() };
     if (resource === undefined) return { status: route.write.status, headers: extra, body: '' };

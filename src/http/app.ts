@@ -16,6 +16,7 @@ import { recordRequest } from './request-log';
 import { liveKeyAnswers } from './live-key';
 import { writePosition } from './write-position';
 import { auditRouter } from './routes/audit';
+import { changeRequestsRouter } from './routes/change-requests';
 import { auditChainRouter } from './routes/audit-chain';
 import { auditRecordsRouter } from './routes/audit-records';
 import { importRouter } from './routes/import';
@@ -98,6 +99,7 @@ export function createApp(deps: HttpDeps): express.Express {
   app.use(rulesRouter(deps));
   app.use(contextsRouter(deps));
   app.use(promptsRouter(deps));
+  app.use(changeRequestsRouter(deps));
   app.use(vaultAdminRouter(deps));
   app.use(auditRouter(deps));
   app.use(auditRecordsRouter(deps));

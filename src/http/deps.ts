@@ -14,6 +14,9 @@ import type { Metrics } from './metrics';
 import type { ReadModel } from '../read-model/read-model';
 import type { ApiKeyCommands } from '../service/api-key-commands';
 import type { CatalogCommands } from '../service/catalog-commands';
+import type { ChangeRequestCommands } from '../service/change-request-commands';
+import type { ChangeRequestQueries } from '../service/change-request-queries';
+import { BREAK_GLASS_HEADER, readBreakGlassReason } from '../domain/protection';
 import type { ChangeFeed } from '../service/change-feed';
 import type { Actor } from '../service/command-bus';
 import type { ImportCommands } from '../service/import';
@@ -23,7 +26,7 @@ import type { VaultProblem } from '../service/vault-health';
 import type { Sealer } from '../vault/seal';
 
 /** The objects whose methods write: a worker process forwards each call to the writer (src/cluster/forwarded.ts). */
-export type WriteCommands = Pick<HttpDeps, 'catalog' | 'vault' | 'apiKeys' | 'imports' | 'chain'>;
+export type WriteCommands = Pick<HttpDeps, 'catalog' | 'vault' | 'apiKeys' | 'imports' | 'chain' | 'changeRequests'>;
 
 export interface HttpDeps {
   readonly config: Config;
@@ -33,6 +36,9 @@ export interface HttpDeps {
   readonly apiKeys: ApiKeyCommands;
   /** POST /api/import. */
   readonly imports: ImportCommands;
+  /** Change requests and protections (docs/change-requests.md). */
+  readonly changeRequests: ChangeRequestCommands;
+  readonly changeRequestQueries: ChangeRequestQueries;
   readonly queries: Queries;
   readonly sealer: Sealer;
   readonly logger: Logger;
@@ -112,7 +118,17 @@ export function authorizeRequest(deps: HttpDeps, req: Request, res: Response, sc
 }
 
 export function actorOf(principal: Principal, res: Response): Actor {
-  return { id: principal.id, requestId: res.locals.requestId as string };
+  return actorFor(principal, res.locals.requestId as string, res.req.headers[BREAK_GLASS_HEADER]);
+}
+
+/**
+ * The actor of a write: a RuleVault-Break-Glass header makes it a break-glass
+ * write, which needs the break-glass scope (403) and a reason (400).
+ */
+export function actorFor(principal: Principal, requestId: string, breakGlass: string | string[] | undefined): Actor {
+  if (breakGlass === undefined) return { id: principal.id, requestId };
+  authorize(principal, 'break-glass');
+  return { id: principal.id, requestId, breakGlass: readBreakGlassReason(Array.isArray(breakGlass) ? breakGlass.join(', ') : breakGlass) };
 }
 
 /** Route parameter as a string (Express 5 types allow arrays for wildcards). */

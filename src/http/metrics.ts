@@ -49,6 +49,15 @@ export function createMetrics(readModel: ReadModel, store: EventStore): Metrics 
       this.set({ kind: 'api_key' }, state.apiKeys.byId.size);
     },
   });
+  // Counted from the log (every BreakGlassUsed event), so every process and every restart agree: a counter that never resets.
+  new Counter({
+    name: 'rulevault_break_glass_total', help: 'Direct writes to protected resources with the break-glass scope (BreakGlassUsed events in the log)',
+    aggregator: 'max', registers: [registry],
+    collect() {
+      this.reset();
+      this.inc(readModel.state.changeControl.breakGlassUses);
+    },
+  });
   new Gauge({
     name: 'rulevault_log_position', help: 'Log position applied to the read models', aggregator: 'min', registers: [registry],
     collect() {

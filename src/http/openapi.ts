@@ -8,6 +8,8 @@ import { MAX_DRAFTS } from '../audit/dry-run';
 import { EXPLAIN_ANSWER_BYTES, MAX_NAMED_RULES } from '../audit/explain';
 import { ERROR_CODES } from '../base/errors';
 import { LIST_LIMIT_MAX } from '../service/listing';
+import { CHANGE_OPS, PROTECTABLE_TYPES, SCOPES } from '../events';
+import { REQUEST_STATES } from '../../projections/change-control';
 
 /** The subset of JSON Schema 2020-12 this document uses. */
 export interface SchemaObject {
@@ -129,7 +131,7 @@ const ERROR_MEANING = {
   401: 'No API key, or the key is unknown or revoked',
   403: 'The key lacks the scope, or the browser Origin is not allowed',
   404: 'No such resource (or it is deleted)',
-  409: 'The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay',
+  409: 'The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request\'s resource moved',
   413: 'The request body is larger than RULEVAULT_MAX_BODY_BYTES (an import: RULEVAULT_IMPORT_MAX_BYTES, or more items than RULEVAULT_IMPORT_MAX_ITEMS)',
   503: 'The read models are still catching up with the log',
 } as const;
@@ -152,6 +154,13 @@ const ifMatch: ParameterObject = {
   schema: { type: 'string', pattern: '^\\s*(\\*|((W/)?"?(0|[1-9][0-9]{0,18})"?\\s*)(,\\s*(W/)?"?(0|[1-9][0-9]{0,18})"?\\s*)*)\\s*$' },
 };
 
+const breakGlass: ParameterObject = {
+  name: 'RuleVault-Break-Glass',
+  in: 'header',
+  description: 'the reason for a direct write to a protected resource (else 409 protected); needs the break-glass scope, and is recorded as a BreakGlassUsed event',
+  schema: { type: 'string', minLength: 1, maxLength: 1024 },
+};
+
 // ---- component schemas ------------------------------------------------------
 
 const STATUS: SchemaObject = { type: 'string', enum: ['ACTIVE', 'INACTIVE'] };
@@ -162,7 +171,7 @@ const OPERATOR: SchemaObject = {
   type: 'string',
   enum: ['equals', 'not_equals', 'contains', 'not_contains', 'starts_with', 'ends_with', 'regex', 'in', 'not_in', 'gt', 'gte', 'lt', 'lte', 'between'],
 };
-const SCOPE: SchemaObject = { type: 'string', enum: ['evaluate', 'secrets:read', 'explain', 'admin'] };
+const SCOPE: SchemaObject = { type: 'string', enum: SCOPES };
 const META: SchemaObject = { type: 'object', description: 'any JSON object; a `__proto__` key stays plain data' };
 const VERSION: SchemaObject = { type: 'string', pattern: '^\\d+\\.\\d+\\.\\d+$' };
 const LABEL: SchemaObject = { type: 'string', pattern: '^[a-z][a-z0-9._-]{0,63}$' };
@@ -343,7 +352,8 @@ const integer: SchemaObject = { type: 'integer', minimum: 0 };
 const ERROR_CODE: SchemaObject = {
   type: 'string',
   enum: ERROR_CODES,
-  description: 'bad_request 400, unauthorized 401, forbidden 403, not_found 404, conflict 409, payload_too_large 413, ' +
+  description: 'bad_request 400, unauthorized 401, forbidden 403, not_found 404, conflict 409, protected 409 (the resource changes only through ' +
+    'a change request), stale 409 (a change request\'s resource moved since it was drafted), payload_too_large 413, ' +
     'internal 500, unavailable 503 (not ready, or the vault cannot be opened); a code is never renamed',
 };
 const nextCursor: SchemaObject = {
@@ -460,9 +470,68 @@ const schemas: { [name: string]: SchemaObject } = {
   Actor: { type: 'string', description: 'the API key id that made the change, or `env-admin`, `cli`, `system`' },
   EventMetadata: {
     type: 'object',
-    properties: { actor: ref('Actor'), at: ref('Timestamp'), request_id: str, schema: { type: 'integer' } },
+    properties: {
+      actor: ref('Actor'), at: ref('Timestamp'), request_id: str, schema: { type: 'integer' },
+      change_request: { type: 'string', description: 'on an event a change request\'s apply wrote: that request\'s id' },
+    },
     required: ['actor', 'at', 'request_id'],
   },
+
+  ResourceRef: {
+    ...record({ type: { type: 'string', enum: PROTECTABLE_TYPES }, id: str, label: LABEL }, ['label']),
+    description: 'a rule, context or prompt (a prompt also by name when given), or one label of a prompt (`prompt-label`, with `label`)',
+  },
+  ResourceRefInput: adminInput({ type: { type: 'string', enum: PROTECTABLE_TYPES }, id: str, label: LABEL }, ['type']),
+  Change: record({
+    op: { type: 'string', enum: CHANGE_OPS },
+    resource: ref('ResourceRef'),
+    base_revision: ref('Position'),
+    body: { type: 'object' },
+  }, ['base_revision', 'body']),
+  ChangeInput: adminInput({
+    op: { type: 'string', enum: CHANGE_OPS },
+    resource: ref('ResourceRefInput'),
+    base_revision: { ...ref('Position'), description: 'the revision drafted against; absent: the resource\'s revision now (none for a create, protect, unprotect)' },
+    body: { type: 'object', description: 'what the matching direct route takes: a create or update body, a version, `{version}` for a label move' },
+  }, ['op', 'resource']),
+  ChangeRequestInput: adminInput({
+    title: { type: 'string', maxLength: 256 },
+    description: { type: 'string', maxLength: 16384 },
+    changes: { type: 'array', minItems: 1, maxItems: 100, items: ref('ChangeInput') },
+  }, ['title', 'changes']),
+  ChangeRequestPatch: adminInput({
+    title: { type: 'string', maxLength: 256 },
+    description: { type: 'string', maxLength: 16384 },
+    changes: { type: 'array', minItems: 1, maxItems: 100, items: ref('ChangeInput') },
+  }),
+  ChangeRequest: record({
+    id: str,
+    title: str,
+    description: str,
+    state: { type: 'string', enum: REQUEST_STATES },
+    author: ref('Actor'),
+    created_at: ref('Timestamp'),
+    updated_at: ref('Timestamp'),
+    revision: ref('Position'),
+    changes: { type: 'array', items: ref('Change') },
+    approvals: { type: 'array', items: record({ by: ref('Actor'), at: ref('Timestamp'), revision: ref('Position'), override: str }, ['override']) },
+    approvals_required: { type: 'integer', minimum: 1 },
+    comments: { type: 'array', items: record({ by: ref('Actor'), at: ref('Timestamp'), text: str }) },
+    applying: { type: 'boolean', description: 'EventStoreDB: the plan is written and not yet finished (the next apply or start finishes it)' },
+    results: nullable({
+      type: 'array',
+      items: record({ op: { type: 'string', enum: CHANGE_OPS }, resource: ref('ResourceRef'), before_revision: ref('Position'), revision: ref('Position') }, ['before_revision', 'revision']),
+    }),
+    closed: nullable(record({ by: ref('Actor'), at: ref('Timestamp'), reason: str, resource: ref('ResourceRef') }, ['resource'])),
+  }),
+  ChangeRequestList: record({ change_requests: { type: 'array', items: ref('ChangeRequest') }, next_cursor: nextCursor }),
+  ChangeRequestHistory: record({ events: { type: 'array', items: record(eventMembers) }, next_cursor: nextCursor }),
+  Protection: record({ resource: ref('ResourceRef'), protected_by: ref('Actor'), protected_at: ref('Timestamp') }),
+  ProtectionList: record({ protections: { type: 'array', items: ref('Protection') } }),
+  ProtectionInput: adminInput({ resource: ref('ResourceRefInput') }, ['resource']),
+  ReasonInput: adminInput({ reason: { type: 'string', maxLength: 16384 } }),
+  CommentInput: adminInput({ text: { type: 'string', maxLength: 16384 } }, ['text']),
+  ApprovalInput: adminInput({ override: { type: 'string', maxLength: 16384, description: 'recorded with the approval' } }),
 
   Health: record({ status: { const: 'ok' } }),
   Ready: record({
@@ -851,6 +920,22 @@ const schemas: { [name: string]: SchemaObject } = {
 
 // ---- paths --------------------------------------------------------------------
 
+/** A step of a change request, POST /api/change-requests/{id}/<step>. */
+function changeRequestStep(step: string, operationId: string, summary: string, input: string | undefined, status: 200 | 201, ifMatchRequired = false): { [path: string]: PathItem } {
+  return {
+    [`/api/change-requests/{id}/${step}`]: {
+      post: {
+        operationId,
+        summary,
+        tags: ['change-requests'],
+        parameters: [idParameter('change request'), ...(ifMatchRequired ? [{ ...ifMatch, required: true }] : [])],
+        ...(input === undefined ? {} : { requestBody: body(ref(input), false) }),
+        responses: { [status]: versioned('the request', ref('ChangeRequest')), ...errors(...ADMIN_WRITE_ERRORS, 404, 409) },
+      },
+    },
+  };
+}
+
 /** The CRUD paths of one admin resource family, which all follow one pattern. */
 function resource(options: {
   base: string;
@@ -863,8 +948,11 @@ function resource(options: {
   listParameters: readonly ParameterObject[];
   /** What a delete does beyond removing the resource (the operation's description). */
   deleteNote?: string;
+  /** False for secrets: protection (and break-glass) covers rules, contexts and prompts. */
+  protectable?: boolean;
 }): { [path: string]: PathItem } {
   const { base, what, tag, name, plural, list, listParameters, deleteNote } = options;
+  const writeParameters = [idParameter(what), ifMatch, ...(options.protectable === false ? [] : [breakGlass])];
   return {
     [base]: {
       post: {
@@ -895,7 +983,7 @@ function resource(options: {
         summary: `Change a ${what}: any subset of the create members`,
         description: 'A PATCH that changes nothing (`{}`, or members set to their current values) writes no event and answers the current state, revision unchanged.',
         tags: [tag],
-        parameters: [idParameter(what), ifMatch],
+        parameters: writeParameters,
         requestBody: body(ref(`${name}Patch`)),
         responses: { 200: versioned(`the ${what}`, ref(name)), ...errors(...ADMIN_WRITE_ERRORS, 404, 409) },
       },
@@ -904,7 +992,7 @@ function resource(options: {
         summary: `Delete a ${what}`,
         ...(deleteNote === undefined ? {} : { description: deleteNote }),
         tags: [tag],
-        parameters: [idParameter(what), ifMatch],
+        parameters: writeParameters,
         responses: { 204: { description: 'deleted' }, ...errors(400, ...ADMIN_READ_ERRORS, 404, 409) },
       },
     },
@@ -919,7 +1007,7 @@ const contexts = resource({ base: '/api/contexts', what: 'context', tag: 'contex
 const prompts = resource({ base: '/api/prompts', what: 'prompt', tag: 'prompts', name: 'Prompt', plural: 'Prompts', list: 'PromptList', listParameters: LIST_PARAMETERS.prompts, deleteNote: LINKED_DELETE });
 const SECRET_DELETE = 'Erases the secret: answered 204 once the erasure is committed (later steps that cannot run at once are finished in the background; GET /readyz reports them). ' +
   'A DELETE of a secret the log has erased already answers 204 too, whatever If-Match says; 404 is for an id that was never a secret.';
-const secrets = resource({ base: '/api/vault/secrets', what: 'secret', tag: 'vault', name: 'Secret', plural: 'Secrets', list: 'SecretList', listParameters: LIST_PARAMETERS.secrets, deleteNote: SECRET_DELETE });
+const secrets = resource({ base: '/api/vault/secrets', what: 'secret', tag: 'vault', name: 'Secret', plural: 'Secrets', list: 'SecretList', listParameters: LIST_PARAMETERS.secrets, deleteNote: SECRET_DELETE, protectable: false });
 const promptById = prompts['/api/prompts/{id}']!;
 const promptRef: ParameterObject = { name: 'id', in: 'path', required: true, description: 'the prompt id, or its name', schema: str };
 const labelParameter: ParameterObject = { name: 'label', in: 'path', required: true, description: 'production or a custom label', schema: LABEL };
@@ -1203,7 +1291,7 @@ const paths: { [path: string]: PathItem } = {
       operationId: 'addPromptVersion',
       summary: 'Add a version (a template or a chat, and a config); it must be greater than the latest (default: next minor)',
       tags: ['prompts'],
-      parameters: [promptRef, ifMatch],
+      parameters: [promptRef, ifMatch, breakGlass],
       requestBody: body(ref('PromptVersionInput')),
       responses: { 201: versioned('the prompt at its new version', ref('Prompt')), ...errors(...ADMIN_WRITE_ERRORS, 404, 409) },
     },
@@ -1223,7 +1311,7 @@ const paths: { [path: string]: PathItem } = {
       summary: 'Point `production` or a custom label at a version (promote, roll back); `latest` moves by itself',
       description: 'Each move is a PromptLabelMoved event in the prompt\'s history. Moving a label to the version it names already writes nothing.',
       tags: ['prompts'],
-      parameters: [promptRef, labelParameter, ifMatch],
+      parameters: [promptRef, labelParameter, ifMatch, breakGlass],
       requestBody: body(ref('PromptLabelMove')),
       responses: { 200: versioned('the prompt at its latest version', ref('Prompt')), ...errors(...ADMIN_WRITE_ERRORS, 404, 409) },
     },
@@ -1231,7 +1319,7 @@ const paths: { [path: string]: PathItem } = {
       operationId: 'removePromptLabel',
       summary: 'Remove a custom label (`latest` and `production` cannot be removed)',
       tags: ['prompts'],
-      parameters: [promptRef, labelParameter, ifMatch],
+      parameters: [promptRef, labelParameter, ifMatch, breakGlass],
       responses: { 200: versioned('the prompt at its latest version', ref('Prompt')), ...errors(400, ...ADMIN_READ_ERRORS, 404, 409) },
     },
   },
@@ -1270,6 +1358,78 @@ const paths: { [path: string]: PathItem } = {
       tags: ['api-keys'],
       parameters: [idParameter('API key'), ifMatch],
       responses: { 204: { description: 'revoked' }, ...errors(400, ...ADMIN_READ_ERRORS, 404, 409) },
+    },
+  },
+
+  '/api/change-requests': {
+    post: {
+      operationId: 'openChangeRequest',
+      summary: 'Open a change request (a draft): changes to rules, contexts, prompts, labels and protections, each pinned to a revision',
+      description: 'Each change is checked as its direct route checks its body; one without base_revision is pinned to the resource\'s revision now (docs/change-requests.md).',
+      tags: ['change-requests'],
+      requestBody: body(ref('ChangeRequestInput')),
+      responses: { 201: versioned('the draft', ref('ChangeRequest')), ...errors(...ADMIN_WRITE_ERRORS, 404, 409) },
+    },
+    get: {
+      operationId: 'listChangeRequests',
+      summary: 'List change requests, by id: `state` keeps one state; paged with limit and cursor (scope admin or approve)',
+      tags: ['change-requests'],
+      parameters: [...PAGE_PARAMETERS, query('state', 'draft, in_review, approved, applied, rejected, withdrawn or stale', { type: 'string', enum: REQUEST_STATES })],
+      responses: { 200: answer('the requests', ref('ChangeRequestList')), ...errors(400, ...ADMIN_READ_ERRORS) },
+    },
+  },
+  '/api/change-requests/{id}': {
+    get: {
+      operationId: 'getChangeRequest',
+      summary: 'Read a change request: its state, changes, approvals and comments (scope admin or approve)',
+      tags: ['change-requests'],
+      parameters: [idParameter('change request')],
+      responses: { 200: versioned('the request; its ETag is what an approval names in If-Match', ref('ChangeRequest')), ...errors(400, ...ADMIN_READ_ERRORS, 404) },
+    },
+    patch: {
+      operationId: 'reviseChangeRequest',
+      summary: 'Revise a draft or a request in review: its title, description or changes; every approval is cleared',
+      tags: ['change-requests'],
+      parameters: [idParameter('change request'), ifMatch],
+      requestBody: body(ref('ChangeRequestPatch')),
+      responses: { 200: versioned('the request', ref('ChangeRequest')), ...errors(...ADMIN_WRITE_ERRORS, 404, 409) },
+    },
+  },
+  '/api/change-requests/{id}/history': {
+    get: {
+      operationId: 'changeRequestHistory',
+      summary: 'Every step of a change request: who, when and why, oldest first (scope admin or approve)',
+      tags: ['change-requests'],
+      parameters: [idParameter('change request'), ...PAGE_PARAMETERS],
+      responses: { 200: answer('its events', ref('ChangeRequestHistory')), ...errors(400, ...ADMIN_READ_ERRORS, 404) },
+    },
+  },
+  ...changeRequestStep('submit', 'submitChangeRequest', 'Submit a draft for review', undefined, 200),
+  ...changeRequestStep('approve', 'approveChangeRequest', 'Approve the revision read (If-Match required; scope approve; never the author\'s key)', 'ApprovalInput', 200, true),
+  ...changeRequestStep('reject', 'rejectChangeRequest', 'Reject a request with a reason (scope approve)', 'ReasonInput', 200),
+  ...changeRequestStep('withdraw', 'withdrawChangeRequest', 'Withdraw a request', 'ReasonInput', 200),
+  ...changeRequestStep('comments', 'commentChangeRequest', 'Comment on a request (scope admin or approve)', 'CommentInput', 201),
+  ...changeRequestStep('apply', 'applyChangeRequest', 'Apply an approved request: every change or none; 409 stale naming a resource that moved; applying again answers the first apply', undefined, 200),
+  ...changeRequestStep('revert', 'revertChangeRequest', 'Open a draft that undoes an applied request, pinned to the revisions the apply left', undefined, 201),
+  '/api/protections': {
+    get: {
+      operationId: 'listProtections',
+      summary: 'The protected resources (scope admin or approve)',
+      tags: ['change-requests'],
+      responses: { 200: answer('every protection, by resource', ref('ProtectionList')), ...errors(...ADMIN_READ_ERRORS) },
+    },
+    put: {
+      operationId: 'protect',
+      summary: 'Protect a resource at once: from now on it changes only through an approved change request',
+      tags: ['change-requests'],
+      requestBody: body(ref('ProtectionInput')),
+      responses: { 200: answer('the protection', ref('Protection')), ...errors(...ADMIN_WRITE_ERRORS, 404) },
+    },
+    delete: {
+      operationId: 'unprotect',
+      summary: 'Always 409 protected: a protection is removed only by an approved change request\'s `unprotect` change',
+      tags: ['change-requests'],
+      responses: errors(...ADMIN_READ_ERRORS, 409),
     },
   },
 
@@ -1450,6 +1610,7 @@ export const openApiDocument: OpenApiDocument = {
     { name: 'api-keys', description: 'API keys (scope admin)' },
     { name: 'audit', description: 'the event log (scope admin)' },
     { name: 'import', description: 'bulk import of rules, contexts and prompts (scope admin)' },
+    { name: 'change-requests', description: 'protected resources and the change requests that change them (docs/change-requests.md)' },
     { name: 'probes', description: 'health, readiness and metrics' },
     { name: 'docs', description: 'this document and its browsable form' },
   ],

@@ -17,7 +17,9 @@ import {
   decideCreateRule, decideDeleteRule, decideUnlinkEntity, decideUpdateRule, parseRuleCreate, parseRulePatch, type RuleContext,
 } from '../domain/rules';
 import type { IfMatch } from '../domain/input';
-import { streams, type EntityLink } from '../events';
+import { decideDirectWrite } from '../domain/protection';
+import { PROTECTIONS_STREAM, streams, type DomainEvent, type EntityLink, type ResourceRef } from '../events';
+import type { ExpectedRevision } from '../store/port';
 import type { ReadModel } from '../read-model/read-model';
 import type { TemplateLimits } from '../prompts/template';
 import { appendDecided, type Actor, type CommandBus, type Runtime } from './command-bus';
@@ -34,6 +36,32 @@ export interface CatalogDeps {
 
 export function createCatalogCommands({ bus, readModel, runtime, maxRegexLength, templateLimits }: CatalogDeps) {
   const state = readModel.state;
+  /**
+   * Appends a direct write's events unless a resource it changes is protected
+   * (409 protected); a break-glass write appends its BreakGlassUsed events
+   * with it, in one atomic write where the store has one (first elsewhere).
+   */
+  async function guarded(stream: string, expected: ExpectedRevision, events: readonly DomainEvent[], actor: Actor, refs: readonly ResourceRef[], operation: string): Promise<void> {
+    if (events.length === 0) return;
+    const glass = decideDirectWrite(state.changeControl, refs, actor.breakGlass, operation);
+    if (glass.length === 0) await bus.append(stream, expected, events, actor);
+    else await bus.appendBatch([{ stream: PROTECTIONS_STREAM, expected: 'any', events: glass }, { stream, expected, events }], actor);
+  }
+  const ruleRef = (id: string): ResourceRef => ({ type: 'rule', id });
+  const contextRef = (id: string): ResourceRef => ({ type: 'context', id });
+  /** A prompt and, for a write that touches them all (a delete), every label it has. */
+  const promptRefs = (id: string, labels: readonly string[] = []): ResourceRef[] =>
+    [{ type: 'prompt', id }, ...labels.map((label): ResourceRef => ({ type: 'prompt-label', id, label }))];
+  /** Rules that link `link`: a delete of it changes each of them. */
+  const linkingRules = (link: EntityLink) =>
+    // A rule linking it holds its id as a JSON string: records still unread since a snapshot are searched as text first.
+    rulesWhere(state.rules, JSON.stringify(link.entity_id), (r) => r.entities.some((l) => l.entity_type === link.entity_type && l.entity_id === link.entity_id));
+  /** A delete that unlinks rules checks them all before anything is written; break-glass records its uses first. */
+  async function guardDelete(refs: readonly ResourceRef[], link: EntityLink, actor: Actor, operation: string): Promise<void> {
+    const all = [...refs, ...linkingRules(link).map(({ id }) => ruleRef(id))];
+    const glass = decideDirectWrite(state.changeControl, all, actor.breakGlass, operation);
+    if (glass.length > 0) await bus.append(PROTECTIONS_STREAM, 'any', glass, actor);
+  }
   const ruleContext: RuleContext = {
     maxRegexLength,
     entityExists: (link: EntityLink) =>
@@ -49,9 +77,7 @@ export function createCatalogCommands({ bus, readModel, runtime, maxRegexLength,
    * and repeating the delete finishes it.
    */
   async function unlinkFromRules(link: EntityLink, actor: Actor): Promise<void> {
-    // A rule linking it holds its id as a JSON string: records still unread since a snapshot are searched as text first.
-    const linking = rulesWhere(state.rules, JSON.stringify(link.entity_id), (r) => r.entities.some((l) => l.entity_type === link.entity_type && l.entity_id === link.entity_id));
-    for (const { id } of linking) {
+    for (const { id } of linkingRules(link)) {
       const current = state.rules.get(id);
       await appendDecided(bus, streams.rule(id), current?.revision ?? 'any', decideUnlinkEntity(id, current, link, ruleContext), actor);
     }
@@ -78,14 +104,14 @@ export function createCatalogCommands({ bus, readModel, runtime, maxRegexLength,
       return bus.withRetry(ifMatch, async () => {
         const current = state.rules.get(id);
         const events = decideUpdateRule(id, current, patch, ifMatch, ruleContext);
-        await appendDecided(bus, streams.rule(id), current!.revision, events, actor);
+        await guarded(streams.rule(id), current!.revision, events, actor, [ruleRef(id)], 'updateRule');
         return rule(id);
       });
     },
     async deleteRule(id: string, actor: Actor, ifMatch?: IfMatch) {
       await bus.withRetry(ifMatch, () => {
         const current = state.rules.get(id);
-        return bus.append(streams.rule(id), current?.revision ?? 'any', decideDeleteRule(id, current, ifMatch), actor);
+        return guarded(streams.rule(id), current?.revision ?? 'any', decideDeleteRule(id, current, ifMatch), actor, [ruleRef(id)], 'deleteRule');
       });
     },
 
@@ -101,7 +127,7 @@ export function createCatalogCommands({ bus, readModel, runtime, maxRegexLength,
       return bus.withRetry(ifMatch, async () => {
         const current = state.contexts.get(id);
         const events = decideUpdateContext(id, current, patch, ifMatch);
-        await appendDecided(bus, streams.context(id), current!.revision, events, actor);
+        await guarded(streams.context(id), current!.revision, events, actor, [contextRef(id)], 'updateContext');
         return context(id);
       });
     },
@@ -109,7 +135,9 @@ export function createCatalogCommands({ bus, readModel, runtime, maxRegexLength,
       await bus.withRetry(ifMatch, async () => {
         const current = state.contexts.get(id);
         const events = decideDeleteContext(id, current, ifMatch);
-        await unlinkFromRules({ entity_type: 'context', entity_id: id }, actor);
+        const link: EntityLink = { entity_type: 'context', entity_id: id };
+        await guardDelete([contextRef(id)], link, actor, 'deleteContext');
+        await unlinkFromRules(link, actor);
         return bus.append(streams.context(id), current!.revision, events, actor);
       });
     },
@@ -127,7 +155,7 @@ export function createCatalogCommands({ bus, readModel, runtime, maxRegexLength,
       return bus.withRetry(ifMatch, async () => {
         const current = state.prompts.get(id);
         const events = decideAddPromptVersion(id, current, input, ifMatch);
-        await bus.append(streams.prompt(id), current!.revision, events, actor);
+        await guarded(streams.prompt(id), current!.revision, events, actor, promptRefs(id), 'addPromptVersion');
         return prompt(id);
       });
     },
@@ -138,7 +166,7 @@ export function createCatalogCommands({ bus, readModel, runtime, maxRegexLength,
         const current = state.prompts.get(id);
         const holder = patch.name === undefined ? undefined : state.prompts.idsByName.get(patch.name);
         const events = decideUpdatePrompt(id, current, patch, ifMatch, holder);
-        await appendDecided(bus, streams.prompt(id), current!.revision, events, actor);
+        await guarded(streams.prompt(id), current!.revision, events, actor, promptRefs(id), 'updatePrompt');
         return prompt(id);
       });
     },
@@ -150,7 +178,7 @@ export function createCatalogCommands({ bus, readModel, runtime, maxRegexLength,
       return bus.withRetry(ifMatch, async () => {
         const current = state.prompts.get(id);
         const events = decideMoveLabel(id, current, label, move, ifMatch);
-        await appendDecided(bus, streams.prompt(id), current!.revision, events, actor);
+        await guarded(streams.prompt(id), current!.revision, events, actor, [{ type: 'prompt-label', id, label }], 'movePromptLabel');
         return prompt(id);
       });
     },
@@ -159,7 +187,8 @@ export function createCatalogCommands({ bus, readModel, runtime, maxRegexLength,
       const label = readLabel(labelParam, 'label');
       return bus.withRetry(ifMatch, async () => {
         const current = state.prompts.get(id);
-        await bus.append(streams.prompt(id), current?.revision ?? 'any', decideRemoveLabel(id, current, label, ifMatch), actor);
+        const events = decideRemoveLabel(id, current, label, ifMatch);
+        await guarded(streams.prompt(id), current?.revision ?? 'any', events, actor, [{ type: 'prompt-label', id, label }], 'removePromptLabel');
         return prompt(id);
       });
     },
@@ -168,7 +197,9 @@ export function createCatalogCommands({ bus, readModel, runtime, maxRegexLength,
       await bus.withRetry(ifMatch, async () => {
         const current = state.prompts.get(id);
         const events = decideDeletePrompt(id, current, ifMatch);
-        await unlinkFromRules({ entity_type: 'prompt', entity_id: id }, actor);
+        const link: EntityLink = { entity_type: 'prompt', entity_id: id };
+        await guardDelete(promptRefs(id, Object.keys(current!.labels)), link, actor, 'deletePrompt');
+        await unlinkFromRules(link, actor);
         return bus.append(streams.prompt(id), current!.revision, events, actor);
       });
     },

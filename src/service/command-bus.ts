@@ -24,7 +24,17 @@ import {
 export interface Actor {
   readonly id: string;
   readonly requestId: string;
+  /**
+   * The reason of a direct write to a protected resource, from RuleVault-Break-Glass, set only for a key
+   * holding the break-glass scope (src/domain/protection.ts).
+   */
+  readonly breakGlass?: string;
+  /** The change request an apply writes for: every event it appends carries it as metadata.change_request. */
+  readonly changeRequest?: string;
 }
+
+/** A decided event whose id is fixed in advance (an apply's plan), so an append repeated is recognised as done. */
+export type IdentifiedEvent = DomainEvent & { readonly id?: string };
 
 export interface Runtime {
   now(): Date;
@@ -47,7 +57,7 @@ export interface AppendOptions {
 export interface DecidedAppend {
   readonly stream: string;
   readonly expected: ExpectedRevision;
-  readonly events: readonly DomainEvent[];
+  readonly events: readonly IdentifiedEvent[];
 }
 
 export interface CommandBus {
@@ -74,6 +84,19 @@ export interface CommandBus {
    * (an error answers only after that too; a failed sync is a 503).
    */
   withRetry<T>(ifMatch: IfMatch | undefined, attempt: () => Promise<T>): Promise<T>;
+}
+
+/** Decided events as the store takes them: with the actor's who, when and why (and change request) as metadata. */
+export function toNewEvents(events: readonly IdentifiedEvent[], actor: Actor, at: string): NewEvent[] {
+  return events.map((event) => ({
+    ...(event.id === undefined ? {} : { id: event.id }),
+    type: event.type,
+    data: encodeEventData(event),
+    metadata: {
+      actor: actor.id, at, request_id: actor.requestId, schema: SCHEMA_VERSION,
+      ...(actor.changeRequest === undefined ? {} : { change_request: actor.changeRequest }),
+    },
+  }));
 }
 
 const MAX_ATTEMPTS = 3;
@@ -117,11 +140,7 @@ export function createCommandBus(store: EventStore, readModel: ReadModel, runtim
     appendedInSection = true;
     return work();
   }
-  const toRecords = (events: readonly DomainEvent[], actor: Actor, at: string): NewEvent[] => events.map((event) => ({
-    type: event.type,
-    data: encodeEventData(event),
-    metadata: { actor: actor.id, at, request_id: actor.requestId, schema: SCHEMA_VERSION },
-  }));
+  const toRecords = toNewEvents;
   return {
     append(stream, expected, events, actor, options = {}) {
       return inTurn(async () => {

@@ -19,7 +19,9 @@ export const LIST_LIMIT_MAX = 1000;
 /** Characters of a search text (`q`) or a filter value. */
 const FILTER_MAX_LENGTH = 256;
 
-export type ListName = 'rules' | 'contexts' | 'prompts' | 'secrets' | 'api_keys' | 'rule_history' | 'prompt_history' | 'audit_events' | 'secret_reads';
+export type ListName =
+  | 'rules' | 'contexts' | 'prompts' | 'secrets' | 'api_keys' | 'rule_history' | 'prompt_history' | 'audit_events' | 'secret_reads'
+  | 'change_requests' | 'change_request_history';
 
 export interface PageQuery {
   /** Undefined: the rest of the list. */

@@ -16,6 +16,9 @@ import type { LogMark } from '../store/chain';
 import { PackedLines } from './packed-lines';
 
 /**
+ * 5: the members of change control too (protections, change requests:
+ * projections/change-control.ts); a format 4 file, written by a version that
+ * skipped those events, is discarded and the log replayed. Otherwise as 4.
  * 4: the envelope names the event at the snapshot's position
  * (`"last_event":{"id":...,"chain":...}`, its hash-chain link's hash or
  * null): a start uses the snapshot only on a log that has that very event
@@ -32,7 +35,7 @@ import { PackedLines } from './packed-lines';
  * Format 2 carried the body as one JSON text after the header; format 1 as
  * a JSON string inside the envelope.
  */
-export const SNAPSHOT_FORMAT = 4;
+export const SNAPSHOT_FORMAT = 5;
 export const SNAPSHOT_FILE = 'snapshot.json';
 
 interface Envelope {

@@ -21,6 +21,8 @@ export interface EventMetadata {
   readonly request_id: string;
   /** Schema version of this event type's data. */
   readonly schema: number;
+  /** The change request whose apply wrote this resource event (docs/decisions/0062-change-requests.md); absent otherwise. */
+  readonly change_request?: string;
 }
 
 export interface NewEvent {

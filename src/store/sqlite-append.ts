@@ -15,6 +15,7 @@ import type Database from 'better-sqlite3';
 import { EMPTY_CHAIN, eventTexts, headOf, linkTexts, splitMetadataText, type ChainHead, type EventTexts } from './chain';
 import { ConcurrencyError, StreamDeletedError, type AppendResult, type ExpectedRevision, type NewEvent, type StreamAppend } from './port';
 import type { EventRow } from './sqlite-schema';
+import { crashPoint } from '../base/crash-points';
 
 /** One stream's part of a batch, its events as texts (what crosses to the batch worker). */
 export interface TextAppend {
@@ -114,11 +115,13 @@ export function prepareAppends(db: Database.Database, onRow?: (row: EventRow) =>
   // the node (bench: import probe, docs/api.md#import).
   const appendManyTx = db.transaction((appends: readonly TextAppend[]): AppendResult[] => {
     let head = chainHead();
-    return appends.map(({ stream, events, expected }) => {
+    const results = appends.map(({ stream, events, expected }) => {
       const appended = appendInTx(stream, events, expected, false, head);
       head = appended.head;
       return appended.result;
     });
+    crashPoint('atomic:in-transaction');
+    return results;
   });
 
   return { currentRevision, appendTx, appendManyTx };

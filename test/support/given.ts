@@ -13,7 +13,7 @@
 import type { Test } from 'tap';
 import { evolve, initialState, type CatalogState } from '../../projections';
 import { AppError } from '../../src/base/errors';
-import { KEYRING_STREAM, SCHEMA_VERSION, streams, type DomainEvent } from '../../src/events';
+import { KEYRING_STREAM, PROTECTIONS_STREAM, SCHEMA_VERSION, streams, type DomainEvent } from '../../src/events';
 import type { RecordedEvent } from '../../src/store/port';
 
 export const GIVEN_ACTOR = 'k1';
@@ -26,7 +26,9 @@ export function givenAt(n: number): string {
 /** The stream the service writes an event to. */
 export function streamOf(event: DomainEvent): string {
   if (event.type === 'MasterKeyEnrolled' || event.type === 'MasterKeyRotated') return KEYRING_STREAM;
+  if (event.type === 'ResourceProtected' || event.type === 'ResourceUnprotected' || event.type === 'BreakGlassUsed') return PROTECTIONS_STREAM;
   const id = event.data.id;
+  if (event.type.startsWith('ChangeRequest')) return streams.changeRequest(id);
   if (event.type.startsWith('Rule')) return streams.rule(id);
   if (event.type.startsWith('Context')) return streams.context(id);
   if (event.type.startsWith('Prompt')) return streams.prompt(id);

@@ -38,6 +38,8 @@ export const MATRIX = {
   auth: [SQLITE, ESDB, SQLITE_WORKERS],
   'body-parsing': [SQLITE, ESDB],
   'catalog-admin': [SQLITE, ESDB, SQLITE_WORKERS],
+  // Protection and change requests: apply is one transaction on SQLite, a plan finished forward on EventStoreDB.
+  'change-requests': [SQLITE, ESDB],
   console: [SQLITE],
   cors: [SQLITE, ESDB, SQLITE_WORKERS],
   'dead-links': [SQLITE, ESDB],

@@ -1,0 +1,47 @@
+/** The reads of change requests and protections (docs/change-requests.md): from the read model, a request's history from its stream. */
+import { notFound } from '../base/errors';
+import { readEnum } from '../domain/input';
+import { REQUEST_STATES } from '../../projections/change-control';
+import { requestState } from '../domain/change-requests';
+import { streams } from '../events';
+import type { ReadModel } from '../read-model/read-model';
+import type { EventStore } from '../store/port';
+import { changeRequestView } from './change-request-commands';
+import { eventView } from './event-view';
+import { compareDecimal, compareText, pageOf, parsePageQuery } from './listing';
+
+type Query = { readonly [name: string]: string | undefined };
+
+export const CHANGE_REQUEST_FILTERS = ['state'] as const;
+
+export function createChangeRequestQueries(store: EventStore, readModel: ReadModel, approvalsRequired: number) {
+  const control = readModel.state.changeControl;
+  return {
+    getChangeRequest(id: string) {
+      const record = control.requests.get(id);
+      if (record === undefined) throw notFound('change request', id);
+      return changeRequestView(record, approvalsRequired);
+    },
+    /** Sorted by id; `state` keeps those in it. */
+    listChangeRequests(query: Query = {}) {
+      const wanted = query.state === undefined ? undefined : readEnum(query.state, 'state', REQUEST_STATES);
+      const sorted = [...control.requests.values()].sort((a, b) => compareText(a.id, b.id));
+      const page = pageOf('change_requests', sorted, (r) => r.id, (r) => wanted === undefined || requestState(r, approvalsRequired) === wanted,
+        parsePageQuery('change_requests', query));
+      return { change_requests: page.items.map((r) => changeRequestView(r, approvalsRequired)), next_cursor: page.next_cursor };
+    },
+    /** Every step of the request, who, when and why: its stream. */
+    async changeRequestHistory(id: string, query: Query = {}) {
+      const events = await store.readStream(streams.changeRequest(id));
+      if (events.length === 0) throw notFound('change request', id);
+      const page = pageOf('change_request_history', events.map(eventView), (e) => e.revision, () => true, parsePageQuery('change_request_history', query), compareDecimal);
+      return { events: page.items, next_cursor: page.next_cursor };
+    },
+    listProtections() {
+      const sorted = [...control.protections.entries()].sort(([a], [b]) => compareText(a, b));
+      return { protections: sorted.map(([, record]) => record) };
+    },
+  };
+}
+
+export type ChangeRequestQueries = ReturnType<typeof createChangeRequestQueries>;
