@@ -37,9 +37,9 @@ export async function replayLog(store: EventStore): Promise<{ state: CatalogStat
   return { state, events };
 }
 
-/** One export line for an event. */
-export function exportLine(event: RecordedEvent): string {
-  return JSON.stringify({
+/** An event as an export line holds it (evidence files hold events so too). */
+export function exportedEvent(event: RecordedEvent) {
+  return {
     id: event.id,
     stream: event.stream,
     type: event.type,
@@ -47,7 +47,12 @@ export function exportLine(event: RecordedEvent): string {
     position: toJsonPosition(event.position),
     data: event.data,
     metadata: event.metadata,
-  });
+  };
+}
+
+/** One export line for an event. */
+export function exportLine(event: RecordedEvent): string {
+  return JSON.stringify(exportedEvent(event));
 }
 
 export class ImportError extends Error {

@@ -22,6 +22,7 @@ import { lockForWrite } from './writer-lock';
 import { chainCommands } from './chain-commands';
 import { CliError, type Command, type Group } from './command';
 import { decisionCommands } from './decision-commands';
+import { evidenceCommands } from './evidence-commands';
 import { onStore, storeConfig } from './store-commands';
 
 const history: Command = {
@@ -187,6 +188,6 @@ function cannotWrite(error: Error): never {
 
 export const auditGroup: Group = {
   name: 'audit',
-  summary: 'The auditor\'s commands on the store: rule history, evaluate as of a past point, replay, export and import; the hash chain (verify, checkpoints, signing key); decision records and secret reads.',
-  commands: [history, evaluate, replay, exportCommand, importCommand, ...chainCommands, ...decisionCommands],
+  summary: 'The auditor\'s commands on the store: rule history, evaluate as of a past point, replay, export and import; the hash chain (verify, checkpoints, signing key); decision records and secret reads; evidence for one decision, verified offline.',
+  commands: [history, evaluate, replay, exportCommand, importCommand, ...chainCommands, ...decisionCommands, ...evidenceCommands],
 };

@@ -174,7 +174,8 @@ function verifyStore(config: Config, store: EventStore, options: VerifyOptions):
     : verifyChain(readWholeLog(store), options);
 }
 
-async function publicKeysFrom(inline: string | boolean | undefined, file: string | boolean | undefined): Promise<string[]> {
+/** The trusted public keys of --public-key and --public-key-file (audit verify, audit verify-evidence). */
+export async function publicKeysFrom(inline: string | boolean | undefined, file: string | boolean | undefined): Promise<string[]> {
   const texts: string[] = [];
   texts.push(...(commaList(inline) ?? []));
   if (typeof file === 'string') {
