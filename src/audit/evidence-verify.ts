@@ -1,7 +1,7 @@
 /**
  * Checks an evidence file (evidence.ts) offline: no store, no data folder,
  * only the file and the public keys the auditor trusts. What
- * `rulevault audit verify-evidence` runs (docs/decisions/0066-verify-evidence.md).
+ * `rulevault audit verify-evidence` runs (docs/decisions/0064-verify-evidence.md).
  *
  * Each check names the part it finds altered:
  * - `signature`: the checkpoint is signed by a trusted key (given, or

@@ -1,5 +1,5 @@
 /**
- * Evidence for one decision (issue 67, item 4; docs/decisions/0065-evidence-file.md):
+ * Evidence for one decision (issue 67, item 4; docs/decisions/0063-evidence-file.md):
  * one JSON document an auditor verifies offline (evidence-verify.ts), built
  * here from the store.
  *

@@ -3,7 +3,7 @@
  * `audit evidence` writes the file from the store and the decision sink;
  * `audit verify-evidence` checks it with nothing but the file and public
  * keys. Exit codes of verify-evidence name the part found altered
- * (docs/decisions/0066-verify-evidence.md).
+ * (docs/decisions/0064-verify-evidence.md).
  */
 import { readFile, writeFile } from 'node:fs/promises';
 import { decisionNotFound, readDecision, replayable } from '../audit/decision-log';
