@@ -18,13 +18,18 @@ const GET_SECRETS = '/api/vault/get-secrets';
 /** Answered 200 with `{err, code, res: null}` (contract §1.2, and OpenLIT's route like it). */
 const ALWAYS_OK = [GET_SECRETS, '/api/prompt/get-compiled'];
 /** Routes of the `evaluate` scope (a stream opened with it would never end the walk). */
-const EVALUATE_SCOPED = ['/api/rule-engine/evaluate', '/api/rule-engine/stream', '/api/prompt/get-compiled'];
+const EVALUATE_SCOPED = ['/api/rule-engine/evaluate', '/api/rule-engine/stream', '/api/prompt/get-compiled', '/ofrep/v1/evaluate/flags/{key}', '/ofrep/v1/evaluate/flags'];
+/** OFREP's routes answer in OFREP's error shape, `{errorCode, errorDetails}` (docs/openfeature.md#errors): what each of ours is there. */
+const OFREP_CODES: Partial<Record<ErrorCode, string>> = { unauthorized: 'GENERAL', forbidden: 'GENERAL', bad_request: 'PARSE_ERROR', payload_too_large: 'GENERAL' };
 const LIMIT = 4096;
 
 /** A body valid for the route, so that only the unknown id is wrong. */
 function unknownIdBody(template: string): string {
   if (template.endsWith('/versions')) return '{"prompt":"x"}';
   if (template.includes('/labels/')) return '{"version":"1.0.0"}';
+  if (template === '/api/change-requests/{id}') return '{"title":"x"}';
+  if (template.endsWith('/comments')) return '{"text":"x"}';
+  if (template.endsWith('/reject')) return '{"reason":"x"}';
   return '{}';
 }
 
@@ -34,6 +39,11 @@ forCells(t, 'error-codes', (t, cell) => {
 
   /** Checks one error answer: `code` is documented and is the code of its status (get-secrets: 200, `res: null`). */
   function checkCode(t: Test, label: string, path: string, answer: Answer, expected: ErrorCode): void {
+    if (path.startsWith('/ofrep/')) {
+      t.equal(answer.status, ERROR_STATUS[expected], `${label}: status`);
+      t.match(answer.json, { errorCode: OFREP_CODES[expected], errorDetails: String }, `${label}: OFREP's shape and code`);
+      return;
+    }
     const json = answer.json as { err?: unknown; code?: unknown; res?: unknown } | undefined;
     t.type(json?.err, 'string', `${label}: err`);
     t.ok(ERROR_CODES.includes(json?.code as ErrorCode), `${label}: code ${String(json?.code)} is documented`);
@@ -51,6 +61,9 @@ forCells(t, 'error-codes', (t, cell) => {
     const admin = live.node.adminKey;
     const evaluate = (await live.admin.post('/api/api-keys', { name: 'ev', scopes: ['evaluate'] })).json.key as string;
     const reader = (await live.admin.post('/api/api-keys', { name: 'rd', scopes: ['secrets:read'] })).json.key as string;
+    const approver = (await live.admin.post('/api/api-keys', { name: 'ap', scopes: ['approve'] })).json.key as string;
+    /** Routes of the `approve` scope alone: an admin key lacks it. */
+    const approving = (template: string) => template.endsWith('/approve') || template.endsWith('/reject');
     let operations = 0;
     for (const [template, item] of Object.entries(openApiDocument.paths)) {
       for (const method of METHODS) {
@@ -71,7 +84,7 @@ forCells(t, 'error-codes', (t, cell) => {
           t.equal(stranger.status, 403, `${label} from a stranger origin: 403`);
           t.same(stranger.json, { err: 'Origin not allowed', code: 'forbidden' }, `${label} from a stranger origin: code`);
         }
-        const key = EVALUATE_SCOPED.includes(template) ? evaluate : template === GET_SECRETS ? reader : admin;
+        const key = EVALUATE_SCOPED.includes(template) ? evaluate : template === GET_SECRETS ? reader : approving(template) ? approver : admin;
         if (method === 'post' || method === 'put' || method === 'patch') {
           checkCode(t, `${label} with a malformed body`, template, await send(key, { raw: '{"name":', headers: { 'content-type': 'application/json' } }), 'bad_request');
           checkCode(t, `${label} with a body over the limit`, template, await send(key, { raw: JSON.stringify({ name: 'x'.repeat(LIMIT) }) }), 'payload_too_large');

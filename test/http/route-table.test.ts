@@ -121,7 +121,7 @@ t.test('every row is reached by its own pattern and by no other row', async (t) 
     const url = row.pattern.replace(/:[a-z_]+/g, 'sample');
     t.equal(LEAN_ROUTES.match(row.method, url)?.row, row, `${row.method} ${row.pattern}`);
   }
-  t.equal(LEAN_ROUTES.rows.length, 14, 'three public endpoints, the stream, ten catalog writes');
+  t.equal(LEAN_ROUTES.rows.length, 16, 'three public endpoints, the two OFREP routes, the stream, ten catalog writes');
 });
 
 t.test('leading slashes collapse before routing, and only leading ones (rule 1); the path stops at the query (rule 2)', async (t) => {
