@@ -147,9 +147,14 @@ for (const store of ['sqlite', 'esdb'] as const satisfies readonly Store[]) {
     t.equal(report.replay.same, true, 'the included revisions give the recorded answer');
     t.ok(report.replay.recorded.entity_data_sha256, 'entity data included');
     t.equal(report.change_request_events, steps.length);
+    t.same(report.change_requests, [{
+      id: requestId, title: 'gold again', author: 'env-admin', approvals: [{ by: approverKey.id, at: approval.metadata.at, revision: '1' }],
+      applied_at: ofStream(requestStream).find((e: any) => e.type === steps[3]).metadata.at,
+    }], 'who opened the request, who approved which revision, when it applied');
     const human = await runOffline(['verify-evidence', 'clean.json', '--public-key', publicKey], fresh);
     t.equal(human.code, 0);
     t.match(human.stdout, /^verified: decision /);
+    t.match(human.stdout, `change request ${requestId} "gold again": opened by env-admin, approved by ${approverKey.id} (revision 1), applied at `);
     t.same(readdirSync(fresh).sort(), ['clean.json'], 'offline: no data folder, nothing else written');
 
     const findingsOf = (run: ScriptRun) => (JSON.parse(run.stdout).findings as { part: string; message: string }[]);
