@@ -42,10 +42,20 @@ export interface EvidenceReport {
   readonly change_request_events: number;
   readonly links: number;
   readonly checkpoint: { readonly position: string; readonly seq: number; readonly key_id: string } | null;
+  /** Each included change request as its events tell it: who opened it, who approved it (the approvals' actors), whether it was applied. */
+  readonly change_requests: readonly ChangeRequestSummary[];
   /** The replay of the record over the included events (null when an earlier finding kept it from running). */
   readonly replay: ReplayReport | null;
   /** In check order: signature, chain, events and approvals, record. */
   readonly findings: readonly Finding[];
+}
+
+export interface ChangeRequestSummary {
+  readonly id: string;
+  readonly title: string;
+  readonly author: string;
+  readonly approvals: readonly { readonly by: string; readonly at: string; readonly revision: string }[];
+  readonly applied_at: string | null;
 }
 
 export interface EvidenceVerifyOptions {
@@ -93,6 +103,7 @@ export async function verifyEvidence(value: unknown, options: EvidenceVerifyOpti
     change_request_events: file.events.filter((event) => event.stream.startsWith(CHANGE_REQUEST_PREFIX)).length,
     links: file.chain.links.length,
     checkpoint: checkpoint === undefined ? null : { position: file.checkpoint.position, seq: checkpoint.seq, key_id: checkpoint.key_id },
+    change_requests: changeRequestSummaries(file.events),
     replay,
     findings,
   };
@@ -206,6 +217,30 @@ function includedFindings(file: EvidenceFile): Finding[] {
     }
   }
   return findings;
+}
+
+/**
+ * Each change request's story from its included events (ADR 0062): the
+ * author is the opening event's actor, each approval's approver its actor
+ * and the revision it read its data's; an edit clears the approvals before
+ * it; applied is ChangeRequestApplied's time (ChangeRequestApplying's on
+ * EventStoreDB when a decision came between the plan and its end).
+ */
+function changeRequestSummaries(events: readonly EvidenceEvent[]): ChangeRequestSummary[] {
+  const requests = new Map<string, { id: string; title: string; author: string; approvals: ChangeRequestSummary['approvals'][number][]; applied_at: string | null }>();
+  for (const event of events) {
+    if (!event.stream.startsWith(CHANGE_REQUEST_PREFIX)) continue;
+    const id = event.stream.slice(CHANGE_REQUEST_PREFIX.length);
+    const request = requests.get(id) ?? { id, title: '', author: '', approvals: [], applied_at: null };
+    requests.set(id, request);
+    const data = event.data as { title?: unknown; revision?: unknown };
+    const { actor, at } = event.metadata;
+    if (event.type === 'ChangeRequestOpened') Object.assign(request, { title: String(data.title ?? ''), author: actor });
+    else if (event.type === 'ChangeRequestRevised') request.approvals = [];
+    else if (event.type === 'ChangeRequestApproved') request.approvals.push({ by: actor, at, revision: String(data.revision ?? '') });
+    else if (event.type === 'ChangeRequestApplying' || event.type === 'ChangeRequestApplied') request.applied_at ??= at;
+  }
+  return [...requests.values()];
 }
 
 /** The record evaluated again over the included resource events, as `audit decision` replays it over the log. */

@@ -177,16 +177,21 @@ async function readStreamOrNone(store: EventStore, stream: string): Promise<Reco
   }
 }
 
-/** The link records from the event at `from` through chain sequence `throughSeq`. */
+/**
+ * The link records from the event at `from` through chain sequence `throughSeq`.
+ * The range starts with a read of the event at `from` itself, then pages
+ * after positions of events read: on EventStoreDB a position is a record's
+ * (commit, prepare) pair and `from - 1` is none (esdb-position.ts), which the
+ * server refuses as a read's start.
+ */
 async function readRange(store: EventStore, from: bigint, throughSeq: number, maxLinks: number): Promise<EvidenceFile['chain']> {
   const links: LinkRecord[] = [];
   let firstLink: ChainLink | undefined;
-  let after = from > 0n ? from - 1n : undefined;
+  const start = await store.readAt(from);
+  if (start === undefined) throw new EvidenceError(`no event is at position ${from}, the earliest one used: the log changed while it was read`);
+  let page: RecordedEvent[] = [start];
   for (;;) {
-    const page = await store.readAll({ after, limit: 1000, maxDataBytes: LOG_PAGE_BYTES });
-    if (page.length === 0) throw new EvidenceError(`the log ends before chain sequence ${throughSeq}, which its checkpoint signs`);
     for (const event of page) {
-      if (event.position < from) continue;
       const { own, link } = splitMetadata(event.metadata);
       if (link === undefined) throw new EvidenceError(`the event at position ${event.position} carries no chain link: run \`rulevault audit verify\``);
       firstLink ??= link;
@@ -199,6 +204,7 @@ async function readRange(store: EventStore, from: bigint, throughSeq: number, ma
       });
       if (link.seq >= throughSeq) return { first_seq: firstLink.seq, prev: firstLink.prev, links };
     }
-    after = page[page.length - 1]!.position;
+    page = await store.readAll({ after: page[page.length - 1]!.position, limit: 1000, maxDataBytes: LOG_PAGE_BYTES });
+    if (page.length === 0) throw new EvidenceError(`the log ends before chain sequence ${throughSeq}, which its checkpoint signs`);
   }
 }

@@ -89,6 +89,12 @@ export function createAuditService({ store, readModel, limits, clock, timeTravel
       return replayReport(record, answer, point, await fieldsReadInSlices(point.engine, maskedFieldNames(record)));
     },
 
+    /** The read models as they were at `as_of` (a position or an ISO time, as audit evaluate takes it), and that point. */
+    async stateAsOf(asOf: string) {
+      const point = await timeTravel.at(parseAsOf(asOf));
+      return { state: point.state, as_of: { position: point.position === undefined ? null : toJsonPosition(point.position), at: point.at ?? null } };
+    },
+
     explain: (body: unknown) => explainLive(readModel, limits, body, clock()),
     /** Evaluate over the live rules with draft rules beside or in place of them, explained; writes nothing (dry-run.ts). */
     dryRun: (body: unknown) => dryRun(readModel.state, readModel.engine, body, limits, clock()),

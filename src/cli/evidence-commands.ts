@@ -127,6 +127,7 @@ function printReport(out: Output, report: EvidenceReport): void {
       `verified: decision ${report.decision_id} at position ${report.position}`,
       `${report.events} rule and entity events and ${report.change_request_events} change-request events, chained through ${report.links} links to the checkpoint at position ${checkpoint!.position} (sequence ${checkpoint!.seq}), signed by key ${checkpoint!.key_id}`,
       'replaying the record over those events gives the recorded answer',
+      ...report.change_requests.map((r) => `change request ${r.id} "${r.title}": opened by ${r.author}, approved by ${r.approvals.map((a) => `${a.by} (revision ${a.revision})`).join(', ') || 'no one'}, ${r.applied_at === null ? 'not applied' : `applied at ${r.applied_at}`}`),
       ...(Object.keys(report.replay?.unreproducible ?? {}).length > 0 ? [`(masked values kept parts of it from being replayed: ${Object.keys(report.replay!.unreproducible).join(', ')})`] : []),
     );
     return;

@@ -1381,9 +1381,10 @@ const paths: { [path: string]: PathItem } = {
   '/api/change-requests/{id}': {
     get: {
       operationId: 'getChangeRequest',
-      summary: 'Read a change request: its state, changes, approvals and comments (scope admin or approve)',
+      summary: 'Read a change request: its state, changes, approvals and comments (scope admin or approve); with `as_of`, as it was then (scope admin, no ETag)',
       tags: ['change-requests'],
-      parameters: [idParameter('change request')],
+      parameters: [idParameter('change request'),
+        { name: 'as_of', in: 'query', description: 'the request as it was at this log position or ISO 8601 time with a zone (as audit evaluate takes it); the answer adds `as_of: {position, at}`', schema: str }],
       responses: { 200: versioned('the request; its ETag is what an approval names in If-Match', ref('ChangeRequest')), ...errors(400, ...ADMIN_READ_ERRORS, 404) },
     },
     patch: {

@@ -1,5 +1,6 @@
 /** The reads of change requests and protections (docs/change-requests.md): from the read model, a request's history from its stream. */
-import { notFound } from '../base/errors';
+import type { CatalogState } from '../../projections';
+import { AppError, notFound } from '../base/errors';
 import { readEnum } from '../domain/input';
 import { REQUEST_STATES } from '../../projections/change-control';
 import { requestState } from '../domain/change-requests';
@@ -21,6 +22,16 @@ export function createChangeRequestQueries(store: EventStore, readModel: ReadMod
       const record = control.requests.get(id);
       if (record === undefined) throw notFound('change request', id);
       return changeRequestView(record, approvalsRequired);
+    },
+    /**
+     * The request as it was at a past point (`then`: the audit's as-of
+     * state), its state computed with the approvals required now (a fold
+     * reads no setting). 404 when it was not opened yet.
+     */
+    changeRequestAsOf(id: string, then: { readonly state: CatalogState; readonly as_of: { readonly position: string | null; readonly at: string | null } }) {
+      const record = then.state.changeControl.requests.get(id);
+      if (record === undefined) throw new AppError('not_found', `change request ${id} was not opened yet at as_of (position ${then.as_of.position ?? 'none'})`);
+      return { ...changeRequestView(record, approvalsRequired), as_of: then.as_of };
     },
     /** Sorted by id; `state` keeps those in it. */
     listChangeRequests(query: Query = {}) {

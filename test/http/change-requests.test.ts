@@ -305,6 +305,44 @@ forCells(t, 'change-requests', (t, cell: Cell) => {
     t.same(event.data, { resource: { type: 'rule', id: r.id }, change_request: unprotect });
   });
 
+  t.test('as of a past point, a request is as it was then', async (t) => {
+    const r = await rule('as-of');
+    await protect({ type: 'rule', id: r.id });
+    const id = await approved(admin, keys.approverA, [{ op: 'update', resource: { type: 'rule', id: r.id }, body: { name: 'as-of-2' } }]);
+    t.equal((await admin.post(`${CR}/${id}/apply`)).status, 200);
+    await admin.post(`${CR}/${id}/comments`, { text: 'after the apply' });
+    const steps = (await admin.get(`${CR}/${id}/history`)).json.events as { type: string; position: string; at: string }[];
+    const at = (type: string) => steps.find((e) => e.type === type)!;
+    const asOf = (point: string) => admin.get(`${CR}/${id}?as_of=${encodeURIComponent(point)}`);
+    const then = async (point: string) => {
+      const answer = await asOf(point);
+      t.equal(answer.status, 200, answer.text);
+      t.equal(answer.headers.get('etag'), null, 'no ETag: nothing approves a past revision');
+      const { state, approvals, comments, as_of } = answer.json;
+      return { state, approvals: approvals.map((a: { by: string }) => a.by), comments: comments.length, as_of: as_of.position };
+    };
+    const opened = at('ChangeRequestOpened');
+    t.same(await then(opened.position), { state: 'draft', approvals: [], comments: 0, as_of: opened.position }, 'opened: a draft');
+    t.same((await then(at('ChangeRequestSubmitted').position)).state, 'in_review', 'submitted: in review');
+    const approval = await then(at('ChangeRequestApproved').position);
+    t.same(approval.state, 'approved', 'approved');
+    t.equal(approval.approvals.length, 1, 'with its approver');
+    t.same((await then(at('ChangeRequestApplied').position)).state, 'applied');
+    const late = await then(new Date(Date.parse(steps.at(-1)!.at) + 1).toISOString());
+    t.same([late.state, late.comments], ['applied', 1], 'as of a time: the comment after the apply too');
+
+    const before = await asOf('0');
+    t.equal(before.status, 404, 'not opened yet');
+    t.match(before.json.err, `change request ${id} was not opened yet at as_of`);
+    t.equal((await asOf('2000-01-01T00:00:00Z')).status, 404, 'nor at a time before it');
+    const bad = await asOf('yesterday');
+    t.equal(bad.status, 400);
+    t.match(bad.json.err, 'as_of must be');
+    t.equal((await keys.approverA.get(`${CR}/${id}?as_of=${opened.position}`)).status, 403, 'as of a past point: the auditor\'s scope (admin)');
+    t.equal((await keys.approverA.get(`${CR}/${id}`)).status, 200, 'now: admin or approve');
+    t.equal((await admin.get(`${CR}/${id}?asof=1`)).status, 400, 'another query parameter is a 400');
+  });
+
   t.test('a start from a snapshot still knows what is protected and every request', async (t) => {
     const env = testEnv(tempDir());
     t.teardown(() => removeDir(env.RULEVAULT_DATA_DIR!));
