@@ -100,6 +100,8 @@ export interface AuditSinkSettings {
     /** Files kept; the oldest is deleted past it. */
     readonly maxFiles: number;
   };
+  /** Decision records an impact report replays at most (audit/impact.ts); reading stops at the bound and the report says so. */
+  readonly impactMaxDecisions: number;
   readonly secretReads: {
     /** A read whose record cannot be written answers an error instead of the values. */
     readonly failClosed: boolean;
@@ -165,6 +167,7 @@ export const DEFAULTS = {
     maxFileBytes: 64 * 1024 * 1024, // bytes
     maxFiles: 16,
   },
+  impactMaxDecisions: 10_000,
   readAuditMaxRecords: 1_000_000,
   workers: 1, // processes; `auto` is the cores, up to maxAutoWorkers
   maxAutoWorkers: 8,
@@ -289,6 +292,7 @@ function readConfig(env: Env): Omit<Config, 'unknownVariables'> {
         maxFileBytes: integer(env, 'RULEVAULT_DECISION_LOG_MAX_FILE_BYTES', DEFAULTS.decisionLog.maxFileBytes, 4096, 64 * 1024 * 1024 * 1024),
         maxFiles: integer(env, 'RULEVAULT_DECISION_LOG_MAX_FILES', DEFAULTS.decisionLog.maxFiles, 2, 100_000),
       }),
+      impactMaxDecisions: integer(env, 'RULEVAULT_IMPACT_MAX_DECISIONS', DEFAULTS.impactMaxDecisions, 1, 10_000_000),
       secretReads: Object.freeze({
         failClosed: flag(env, 'RULEVAULT_READ_AUDIT_FAIL_CLOSED', false),
         maxRecords: integer(env, 'RULEVAULT_READ_AUDIT_MAX_RECORDS', DEFAULTS.readAuditMaxRecords, 1000, 1_000_000_000),

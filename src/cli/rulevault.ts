@@ -10,11 +10,12 @@ import { auditGroup } from './audit-commands';
 import { importCommand } from './import-command';
 import { secretsGroup } from './secret-commands';
 import { storeCommands } from './store-commands';
+import { testCommand } from './test-command';
 
 export const ROOT: Group = {
   name: 'rulevault',
   summary: 'RuleVault from the command line: API keys, the log and master-key rotation on the store; secrets and imports over HTTP; the auditor\'s commands.',
-  commands: [...storeCommands, secretsGroup, importCommand, auditGroup],
+  commands: [...storeCommands, secretsGroup, importCommand, testCommand, auditGroup],
   version: packageVersion(),
 };
 

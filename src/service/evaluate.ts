@@ -37,8 +37,15 @@ export interface EvaluateRequest {
 /** What evaluate reads of the catalog: the server's whole state, or a client's copy of the stream's view (evaluation-view.ts). */
 export type EvaluationState = Pick<CatalogState, 'rules' | 'contexts' | 'prompts'>;
 
-/** What answering reads of it: a rule by id, nothing else of the rules (dry-run lays its drafts over the live rules so, copying nothing). */
-export type EvaluationReads = Omit<EvaluationState, 'rules'> & { readonly rules: Pick<ReadonlyMap<string, RuleRecord>, 'get'> };
+/**
+ * What answering reads of it: a record by id, nothing else (dry-run lays its drafts over the live rules so, and an
+ * impact report its proposed rules, contexts and prompts: audit/proposed-state.ts, copying nothing).
+ */
+export interface EvaluationReads {
+  readonly rules: Pick<ReadonlyMap<string, RuleRecord>, 'get'>;
+  readonly contexts: Pick<ReadonlyMap<string, ContextRecord>, 'get'>;
+  readonly prompts: Pick<ReadonlyMap<string, PromptRecord>, 'get'>;
+}
 
 /** One item of `entities`: a link of a matching rule, with the split variant that chose it (null for a plain link) and why. */
 export interface AnsweredLink {

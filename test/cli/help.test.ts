@@ -89,7 +89,7 @@ t.test('an unknown option or command on any command exits 2 and says which', asy
   t.match(noValue.stderr, /^error: option --limit needs a value <n>\n/);
   const bare = await cli([]);
   t.equal(bare.code, 2);
-  t.match(bare.stderr, /^error: a command is missing; commands: api-keys, log, rotate-master-key, secrets, import, audit\n/);
+  t.match(bare.stderr, /^error: a command is missing; commands: api-keys, log, rotate-master-key, secrets, import, test, audit\n/);
 });
 
 t.test('--version prints the package version; a mistyped command or option is answered with the one it is closest to', async (t) => {
