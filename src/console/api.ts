@@ -46,6 +46,13 @@ export type DraftRule = NonNullable<DryRunRequest['rules']>[number];
 export type DryRunExplanation = Schemas['DryRunExplanation'];
 export type PromptRecord = Schemas['PromptRecord'];
 export type PromptHistory = Schemas['PromptHistory'];
+export type ChangeRequest = Schemas['ChangeRequest'];
+export type Change = Schemas['Change'];
+export type ChangeInput = Schemas['ChangeInput'];
+export type ChangeRequestState = ChangeRequest['state'];
+export type ChangeRequestEvent = Schemas['ChangeRequestHistory']['events'][number];
+export type ResourceRef = Schemas['ResourceRef'];
+export type Protection = Schemas['Protection'];
 /** The rules list's filters and paging, as the OpenAPI document gives them. */
 export type RuleQuery = NonNullable<operations['listRules']['parameters']['query']>;
 
@@ -155,6 +162,7 @@ export const ruleHistoryPage = (api: Api, id: string, cursor?: string) =>
   listPage<'events', RuleHistory['events'][number]>(api, `/api/rule-engine/rules/${enc(id)}/history`, 'events', { limit: HISTORY_PAGE, cursor });
 
 export const listContexts = (api: Api) => listAll<'contexts', Context>(api, '/api/contexts', 'contexts');
+export const getContext = (api: Api, id: string) => call<Context>(api, 'GET', `/api/contexts/${enc(id)}`);
 export const createContext = (api: Api, input: ContextInput) => call<Context>(api, 'POST', '/api/contexts', { body: input });
 export const updateContext = (api: Api, id: string, patch: Partial<ContextInput>) => call<Context>(api, 'PATCH', `/api/contexts/${enc(id)}`, { body: patch });
 export const deleteContext = (api: Api, id: string) => call<void>(api, 'DELETE', `/api/contexts/${enc(id)}`);
@@ -268,3 +276,21 @@ export type SecretReadFilter = Omit<NonNullable<operations['auditSecretReads']['
 const READS_PAGE = 50;
 export const secretReadsPage = (api: Api, filter: SecretReadFilter, cursor?: string) =>
   listPage<'reads', SecretRead>(api, '/api/audit/secret-reads', 'reads', { ...filter, limit: READS_PAGE, cursor });
+
+/** Change requests per page of the list. */
+const REQUESTS_PAGE = 50;
+export const changeRequestsPage = (api: Api, state: ChangeRequestState | undefined, cursor?: string) =>
+  listPage<'change_requests', ChangeRequest>(api, '/api/change-requests', 'change_requests', { state, limit: REQUESTS_PAGE, cursor });
+export const getChangeRequest = (api: Api, id: string) => call<ChangeRequest>(api, 'GET', `/api/change-requests/${enc(id)}`);
+export const openChangeRequest = (api: Api, input: Schemas['ChangeRequestInput']) => call<ChangeRequest>(api, 'POST', '/api/change-requests', { body: input });
+export const changeRequestHistoryPage = (api: Api, id: string, cursor?: string) =>
+  listPage<'events', ChangeRequestEvent>(api, `/api/change-requests/${enc(id)}/history`, 'events', { limit: HISTORY_PAGE, cursor });
+/** A step of a request's review (`submit`, `reject`, `withdraw`, `comments`, `apply`, `revert`) with its body. */
+export const changeRequestStep = (api: Api, id: string, step: 'submit' | 'reject' | 'withdraw' | 'comments' | 'apply' | 'revert', body: object = {}) =>
+  call<ChangeRequest>(api, 'POST', `/api/change-requests/${enc(id)}/${step}`, { body });
+/** Approves the revision read: If-Match names it, so a request that moved since is a 409. */
+export const approveChangeRequest = (api: Api, id: string, revision: string) =>
+  call<ChangeRequest>(api, 'POST', `/api/change-requests/${enc(id)}/approve`, { body: {}, ifMatch: revision });
+
+export const listProtections = async (api: Api) => (await call<Schemas['ProtectionList']>(api, 'GET', '/api/protections')).protections;
+export const protect = (api: Api, resource: Schemas['ResourceRefInput']) => call<Protection>(api, 'PUT', '/api/protections', { body: { resource } });

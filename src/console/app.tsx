@@ -1,7 +1,8 @@
 /** The shell: sign-in gate, navigation by what the key's scopes allow, and the page for the route. */
 import { useEffect, useLayoutEffect, useMemo, useRef, useState } from 'preact/hooks';
-import { whoami, type Api } from './api';
+import { whoami, type Api, type Scope } from './api';
 import { ApiKeysPage } from './pages/api-keys';
+import { ChangeRequestPage, ChangeRequestsPage } from './pages/change-requests';
 import { AsOfPage, DigestPage, EventsPage, HistoryPage } from './pages/audit';
 import { VerificationPage } from './pages/audit-chain';
 import { DecisionPage, SecretReadsPage } from './pages/audit-records';
@@ -15,15 +16,19 @@ import { href, useRoute } from './router';
 import { can, forgetKey, SCOPE_ALLOWS, storedKey, type Session } from './session';
 import { ErrorBox, Loading } from './ui';
 
-const NAV: readonly { id: string; label: string; admin: boolean }[] = [
-  { id: 'rules', label: 'Rules', admin: true },
-  { id: 'test', label: 'Test panel', admin: false },
-  { id: 'contexts', label: 'Contexts', admin: true },
-  { id: 'prompts', label: 'Prompts', admin: true },
-  { id: 'secrets', label: 'Secrets', admin: true },
-  { id: 'keys', label: 'API keys', admin: true },
-  { id: 'audit', label: 'Audit', admin: true },
+/** Each page and the scopes that open it (any one of them; none: every key). */
+const NAV: readonly { id: string; label: string; scopes: readonly Scope[] }[] = [
+  { id: 'rules', label: 'Rules', scopes: ['admin'] },
+  { id: 'test', label: 'Test panel', scopes: [] },
+  { id: 'contexts', label: 'Contexts', scopes: ['admin'] },
+  { id: 'prompts', label: 'Prompts', scopes: ['admin'] },
+  { id: 'changes', label: 'Change requests', scopes: ['admin', 'approve'] },
+  { id: 'secrets', label: 'Secrets', scopes: ['admin'] },
+  { id: 'keys', label: 'API keys', scopes: ['admin'] },
+  { id: 'audit', label: 'Audit', scopes: ['admin'] },
 ];
+
+const opens = (session: Session, scopes: readonly Scope[]) => scopes.length === 0 || scopes.some((s) => can(session, s));
 
 export function App() {
   const [session, setSession] = useState<Session | undefined>();
@@ -51,7 +56,7 @@ function Signed({ session, onSignOut }: { session: Session; onSignOut: () => voi
   const route = useRoute();
   const api: Api = useMemo(() => ({ key: session.key }), [session.key]);
   const admin = can(session, 'admin');
-  const page = route[0] ?? (admin ? 'rules' : 'test');
+  const page = route[0] ?? (admin ? 'rules' : can(session, 'approve') ? 'changes' : 'test');
   const main = useRef<HTMLElement>(null);
   const shown = useRef(route.join('/'));
   // A new page takes the focus to its content, so a keyboard or screen reader user starts there, not at the top.
@@ -69,7 +74,7 @@ function Signed({ session, onSignOut }: { session: Session; onSignOut: () => voi
       <header>
         <span class="brand">RuleVault</span>
         <nav aria-label="Main">
-          {NAV.filter((n) => admin || !n.admin).map((n) => (
+          {NAV.filter((n) => opens(session, n.scopes)).map((n) => (
             <a key={n.id} href={href(n.id)} aria-current={page === n.id ? 'page' : undefined}>{n.label}</a>
           ))}
         </nav>
@@ -105,6 +110,9 @@ function TestPage({ api, session }: { api: Api; session: Session }) {
 function Page({ api, session, route }: { api: Api; session: Session; route: string[] }) {
   const [page, a, b] = route;
   if (page === 'test') return <TestPage api={api} session={session} />;
+  if (page === 'changes' && opens(session, ['admin', 'approve'])) {
+    return a === undefined ? <ChangeRequestsPage api={api} session={session} /> : <ChangeRequestPage key={a} api={api} session={session} id={a} />;
+  }
   if (!can(session, 'admin')) return <p class="error" role="alert">This page needs a key with the admin scope.</p>;
   switch (page) {
     case 'rules': return a === undefined ? <RulesPage api={api} /> : <RuleEditorPage api={api} scopes={session.who.scopes} id={a === 'new' ? undefined : a} />;

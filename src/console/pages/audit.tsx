@@ -28,14 +28,17 @@ const NO_NAMES: ReadonlyMap<string, string> = new Map();
  * secrets (by key). Read once per page; an id nothing names (a revoked key, `env-admin`) stays an id.
  */
 export function useAuditNames(api: Api): ReadonlyMap<string, string> {
-  const [loaded] = useLoad(async () => {
-    const [keys, rules, contexts, prompts, secrets] = await Promise.all([listApiKeys(api), listRules(api), listContexts(api), listPrompts(api), listSecrets(api)]);
-    const names = namesOf({ contexts, prompts }, rules);
-    for (const key of keys) names.set(key.id, key.name);
-    for (const secret of secrets) names.set(secret.id, secret.key);
-    return names;
-  }, [api]);
+  const [loaded] = useLoad(() => loadAuditNames(api), [api]);
   return loaded.state === 'ready' ? loaded.value : NO_NAMES;
+}
+
+/** The names `useAuditNames` holds, read from the admin lists. */
+export async function loadAuditNames(api: Api): Promise<Map<string, string>> {
+  const [keys, rules, contexts, prompts, secrets] = await Promise.all([listApiKeys(api), listRules(api), listContexts(api), listPrompts(api), listSecrets(api)]);
+  const names = namesOf({ contexts, prompts }, rules);
+  for (const key of keys) names.set(key.id, key.name);
+  for (const secret of secrets) names.set(secret.id, secret.key);
+  return names;
 }
 
 /** The id a stream is of (`rule-<id>`, `apikey-<id>`, ...). */

@@ -12,6 +12,7 @@ import {
 import { pretty } from '../diff';
 import { go, href } from '../router';
 import { DiffView, ErrorBox, Field, MoreButton, Show, splitTags, useAction, useDebounced, useLoad, usePages, when } from '../ui';
+import { ProtectControl, useProtections, WriteError, type ProposedEdit, type Protections } from '../protection';
 import { DeleteButton } from './contexts';
 
 type Messages = Exclude<Prompt['prompt'], string>;
@@ -83,6 +84,7 @@ export function PromptPage({ api, id }: { api: Api; id: string }) {
 
 function PromptDetail({ api, prompt, onChange }: { api: Api; prompt: Prompt; onChange: () => void }) {
   const versions = prompt.versions.map((v) => v.version);
+  const protections = useProtections(api);
   const [shown, setShown] = useState(prompt.version);
   const [left, setLeft] = useState(versions.length > 1 ? versions[versions.length - 2]! : prompt.version);
   const [right, setRight] = useState(prompt.version);
@@ -102,7 +104,8 @@ function PromptDetail({ api, prompt, onChange }: { api: Api; prompt: Prompt; onC
     <section aria-labelledby="prompt-title">
       <div class="title-row"><h2 id="prompt-title">Prompt: {prompt.name}</h2><a href={href('prompts')}>Back to prompts</a></div>
       <p class="meta">Latest version {prompt.version} · {prompt.type} · {prompt.status} · variables: {prompt.variables.length === 0 ? 'none' : prompt.variables.join(', ')}
-        {prompt.tags.length > 0 && <> · tags {prompt.tags.join(', ')}</>}</p>
+        {prompt.tags.length > 0 && <> · tags {prompt.tags.join(', ')}</>}{' '}
+        <ProtectControl api={api} protections={protections} resource={{ type: 'prompt', id: prompt.id }} name={prompt.name} /></p>
       <SettingsForm api={api} prompt={prompt} onChange={onChange} />
       <div class="panel">
         <h3>Versions</h3>
@@ -123,7 +126,7 @@ function PromptDetail({ api, prompt, onChange }: { api: Api; prompt: Prompt; onC
           </div>
         )}</Show>
       </div>
-      <LabelsPanel api={api} prompt={prompt} onChange={onChange} />
+      <LabelsPanel api={api} prompt={prompt} protections={protections} onChange={onChange} />
       <div class="panel">
         <h3>Compare versions</h3>
         <div class="row">{versionSelect('Compare from version', left, setLeft)}{versionSelect('to version', right, setRight)}</div>
@@ -159,8 +162,10 @@ function SettingsForm({ api, prompt, onChange }: { api: Api; prompt: Prompt; onC
   const [tags, setTags] = useState(prompt.tags.join(', '));
   const [status, setStatus] = useState(prompt.status);
   const action = useAction();
+  const patch = { name, tags: splitTags(tags), status };
+  const edit: ProposedEdit = { title: `Edit prompt "${prompt.name}"`, change: { op: 'update', resource: { type: 'prompt', id: prompt.id }, base_revision: prompt.revision, body: patch as never } };
   const save = () => action.run(async () => {
-    await updatePrompt(api, prompt.id, { name, tags: splitTags(tags), status }, prompt.revision);
+    await updatePrompt(api, prompt.id, patch, prompt.revision);
     onChange();
   });
   return (
@@ -176,21 +181,25 @@ function SettingsForm({ api, prompt, onChange }: { api: Api; prompt: Prompt; onC
         )}</Field>
         <button type="submit" disabled={action.busy}>Save settings</button>
       </div>
-      <ErrorBox error={action.error} />
+      <WriteError api={api} error={action.error} edit={edit} />
     </form>
   );
 }
 
 /** Each label and its version; move one (promote, roll back) or remove a custom one. */
-function LabelsPanel({ api, prompt, onChange }: { api: Api; prompt: Prompt; onChange: () => void }) {
+function LabelsPanel({ api, prompt, protections, onChange }: { api: Api; prompt: Prompt; protections: Protections; onChange: () => void }) {
   const [label, setLabel] = useState('production');
   const [version, setVersion] = useState(prompt.version);
+  const [refused, setRefused] = useState<ProposedEdit | undefined>();
   const action = useAction();
+  const labelRef = (name: string) => ({ type: 'prompt-label' as const, id: prompt.id, label: name });
   const move = () => action.run(async () => {
+    setRefused({ title: `Move label ${label.trim()} of prompt "${prompt.name}" to ${version}`, change: { op: 'move-label', resource: labelRef(label.trim()), base_revision: prompt.revision, body: { version } as never } });
     await movePromptLabel(api, prompt.id, label.trim(), version);
     onChange();
   });
   const remove = (name: string) => action.run(async () => {
+    setRefused({ title: `Remove label ${name} of prompt "${prompt.name}"`, change: { op: 'remove-label', resource: labelRef(name), base_revision: prompt.revision } });
     await removePromptLabel(api, prompt.id, name);
     onChange();
   });
@@ -198,11 +207,12 @@ function LabelsPanel({ api, prompt, onChange }: { api: Api; prompt: Prompt; onCh
     <section class="panel" aria-labelledby="labels-title">
       <h3 id="labels-title">Labels</h3>
       <table class="list" aria-label="labels">
-        <thead><tr><th scope="col">Label</th><th scope="col">Version</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
+        <thead><tr><th scope="col">Label</th><th scope="col">Version</th><th scope="col">Protection</th><th scope="col"><span class="sr-only">Actions</span></th></tr></thead>
         <tbody>
           {Object.entries(prompt.labels).map(([name, at]) => (
             <tr key={name}>
               <td>{name}</td><td>{at}</td>
+              <td>{name !== 'latest' && <ProtectControl api={api} protections={protections} resource={labelRef(name)} name={prompt.name} />}</td>
               <td>{!FIXED_LABELS.includes(name) && (
                 <button type="button" class="danger" disabled={action.busy} aria-label={`Remove label ${name}`} onClick={() => void remove(name)}>Remove</button>
               )}</td>
@@ -222,7 +232,7 @@ function LabelsPanel({ api, prompt, onChange }: { api: Api; prompt: Prompt; onCh
         )}</Field>
         <button type="submit" disabled={action.busy}>Move label</button>
       </form>
-      <ErrorBox error={action.error} />
+      <WriteError api={api} error={action.error} edit={refused} />
     </section>
   );
 }
@@ -232,6 +242,7 @@ function NewVersionForm({ api, prompt, onChange }: { api: Api; prompt: Prompt; o
   const [template, setTemplate] = useState(chat ? pretty(prompt.prompt) : (prompt.prompt as string));
   const [config, setConfig] = useState(prompt.config === null ? '' : pretty(prompt.config));
   const [version, setVersion] = useState('');
+  const [refused, setRefused] = useState<ProposedEdit | undefined>();
   const action = useAction();
   const submit = () => action.run(async () => {
     const body = {
@@ -239,6 +250,7 @@ function NewVersionForm({ api, prompt, onChange }: { api: Api; prompt: Prompt; o
       ...(version.trim() === '' ? {} : { version: version.trim() }),
       ...(config.trim() === '' ? {} : { config: parseJson<Record<string, never>>(config, 'the config') }),
     };
+    setRefused({ title: `New version of prompt "${prompt.name}"`, change: { op: 'add-version', resource: { type: 'prompt', id: prompt.id }, base_revision: prompt.revision, body: body as never } });
     await addPromptVersion(api, prompt.id, body);
     setVersion('');
     onChange();
@@ -256,7 +268,7 @@ function NewVersionForm({ api, prompt, onChange }: { api: Api; prompt: Prompt; o
         <input id={id} aria-describedby={hint} value={version} onInput={(e) => setVersion(e.currentTarget.value)} />
       )}</Field>
       <button type="submit" disabled={action.busy}>Add version</button>
-      <ErrorBox error={action.error} />
+      <WriteError api={api} error={action.error} edit={refused} />
     </form>
   );
 }

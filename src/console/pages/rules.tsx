@@ -11,9 +11,11 @@ import {
 } from '../api';
 import { ConditionBuilder, emptyCondition, useProblems } from '../condition-builder';
 import { pretty } from '../diff';
+import { conditionsText } from '../resource-text';
 import { OPERATORS } from '../../engine/conditions';
 import { go, href } from '../router';
-import { DiffView, ErrorBox, Field, MoreButton, Show, splitTags, useAction, useDebounced, useLoad, usePages, when } from '../ui';
+import { DiffView, Field, MoreButton, Show, splitTags, useAction, useDebounced, useLoad, usePages, when } from '../ui';
+import { ProtectControl, useProtections, WriteError, isProtected, type ProposedEdit } from '../protection';
 import { TestPanel } from './test-panel';
 import { SplitEditor } from '../split-editor';
 
@@ -116,7 +118,7 @@ function RuleTable({ rules, names }: { rules: readonly Rule[]; names: ReadonlyMa
           <tr key={rule.id}>
             <td><a href={href('rules', rule.id)}>{rule.name}</a></td>
             <td><span class={`status status-${rule.status}`}>{rule.status}</span></td>
-            <td>{rule.condition_groups.map((g) => g.conditions.map((c) => `${c.field} ${c.operator} ${c.value}`).join(` ${g.condition_operator} `)).join(` ${rule.group_operator} `)}</td>
+            <td>{conditionsText(rule.condition_groups, rule.group_operator)}</td>
             <td>{rule.entities.map((e) => names.get(e.entity_id) ?? e.entity_id).join(', ')}</td>
             <td>{rule.updated_at.slice(0, 19).replace('T', ' ')}</td>
           </tr>
@@ -157,6 +159,8 @@ function RuleEditor({ api, scopes, catalog, rule: initial }: { api: Api; scopes:
   const [draft, setDraft] = useState<Draft>(() => (initial === undefined ? newDraft() : draftOf(initial)));
   const [conflict, setConflict] = useState<Conflict | undefined>();
   const [saved, setSaved] = useState('');
+  const [refused, setRefused] = useState<ProposedEdit | undefined>();
+  const protections = useProtections(api);
   const problems = useProblems(draft.condition_groups);
   const action = useAction();
   const names = useMemo(() => namesOf(catalog, rule === undefined ? [] : [rule]), [catalog, rule]);
@@ -181,13 +185,15 @@ function RuleEditor({ api, scopes, catalog, rule: initial }: { api: Api; scopes:
         go('rules', created.id);
         return;
       }
+      setRefused({ title: `Edit rule "${rule.name}"`, change: { op: 'update', resource: { type: 'rule', id: rule.id }, base_revision: revision, body: patch as never } });
       const updated = await updateRule(api, rule.id, patch, revision);
       setRule(updated);
       setDraft(draftOf(updated));
       setConflict(undefined);
       setSaved(`${message} (revision ${updated.revision})`);
     } catch (error) {
-      if (error instanceof ApiError && error.status === 409 && rule !== undefined) {
+      // A protected rule changes only by a change request: the refusal offers one (WriteError), not a conflict view.
+      if (error instanceof ApiError && error.status === 409 && !isProtected(error) && rule !== undefined) {
         const [theirs, history] = await Promise.all([getRule(api, rule.id), ruleHistory(api, rule.id)]);
         const writers = history.events.filter((e) => Number(e.revision) > Number(rule.revision)).map((e) => `${e.actor} at ${when(e.at)}`);
         setConflict({ mine: draft, theirs, writers });
@@ -199,6 +205,7 @@ function RuleEditor({ api, scopes, catalog, rule: initial }: { api: Api; scopes:
 
   const remove = () => action.run(async () => {
     if (rule === undefined || !confirm(`Delete rule "${rule.name}"? It stops matching at once.`)) return;
+    setRefused({ title: `Delete rule "${rule.name}"`, change: { op: 'delete', resource: { type: 'rule', id: rule.id }, base_revision: rule.revision } });
     await deleteRule(api, rule.id, rule.revision);
     go('rules');
   });
@@ -210,7 +217,10 @@ function RuleEditor({ api, scopes, catalog, rule: initial }: { api: Api; scopes:
         {rule !== undefined && <a href={href('audit', 'history', rule.id)}>History</a>}
         <a href={href('rules')}>Back to rules</a>
       </div>
-      {rule !== undefined && <p class="meta">Revision {rule.revision} · {rule.status} · id <code>{rule.id}</code></p>}
+      {rule !== undefined && (
+        <p class="meta">Revision {rule.revision} · {rule.status} · id <code>{rule.id}</code>{' '}
+          <ProtectControl api={api} protections={protections} resource={{ type: 'rule', id: rule.id }} name={rule.name} /></p>
+      )}
       {conflict !== undefined && (
         <div class="conflict" role="alert">
           <h3>Someone else changed this rule</h3>
@@ -273,7 +283,7 @@ function RuleEditor({ api, scopes, catalog, rule: initial }: { api: Api; scopes:
         </div>
         {problems.size > 0 && <p class="hint">Fix the problems above to save.</p>}
         {saved !== '' && <p role="status" class="ok">{saved}</p>}
-        <ErrorBox error={action.error} />
+        <WriteError api={api} error={action.error} edit={refused} />
       </form>
       <TestPanel api={api} scopes={scopes} ruleIds={rule === undefined ? [] : [rule.id]} names={names} revision={rule?.revision}
         drafts={[rule === undefined ? draft : { id: rule.id, ...draft }]}
