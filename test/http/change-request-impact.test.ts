@@ -166,6 +166,23 @@ forCells(t, 'change-request-impact', (t, cell: Cell) => {
       t.equal((await ok(approve(approver, both))).json.state, 'approved', 'no override needed');
       const impact = (await ok(approver.get(`${CR}/${both.json.id}/impact`))).json;
       t.match(impact.not_replayed, [{ index: 1, op: 'set-test-cases', why: /test cases/ }], 'the set is listed as not replayed');
+
+      // Pinned like any change: a set that moved since makes a request stale.
+      const rival = await submitted([{ op: 'set-test-cases', body: { cases: [] } }]);
+      t.equal(rival.json.changes[0].base_revision, '0', 'pinned to the set as it is');
+      await ok(approve(approver, rival));
+      await ok(admin.post(`${CR}/${both.json.id}/apply`));
+      t.same((await ok(approver.get('/api/test-cases'))).json.cases.map((c: { name: string }) => c.name), ['forty is an adult', 'gold'], 'applied with the rule change');
+      const stale = await admin.post(`${CR}/${rival.json.id}/apply`);
+      t.same([stale.status, stale.json.code], [409, 'stale']);
+      t.match(stale.json.err, /the test cases moved from revision 0 to revision 1/);
+      t.equal((await ok(approver.get('/api/test-cases'))).json.revision, '1', 'the stale request wrote nothing');
+
+      // A revert sets the cases back as they were.
+      const revert = (await ok(admin.post(`${CR}/${both.json.id}/revert`), 201)).json;
+      const back = revert.changes.find((c: { op: string }) => c.op === 'set-test-cases');
+      t.equal(back.base_revision, '1');
+      t.same(back.body.cases.split('\n').map((line: string) => JSON.parse(line).name), cases.map((c) => c.name), 'the cases before the apply');
     });
   });
 });
