@@ -1,10 +1,11 @@
 /**
  * Fold of the `change-request-<id>` streams and the `protections` stream:
  * what is protected, and every change request with its state, approvals and
- * comments (docs/decisions/0062-change-requests.md). Records are replaced,
- * never mutated, so a time-travel copy may share them.
+ * comments (docs/decisions/0062-change-requests.md); and the `test-cases`
+ * stream, the one test-case set requests run (ADR 0067). Records are
+ * replaced, never mutated, so a time-travel copy may share them.
  */
-import type { Change, ChangeRequestEvent, ChangeResult, PlannedAppend, ProtectionEvent, ResourceRef, StoredEvent } from '../src/events';
+import type { Change, ChangeRequestEvent, ChangeResult, PlannedAppend, ProtectionEvent, ResourceRef, StoredEvent, TestCaseEvent } from '../src/events';
 
 export const REQUEST_STATES = ['draft', 'in_review', 'approved', 'applied', 'rejected', 'withdrawn', 'stale'] as const;
 export type RequestState = (typeof REQUEST_STATES)[number];
@@ -55,6 +56,19 @@ export interface ProtectionRecord {
   readonly protected_at: string;
 }
 
+/** The test-case set as the last TestCasesSet left it. */
+export interface TestCaseSetRecord {
+  /** NDJSON, one case a line (ADR 0066); empty: no cases. */
+  readonly text: string;
+  readonly count: number;
+  readonly set_by: string;
+  readonly set_at: string;
+  /** The applied change request that set it. */
+  readonly change_request: string | null;
+  /** Revision of the `test-cases` stream. */
+  readonly revision: bigint;
+}
+
 export interface ChangeControlState {
   /** By resourceKey. */
   readonly protections: Map<string, ProtectionRecord>;
@@ -63,10 +77,12 @@ export interface ChangeControlState {
   protectionsRevision: bigint | undefined;
   /** BreakGlassUsed events in the log (rulevault_break_glass_total). */
   breakGlassUses: number;
+  /** Undefined before the first TestCasesSet. */
+  testCases: TestCaseSetRecord | undefined;
 }
 
 export function initialChangeControl(): ChangeControlState {
-  return { protections: new Map(), requests: new Map(), protectionsRevision: undefined, breakGlassUses: 0 };
+  return { protections: new Map(), requests: new Map(), protectionsRevision: undefined, breakGlassUses: 0, testCases: undefined };
 }
 
 /** The one key of a resource: `rule:<id>`, `prompt-label:<id>:<label>`. */
@@ -74,9 +90,14 @@ export function resourceKey(ref: ResourceRef): string {
   return ref.label === undefined ? `${ref.type}:${ref.id}` : `${ref.type}:${ref.id}:${ref.label}`;
 }
 
-export function evolveChangeControl(state: ChangeControlState, event: StoredEvent<ChangeRequestEvent | ProtectionEvent>): ChangeControlState {
+export function evolveChangeControl(state: ChangeControlState, event: StoredEvent<ChangeRequestEvent | ProtectionEvent | TestCaseEvent>): ChangeControlState {
   const { actor, at } = event.metadata;
   switch (event.type) {
+    case 'TestCasesSet':
+      state.testCases = {
+        text: event.data.text, count: event.data.count, set_by: actor, set_at: at, change_request: event.metadata.change_request ?? null, revision: event.revision,
+      };
+      return state;
     case 'ResourceProtected':
       state.protectionsRevision = event.revision;
       state.protections.set(resourceKey(event.data.resource), { resource: event.data.resource, protected_by: actor, protected_at: at });

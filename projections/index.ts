@@ -18,7 +18,7 @@ import { evolveVault, initialVault, type VaultState } from './secrets';
 
 export type * from './records';
 export type { ApiKeysState } from './api-keys';
-export { resourceKey, REQUEST_STATES, type Approval, type ChangeControlState, type ChangeRequestRecord, type ProtectionRecord, type RequestComment, type RequestState } from './change-control';
+export { resourceKey, REQUEST_STATES, type Approval, type ChangeControlState, type ChangeRequestRecord, type ProtectionRecord, type RequestComment, type RequestState, type TestCaseSetRecord } from './change-control';
 export type { VaultState } from './secrets';
 export { copySize, copyState, copyStateSteps, DigestList, digestMembers, LINES_MEMBERS, restoreState, snapshotMembers, type DigestCounts, type SnapshotMembers } from './read-models';
 export { RawJson, type JsonLines, type LineKeeper } from './json-lines';
@@ -101,6 +101,7 @@ export function evolve(state: CatalogState, recorded: RecordedEvent): CatalogSta
     case 'ChangeRequestApplied':
     case 'ChangeRequestStale':
     case 'ResourceProtected':
+    case 'TestCasesSet':
     case 'ResourceUnprotected':
     case 'BreakGlassUsed':
       evolveChangeControl(state.changeControl, event);

@@ -7,7 +7,7 @@
  * entry per model, so a new read model cannot be left out of any of them.
  */
 import type { ApiKeysState } from './api-keys';
-import type { ChangeControlState, ChangeRequestRecord } from './change-control';
+import type { ChangeControlState, ChangeRequestRecord, TestCaseSetRecord } from './change-control';
 import type { ContextsState } from './contexts';
 import type { CatalogState, ReadModels } from './index';
 import { runSteps, type Steps } from '../src/base/steps';
@@ -238,7 +238,7 @@ const READ_MODELS: { readonly [K in keyof ReadModels]: ReadModelKind<ReadModels[
     *copy(control: ChangeControlState) {
       const protections = yield* copyMap(control.protections);
       const requests = yield* copyMap(control.requests);
-      return { protections, requests, protectionsRevision: control.protectionsRevision, breakGlassUses: control.breakGlassUses };
+      return { protections, requests, protectionsRevision: control.protectionsRevision, breakGlassUses: control.breakGlassUses, testCases: control.testCases };
     },
     size: (control) => control.protections.size + control.requests.size,
     toSnapshot: (control) => ({
@@ -246,6 +246,7 @@ const READ_MODELS: { readonly [K in keyof ReadModels]: ReadModelKind<ReadModels[
       change_requests: [...control.requests.values()].map(withStrings),
       protections_revision: control.protectionsRevision?.toString() ?? null,
       break_glass_uses: control.breakGlassUses,
+      test_cases: control.testCases === undefined ? null : withStrings(control.testCases),
     }),
     fromSnapshot(body) {
       const protections: ChangeControlState['protections'] = new Map();
@@ -253,15 +254,22 @@ const READ_MODELS: { readonly [K in keyof ReadModels]: ReadModelKind<ReadModels[
       const requests: ChangeControlState['requests'] = new Map();
       for (const request of body.change_requests as Stringified<ChangeRequestRecord>[]) requests.set(request.id, withBigints(request) as ChangeRequestRecord);
       const revision = body.protections_revision as string | null;
-      return { protections, requests, protectionsRevision: revision === null ? undefined : BigInt(revision), breakGlassUses: body.break_glass_uses as number };
+      // A format 5 snapshot written before test-case sets has no member: there was no set then (ADR 0067), so the format stays.
+      const cases = (body.test_cases ?? null) as Stringified<TestCaseSetRecord> | null;
+      return {
+        protections, requests, protectionsRevision: revision === null ? undefined : BigInt(revision), breakGlassUses: body.break_glass_uses as number,
+        testCases: cases === null ? undefined : withBigints(cases) as TestCaseSetRecord,
+      };
     },
     // A log without change control leaves the digest as it was before it (digestMembers skips an undefined value).
     digest: (control) => ({
       name: 'change_control',
-      value: control.protections.size === 0 && control.requests.size === 0 && control.breakGlassUses === 0 ? undefined : {
+      value: control.protections.size === 0 && control.requests.size === 0 && control.breakGlassUses === 0 && control.testCases === undefined ? undefined : {
         protections: [...control.protections.keys()].sort(),
         change_requests: digestList(control.requests.values(), (r) => ({ ...r, revision: r.revision, position: undefined })),
         break_glass_uses: control.breakGlassUses,
+        // Absent without a set, so a digest of a log without one is what it was before sets existed.
+        ...(control.testCases === undefined ? {} : { test_cases: { ...control.testCases, revision: control.testCases.revision } }),
       },
       counts: control.requests.size === 0 ? ({} as DigestCounts) : { change_requests: control.requests.size },
     }),

@@ -30,6 +30,7 @@ import { createMetrics, registerStreamMetrics } from './http/metrics';
 import { createReadModel, type ReadModel } from './read-model/read-model';
 import { createApiKeyCommands } from './service/api-key-commands';
 import { createCatalogCommands } from './service/catalog-commands';
+import { createCaseChecks, createRequestChecks } from './audit/change-request-checks';
 import { createChangeRequestCommands } from './service/change-request-commands';
 import { createChangeRequestQueries } from './service/change-request-queries';
 import { createChangeFeed } from './service/change-feed';
@@ -99,6 +100,7 @@ export function createServices(parts: ServiceParts): HttpDeps {
   registerStreamMetrics(metrics.registry, changeFeed);
   const sinkMetrics = createAuditSinkMetrics(metrics.registry, sinkErrorLogger(logger));
   const { auditSink } = config;
+  const decisions = createDecisionLog({ dir: auditSink.dir, settings: auditSink.decisions, metrics: sinkMetrics });
   return {
     config,
     readModel,
@@ -109,7 +111,11 @@ export function createServices(parts: ServiceParts): HttpDeps {
     changeRequestQueries: createChangeRequestQueries(store, readModel, config.approvalsRequired),
     metrics,
     clock: clockOf(runtime),
-    decisions: createDecisionLog({ dir: auditSink.dir, settings: auditSink.decisions, metrics: sinkMetrics }),
+    decisions,
+    changeRequestChecks: createRequestChecks({
+      readModel, limits: config.limits, clock: clockOf(runtime),
+      decisionsDir: auditSink.dir, flushDecisions: () => decisions.flush(), maxDecisions: auditSink.impactMaxDecisions,
+    }),
     secretReads: createReadAudit({ dir: auditSink.dir, settings: { ...auditSink.secretReads, shared: config.workers > 1 }, metrics: sinkMetrics }),
     vaultProblem: createVaultHealth(readModel, sealer, logger),
     changeFeed,
@@ -129,6 +135,7 @@ function createWriteCommands({ config, store, sealer, readModel, logger, runtime
     }),
     changeRequests: createChangeRequestCommands({
       bus, store, readModel, runtime, maxRegexLength: config.limits.maxRegexLength, templateLimits: config.limits, approvalsRequired: config.approvalsRequired,
+      failingCases: createCaseChecks({ readModel, limits: config.limits, clock: clockOf(runtime) }).failingCases,
     }),
     // In the writer: one verification at a time for the whole service, and a checkpoint is a write.
     chain: createChainAudit({ store, signingKey: { envValue: config.signingKey, dataDir: config.dataDir }, now: runtime.now }),

@@ -16,7 +16,8 @@
  *   as the delete route does, which also takes its split variants away).
  * Accepted but not laid over (`not_replayed`, with why): add-version,
  * move-label and remove-label (they change only the rendered entity_data,
- * which impact does not compare), protect and unprotect (no answer changes).
+ * which impact does not compare), protect, unprotect and set-test-cases (no
+ * answer changes).
  */
 import type { CatalogState, ContextRecord, PromptRecord, RuleRecord } from '../../projections';
 import { rulesWhere } from '../../projections';
@@ -31,15 +32,13 @@ import {
   decideCreateRule, decideDeleteRule, decideUnlinkEntity, decideUpdateRule, parseRuleCreate, parseRulePatch, type RuleContext,
 } from '../domain/rules';
 import type { Engine, Fields } from '../engine';
-import type { DomainEvent, EntityLink, StoredEvent } from '../events';
+import { CHANGE_OPS, RESOURCE_TYPES, type ChangeOp, type DomainEvent, type EntityLink, type ResourceType, type StoredEvent } from '../events';
 import type { TemplateLimits } from '../prompts/template';
 import type { EvaluationReads } from '../service/evaluate';
 import { checkedRule, readInputs, ruleMatches } from './rule-check';
 
-export const CHANGE_OPS = ['create', 'update', 'delete', 'add-version', 'move-label', 'remove-label', 'protect', 'unprotect'] as const;
-export type ChangeOp = (typeof CHANGE_OPS)[number];
-const RESOURCE_TYPES = ['rule', 'context', 'prompt', 'prompt-label'] as const;
-type ResourceType = (typeof RESOURCE_TYPES)[number];
+// One vocabulary with change requests (src/events): a request's changes are what impact reads.
+export { CHANGE_OPS, type ChangeOp } from '../events';
 
 /** A proposed change (ADR 0062). */
 export interface ProposedChange {
@@ -82,6 +81,7 @@ const NOT_REPLAYED: Partial<Record<ChangeOp, string>> = {
   'remove-label': 'a label removal changes only the rendered entity_data, which impact does not compare',
   protect: 'protection changes who may write, not what evaluate answers',
   unprotect: 'protection changes who may write, not what evaluate answers',
+  'set-test-cases': 'test cases change what a request checks, not what evaluate answers',
 };
 
 /** Reads `changes` (400 naming `changes[i]` and the member) without deciding them. */

@@ -25,9 +25,9 @@ export interface EventMetadata {
   change_request?: string;
 }
 
-/** a rule, context or prompt (a prompt also by name when given), or one label of a prompt (`prompt-label`, with `label`) */
+/** a rule, context or prompt (a prompt also by name when given), or one label of a prompt (`prompt-label`, with `label`); a change may also name the test-case set, `{"type": "test-cases", "id": "default"}` (never protected: it is always under change control) */
 export interface ResourceRef {
-  type: "rule" | "context" | "prompt" | "prompt-label";
+  type: "rule" | "context" | "prompt" | "prompt-label" | "test-cases";
   id: string;
   label?: string;
 }
@@ -38,19 +38,26 @@ export interface ResourceRefInput {
   label?: string;
 }
 
+export interface ChangeResourceInput {
+  type: "rule" | "context" | "prompt" | "prompt-label" | "test-cases";
+  id?: string;
+  label?: string;
+}
+
 export interface Change {
-  op: "create" | "update" | "delete" | "add-version" | "move-label" | "remove-label" | "protect" | "unprotect";
+  op: "create" | "update" | "delete" | "add-version" | "move-label" | "remove-label" | "protect" | "unprotect" | "set-test-cases";
   resource: ResourceRef;
   base_revision?: Position;
   body?: Record<string, unknown>;
 }
 
 export interface ChangeInput {
-  op: "create" | "update" | "delete" | "add-version" | "move-label" | "remove-label" | "protect" | "unprotect";
-  resource: ResourceRefInput;
+  op: "create" | "update" | "delete" | "add-version" | "move-label" | "remove-label" | "protect" | "unprotect" | "set-test-cases";
+  /** required but for a set-test-cases, whose resource is the one set */
+  resource?: ChangeResourceInput;
   /** the revision drafted against; absent: the resource's revision now (none for a create, protect, unprotect) */
   base_revision?: Position;
-  /** what the matching direct route takes: a create or update body, a version, `{version}` for a label move */
+  /** what the matching direct route takes: a create or update body, a version, `{version}` for a label move; `{cases}` for set-test-cases (NDJSON text, one case a line, or a JSON array of cases; empty: no cases) */
   body?: Record<string, unknown>;
 }
 
@@ -91,7 +98,7 @@ export interface ChangeRequest {
   /** EventStoreDB: the plan is written and not yet finished (the next apply or start finishes it) */
   applying: boolean;
   results: (({
-    op: "create" | "update" | "delete" | "add-version" | "move-label" | "remove-label" | "protect" | "unprotect";
+    op: "create" | "update" | "delete" | "add-version" | "move-label" | "remove-label" | "protect" | "unprotect" | "set-test-cases";
     resource: ResourceRef;
     before_revision?: Position;
     revision?: Position;
@@ -148,8 +155,123 @@ export interface CommentInput {
 }
 
 export interface ApprovalInput {
-  /** recorded with the approval */
+  /** why the approval stands although test cases fail; recorded with the approval */
   override?: string;
+}
+
+export interface ImpactReport {
+  window: {
+    from: Timestamp;
+    to: Timestamp;
+  };
+  max_decisions: number;
+  /** reading stopped at max_decisions: older records of the window were not replayed */
+  truncated: boolean;
+  read: number;
+  replayed: number;
+  changed: number;
+  unchanged: number;
+  unreproducible: {
+    count: number;
+    decisions: {
+      decision_id: string;
+      masked_fields: string[];
+    }[];
+  };
+  incomplete: {
+    count: number;
+    decisions: {
+      decision_id: string;
+      why: string;
+    }[];
+  };
+  changes: ({
+    decision_id: string;
+    at: Timestamp;
+    rule_ids: {
+      added: string[];
+      removed: string[];
+    };
+    entities: {
+      added: ({
+        rule_id: string;
+        entity_type: "context" | "prompt" | "evaluation";
+        entity_id: string;
+        /** the split variant that chose this link; null for a plain link */
+        variant: string | null;
+        /** TARGETING_MATCH: a plain link of a matching rule; SPLIT: the variant a split chose by the bucketing value; DEFAULT: the split's choice for a request without the bucketing field (the first variant with weight in force) */
+        reason: "TARGETING_MATCH" | "SPLIT" | "DEFAULT";
+      })[];
+      removed: ({
+        rule_id: string;
+        entity_type: "context" | "prompt" | "evaluation";
+        entity_id: string;
+        /** the split variant that chose this link; null for a plain link */
+        variant: string | null;
+        /** TARGETING_MATCH: a plain link of a matching rule; SPLIT: the variant a split chose by the bucketing value; DEFAULT: the split's choice for a request without the bucketing field (the first variant with weight in force) */
+        reason: "TARGETING_MATCH" | "SPLIT" | "DEFAULT";
+      })[];
+    };
+    variants: ({
+      rule_id: string;
+      before: string | null;
+      after: string | null;
+    })[];
+  })[];
+  explain: {
+    decision_id: string;
+    rules: RuleExplanation[];
+    /** rules asked about but left out to keep the explanations within 1048576 bytes, sorted; name them in rule_ids to have them explained */
+    omitted_rule_ids: string[];
+  }[];
+  not_replayed: ({
+    index: number;
+    op: "create" | "update" | "delete" | "add-version" | "move-label" | "remove-label" | "protect" | "unprotect" | "set-test-cases";
+    resource: Record<string, unknown>;
+    why: string;
+  })[];
+  touched_rule_ids: string[];
+}
+
+export interface TestResults {
+  /** request: the cases its set-test-cases proposes; current: the node's set */
+  source: "request" | "current";
+  test_cases_revision: Position | null;
+  passed: number;
+  failed: number;
+  cases: ({
+    name: string;
+    line: number;
+    pass: boolean;
+    diff?: {
+      rules?: {
+        missing: string[];
+        unexpected: string[];
+      };
+      entities?: {
+        missing: string[];
+        unexpected: string[];
+      };
+      variants?: ({
+        rule_id: string;
+        expected: string | null;
+        actual: string | null;
+      })[];
+    };
+    error?: string;
+  })[];
+}
+
+export interface TestCaseSet {
+  revision: Position | null;
+  count: number;
+  /** NDJSON, one case a line (docs/decisions/0066-test-case-files.md); empty: no cases */
+  text: string;
+  cases: Record<string, unknown>[];
+  set_by: Actor | null;
+  set_at: Timestamp | null;
+  /** the applied change request that set it */
+  change_request: string | null;
 }
 
 export interface Health {

@@ -221,7 +221,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a change request: its state, changes, approvals and comments (scope admin or approve) */
+        /** Read a change request: its state, changes, approvals and comments (scope admin or approve); with `as_of`, as it was then (scope admin, no ETag) */
         get: operations["getChangeRequest"];
         put?: never;
         post?: never;
@@ -258,7 +258,7 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Approve the revision read (If-Match required; scope approve; never the author's key) */
+        /** Approve the revision read (If-Match required; scope approve; never the author's key); 409 while a test case fails, unless the body overrides with a reason */
         post: operations["approveChangeRequest"];
         delete?: never;
         options?: never;
@@ -292,6 +292,26 @@ export interface paths {
         };
         /** Every step of a change request: who, when and why, oldest first (scope admin or approve) */
         get: operations["changeRequestHistory"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/change-requests/{id}/impact": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Replay the recorded decisions of a window against the catalog the request would produce: which answers change (scope admin or approve)
+         * @description docs/change-requests.md#impact-and-test-cases; a change pinned to a revision its resource has left is a 409 (applied, the request would be stale).
+         */
+        get: operations["changeRequestImpact"];
         put?: never;
         post?: never;
         delete?: never;
@@ -345,6 +365,23 @@ export interface paths {
         put?: never;
         /** Submit a draft for review */
         post: operations["submitChangeRequest"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/change-requests/{id}/test-results": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Run the test cases against the catalog the request would produce (its own, when it sets them); a failing case blocks approval (scope admin or approve) */
+        get: operations["changeRequestTestResults"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -699,6 +736,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/test-cases": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The test-case set change requests run; set only by an applied request's set-test-cases (scope admin or approve) */
+        get: operations["getTestCases"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/vault/get-secrets": {
         parameters: {
             query?: never;
@@ -955,7 +1009,7 @@ export interface components {
             next_cursor: string | null;
         };
         ApprovalInput: {
-            /** @description recorded with the approval */
+            /** @description why the approval stands although test cases fail; recorded with the approval */
             override?: string;
         };
         AuditEvaluateRequest: {
@@ -1126,17 +1180,18 @@ export interface components {
             base_revision?: components["schemas"]["Position"];
             body?: Record<string, never>;
             /** @enum {string} */
-            op: "create" | "update" | "delete" | "add-version" | "move-label" | "remove-label" | "protect" | "unprotect";
+            op: "create" | "update" | "delete" | "add-version" | "move-label" | "remove-label" | "protect" | "unprotect" | "set-test-cases";
             resource: components["schemas"]["ResourceRef"];
         };
         ChangeInput: {
             /** @description the revision drafted against; absent: the resource's revision now (none for a create, protect, unprotect) */
             base_revision?: components["schemas"]["Position"];
-            /** @description what the matching direct route takes: a create or update body, a version, `{version}` for a label move */
+            /** @description what the matching direct route takes: a create or update body, a version, `{version}` for a label move; `{cases}` for set-test-cases (NDJSON text, one case a line, or a JSON array of cases; empty: no cases) */
             body?: Record<string, never>;
             /** @enum {string} */
-            op: "create" | "update" | "delete" | "add-version" | "move-label" | "remove-label" | "protect" | "unprotect";
-            resource: components["schemas"]["ResourceRefInput"];
+            op: "create" | "update" | "delete" | "add-version" | "move-label" | "remove-label" | "protect" | "unprotect" | "set-test-cases";
+            /** @description required but for a set-test-cases, whose resource is the one set */
+            resource?: components["schemas"]["ChangeResourceInput"];
         };
         ChangeRequest: {
             /** @description EventStoreDB: the plan is written and not yet finished (the next apply or start finishes it) */
@@ -1167,7 +1222,7 @@ export interface components {
             results: {
                 before_revision?: components["schemas"]["Position"];
                 /** @enum {string} */
-                op: "create" | "update" | "delete" | "add-version" | "move-label" | "remove-label" | "protect" | "unprotect";
+                op: "create" | "update" | "delete" | "add-version" | "move-label" | "remove-label" | "protect" | "unprotect" | "set-test-cases";
                 resource: components["schemas"]["ResourceRef"];
                 revision?: components["schemas"]["Position"];
             }[] | null;
@@ -1205,6 +1260,12 @@ export interface components {
             changes?: components["schemas"]["ChangeInput"][];
             description?: string;
             title?: string;
+        };
+        ChangeResourceInput: {
+            id?: string;
+            label?: string;
+            /** @enum {string} */
+            type: "rule" | "context" | "prompt" | "prompt-label" | "test-cases";
         };
         CommentInput: {
             text: string;
@@ -1731,6 +1792,88 @@ export interface components {
             /** @constant */
             status: "ok";
         };
+        ImpactReport: {
+            changed: number;
+            changes: {
+                at: components["schemas"]["Timestamp"];
+                decision_id: string;
+                entities: {
+                    added: {
+                        entity_id: string;
+                        /** @enum {string} */
+                        entity_type: "context" | "prompt" | "evaluation";
+                        /**
+                         * @description TARGETING_MATCH: a plain link of a matching rule; SPLIT: the variant a split chose by the bucketing value; DEFAULT: the split's choice for a request without the bucketing field (the first variant with weight in force)
+                         * @enum {string}
+                         */
+                        reason: "TARGETING_MATCH" | "SPLIT" | "DEFAULT";
+                        rule_id: string;
+                        /** @description the split variant that chose this link; null for a plain link */
+                        variant: string | null;
+                    }[];
+                    removed: {
+                        entity_id: string;
+                        /** @enum {string} */
+                        entity_type: "context" | "prompt" | "evaluation";
+                        /**
+                         * @description TARGETING_MATCH: a plain link of a matching rule; SPLIT: the variant a split chose by the bucketing value; DEFAULT: the split's choice for a request without the bucketing field (the first variant with weight in force)
+                         * @enum {string}
+                         */
+                        reason: "TARGETING_MATCH" | "SPLIT" | "DEFAULT";
+                        rule_id: string;
+                        /** @description the split variant that chose this link; null for a plain link */
+                        variant: string | null;
+                    }[];
+                };
+                rule_ids: {
+                    added: string[];
+                    removed: string[];
+                };
+                variants: {
+                    after: string | null;
+                    before: string | null;
+                    rule_id: string;
+                }[];
+            }[];
+            explain: {
+                decision_id: string;
+                /** @description rules asked about but left out to keep the explanations within 1048576 bytes, sorted; name them in rule_ids to have them explained */
+                omitted_rule_ids: string[];
+                rules: components["schemas"]["RuleExplanation"][];
+            }[];
+            incomplete: {
+                count: number;
+                decisions: {
+                    decision_id: string;
+                    why: string;
+                }[];
+            };
+            max_decisions: number;
+            not_replayed: {
+                index: number;
+                /** @enum {string} */
+                op: "create" | "update" | "delete" | "add-version" | "move-label" | "remove-label" | "protect" | "unprotect" | "set-test-cases";
+                resource: Record<string, never>;
+                why: string;
+            }[];
+            read: number;
+            replayed: number;
+            touched_rule_ids: string[];
+            /** @description reading stopped at max_decisions: older records of the window were not replayed */
+            truncated: boolean;
+            unchanged: number;
+            unreproducible: {
+                count: number;
+                decisions: {
+                    decision_id: string;
+                    masked_fields: string[];
+                }[];
+            };
+            window: {
+                from: components["schemas"]["Timestamp"];
+                to: components["schemas"]["Timestamp"];
+            };
+        };
         /** @description One item: `kind`, an optional `id` (a UUID; default a new one), and the create body of its route. A rule's context or prompt link names an existing id, or the id or name of an item earlier in the import (a prompt link also an existing prompt's name). */
         ImportItem: {
             condition_groups: {
@@ -2005,12 +2148,12 @@ export interface components {
         ReasonInput: {
             reason?: string;
         };
-        /** @description a rule, context or prompt (a prompt also by name when given), or one label of a prompt (`prompt-label`, with `label`) */
+        /** @description a rule, context or prompt (a prompt also by name when given), or one label of a prompt (`prompt-label`, with `label`); a change may also name the test-case set, `{"type": "test-cases", "id": "default"}` (never protected: it is always under change control) */
         ResourceRef: {
             id: string;
             label?: string;
             /** @enum {string} */
-            type: "rule" | "context" | "prompt" | "prompt-label";
+            type: "rule" | "context" | "prompt" | "prompt-label" | "test-cases";
         };
         ResourceRefInput: {
             id?: string;
@@ -2363,6 +2506,48 @@ export interface components {
             seq: number;
             /** @description base64 Ed25519 signature of `rulevault-chain-checkpoint-v1\n<seq>\n<hash>\n` */
             signature: string;
+        };
+        TestCaseSet: {
+            cases: Record<string, never>[];
+            /** @description the applied change request that set it */
+            change_request: string | null;
+            count: number;
+            revision: components["schemas"]["Position"] | null;
+            set_at: components["schemas"]["Timestamp"] | null;
+            set_by: components["schemas"]["Actor"] | null;
+            /** @description NDJSON, one case a line (docs/decisions/0066-test-case-files.md); empty: no cases */
+            text: string;
+        };
+        TestResults: {
+            cases: {
+                diff?: {
+                    entities?: {
+                        missing: string[];
+                        unexpected: string[];
+                    };
+                    rules?: {
+                        missing: string[];
+                        unexpected: string[];
+                    };
+                    variants?: {
+                        actual: string | null;
+                        expected: string | null;
+                        rule_id: string;
+                    }[];
+                };
+                error?: string;
+                line: number;
+                name: string;
+                pass: boolean;
+            }[];
+            failed: number;
+            passed: number;
+            /**
+             * @description request: the cases its set-test-cases proposes; current: the node's set
+             * @enum {string}
+             */
+            source: "request" | "current";
+            test_cases_revision: components["schemas"]["Position"] | null;
         };
         /** Format: date-time */
         Timestamp: string;
@@ -3360,7 +3545,10 @@ export interface operations {
     };
     getChangeRequest: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the request as it was at this log position or ISO 8601 time with a zone (as audit evaluate takes it); the answer adds `as_of: {position, at}` */
+                as_of?: string;
+            };
             header?: never;
             path: {
                 /** @description the change request id */
@@ -3871,6 +4059,88 @@ export interface operations {
             };
         };
     };
+    changeRequestImpact: {
+        parameters: {
+            query?: {
+                /** @description start of the window, an ISO 8601 time with a zone (default: 7 days before until) */
+                since?: string;
+                /** @description end of the window, an ISO 8601 time with a zone (default: now) */
+                until?: string;
+            };
+            header?: never;
+            path: {
+                /** @description the change request id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the impact report */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ImpactReport"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource (or it is deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     rejectChangeRequest: {
         parameters: {
             query?: never;
@@ -4121,6 +4391,74 @@ export interface operations {
             };
             /** @description The request body is larger than RULEVAULT_MAX_BODY_BYTES (an import: RULEVAULT_IMPORT_MAX_BYTES, or more items than RULEVAULT_IMPORT_MAX_ITEMS) */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    changeRequestTestResults: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the change request id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description each case, passed or failed with its diff */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestResults"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource (or it is deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            409: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -6365,6 +6703,53 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getTestCases: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the set (empty before the first) */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["TestCaseSet"];
                 };
             };
             /** @description No API key, or the key is unknown or revoked */

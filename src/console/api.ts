@@ -50,6 +50,8 @@ export type ChangeRequest = Schemas['ChangeRequest'];
 export type Change = Schemas['Change'];
 export type ChangeInput = Schemas['ChangeInput'];
 export type ChangeRequestState = ChangeRequest['state'];
+export type ImpactReport = Schemas['ImpactReport'];
+export type TestResults = Schemas['TestResults'];
 export type ChangeRequestEvent = Schemas['ChangeRequestHistory']['events'][number];
 export type ResourceRef = Schemas['ResourceRef'];
 export type Protection = Schemas['Protection'];
@@ -288,9 +290,13 @@ export const changeRequestHistoryPage = (api: Api, id: string, cursor?: string) 
 /** A step of a request's review (`submit`, `reject`, `withdraw`, `comments`, `apply`, `revert`) with its body. */
 export const changeRequestStep = (api: Api, id: string, step: 'submit' | 'reject' | 'withdraw' | 'comments' | 'apply' | 'revert', body: object = {}) =>
   call<ChangeRequest>(api, 'POST', `/api/change-requests/${enc(id)}/${step}`, { body });
-/** Approves the revision read: If-Match names it, so a request that moved since is a 409. */
-export const approveChangeRequest = (api: Api, id: string, revision: string) =>
-  call<ChangeRequest>(api, 'POST', `/api/change-requests/${enc(id)}/approve`, { body: {}, ifMatch: revision });
+/** Approves the revision read: If-Match names it, so a request that moved since is a 409; `override` approves although test cases fail. */
+export const approveChangeRequest = (api: Api, id: string, revision: string, override?: string) =>
+  call<ChangeRequest>(api, 'POST', `/api/change-requests/${enc(id)}/approve`, { body: override === undefined ? {} : { override }, ifMatch: revision });
+/** What the request would do to the recorded decisions of the last 7 days. */
+export const changeRequestImpact = (api: Api, id: string) => call<ImpactReport>(api, 'GET', `/api/change-requests/${enc(id)}/impact`);
+/** The test cases run against the catalog the request would produce. */
+export const changeRequestTestResults = (api: Api, id: string) => call<TestResults>(api, 'GET', `/api/change-requests/${enc(id)}/test-results`);
 
 export const listProtections = async (api: Api) => (await call<Schemas['ProtectionList']>(api, 'GET', '/api/protections')).protections;
 export const protect = (api: Api, resource: Schemas['ResourceRefInput']) => call<Protection>(api, 'PUT', '/api/protections', { body: { resource } });

@@ -8,7 +8,7 @@ import { ApiError, listProtections, openChangeRequest, protect, type Api, type C
 import { go } from './router';
 import { ErrorBox, useAction, useLoad, when } from './ui';
 
-type Ref = ChangeInput['resource'];
+type Ref = Parameters<typeof protect>[1];
 
 const sameResource = (a: ResourceRef, b: Ref) => a.type === b.type && a.id === b.id && (a.label ?? undefined) === (b.label ?? undefined);
 
@@ -26,7 +26,8 @@ export function useProtections(api: Api) {
 export type Protections = ReturnType<typeof useProtections>;
 
 /** A resource's words in a title: `rule "eu-limit"`, `label production of prompt "greeting"`. */
-export function resourceWords(resource: Ref, name: string | undefined): string {
+export function resourceWords(resource: { readonly type: string; readonly id?: string; readonly label?: string }, name: string | undefined): string {
+  if (resource.type === 'test-cases') return 'the test cases';
   const named = name === undefined ? resource.id ?? 'new' : `"${name}"`;
   return resource.type === 'prompt-label' ? `label ${resource.label} of prompt ${named}` : `${resource.type} ${named}`;
 }

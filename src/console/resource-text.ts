@@ -67,6 +67,11 @@ function linesOf(type: Change['resource']['type'], members: Members, names: Name
 }
 
 /** A change's before and after as texts to diff, a member a line; `before` is '' where it is not known. */
+/** A set-test-cases body's cases, one a line (NDJSON as given, or an array's items). */
+function casesText(cases: unknown): string {
+  return typeof cases === 'string' ? cases : Array.isArray(cases) ? cases.map((c) => JSON.stringify(c)).join('\n') : '';
+}
+
 export function changeTexts(change: Change, current: Current, names: Names): { before: string; after: string } {
   const { type, label } = change.resource;
   const body = (change.body ?? {}) as Members;
@@ -88,5 +93,7 @@ export function changeTexts(change: Change, current: Current, names: Names): { b
     case 'remove-label': return { before: `label ${label}${now === undefined ? '' : `: version ${(now.labels as Record<string, string>)[label!] ?? 'none'}`}`, after: '' };
     case 'protect': return { before: 'not protected', after: 'protected' };
     case 'unprotect': return { before: 'protected', after: 'not protected' };
+    // The whole set, one case a line: the set as it is now is on its own page (GET /api/test-cases).
+    case 'set-test-cases': return { before: '', after: casesText(body.cases) };
   }
 }

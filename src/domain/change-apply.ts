@@ -15,7 +15,7 @@ import { evolvePrompts, findPrompt, initialPrompts } from '../../projections/pro
 import type { ContextRecord, PromptRecord, RuleRecord } from '../../projections/records';
 import { evolveRules } from '../../projections/rules';
 import {
-  PROTECTIONS_STREAM, SCHEMA_VERSION, streams, type Change, type ChangeResult, type ContextEvent, type DomainEvent, type EntityLink,
+  PROTECTIONS_STREAM, SCHEMA_VERSION, TEST_CASES_STREAM, streams, type Change, type ChangeResult, type ContextEvent, type DomainEvent, type EntityLink,
   type PromptEvent, type ResourceRef, type RuleEvent, type StoredEvent,
 } from '../events';
 import type { TemplateLimits } from '../prompts/template';
@@ -27,6 +27,7 @@ import {
   parseLabelMove, parsePromptCreate, parsePromptPatch, parsePromptVersion,
 } from './prompts';
 import { describeResource } from './protection';
+import { parseTestCaseBody } from './test-cases';
 import {
   decideCreateRule, decideDeleteRule, decideUnlinkEntity, decideUpdateRule, parseRuleCreate, parseRulePatch, type RuleContext,
 } from './rules';
@@ -56,6 +57,10 @@ function staleReason(state: CatalogState, change: Change): string | undefined {
   if (change.op === 'create') return now === undefined ? undefined : `${what} was created since the request was drafted`;
   if (change.op === 'protect') return now === undefined ? `${what} is gone` : undefined;
   if (change.op === 'unprotect') return state.changeControl.protections.has(resourceKey(change.resource)) ? undefined : `${what} is no longer protected`;
+  if (change.op === 'set-test-cases') {
+    const base = change.base_revision === undefined ? undefined : BigInt(change.base_revision);
+    return now === base ? undefined : `${what} moved from ${base === undefined ? 'none' : `revision ${base}`} to revision ${now} since the request was drafted`;
+  }
   if (now === undefined) return `${what} was deleted since the request was drafted`;
   const base = BigInt(change.base_revision!);
   return now === base ? undefined : `${what} moved from revision ${base} to ${now} since the request was drafted`;
@@ -118,7 +123,8 @@ class Working {
   private add(stream: string, current: { readonly revision: bigint } | undefined, events: readonly DomainEvent[]): bigint | undefined {
     let append = this.appends.get(stream);
     if (append === undefined) {
-      const expected: ExpectedRevision = stream === PROTECTIONS_STREAM ? this.state.changeControl.protectionsRevision ?? 'no_stream' : current?.revision ?? 'no_stream';
+      const expected: ExpectedRevision = stream === PROTECTIONS_STREAM ? this.state.changeControl.protectionsRevision ?? 'no_stream'
+        : stream === TEST_CASES_STREAM ? this.state.changeControl.testCases?.revision ?? 'no_stream' : current?.revision ?? 'no_stream';
       append = { stream, expected, events: [] };
       this.appends.set(stream, append);
     }
@@ -188,6 +194,10 @@ class Working {
             : { type: 'ResourceUnprotected', data: { resource, change_request: requestId } }]);
         }
         return result(undefined);
+      }
+      case 'set-test-cases': {
+        const { text, cases } = parseTestCaseBody(body);
+        return result(this.add(TEST_CASES_STREAM, undefined, [{ type: 'TestCasesSet', data: { text, count: cases.length } }]));
       }
       default:
         break;

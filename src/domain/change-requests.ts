@@ -8,14 +8,15 @@ import { isCanonicalUuid } from '../base/uuid-text';
 import { resourceKey, type ChangeControlState, type ChangeRequestRecord, type RequestState } from '../../projections/change-control';
 import type { CatalogState } from '../../projections';
 import { findPrompt } from '../../projections/prompts';
-import { CHANGE_OPS, type Change, type ChangeOp, type ChangeRequestEvent, type ResourceRef } from '../events';
+import { CHANGE_OPS, RESOURCE_TYPES, TEST_CASES_ID, type Change, type ChangeOp, type ChangeRequestEvent, type ResourceRef } from '../events';
 import type { Json } from '../store/port';
 import type { TemplateLimits } from '../prompts/template';
 import { parseContextCreate, parseContextPatch } from './contexts';
-import { checkIfMatch, has, isPlainObject, optional, readArray, readEnum, readMembers, readString, requireObject, type IfMatch } from './input';
+import { checkIfMatch, has, isPlainObject, optional, readArray, readEnum, readMembers, readString, requireObject, type IfMatch, type JsonObject } from './input';
 import { parseLabelMove, parsePromptCreate, parsePromptPatch, parsePromptVersion } from './prompts';
 import { readResourceRef } from './protection';
 import { parseRuleCreate, parseRulePatch } from './rules';
+import { parseTestCaseBody } from './test-cases';
 
 export const CHANGE_REQUEST_LIMITS = { changes: 100, titleLength: 256, textLength: 16 * 1024 } as const;
 
@@ -29,7 +30,11 @@ const OP_TYPES: { readonly [op in ChangeOp]: readonly ResourceRef['type'][] } = 
   'remove-label': ['prompt-label'],
   protect: ['rule', 'context', 'prompt', 'prompt-label'],
   unprotect: ['rule', 'context', 'prompt', 'prompt-label'],
+  'set-test-cases': ['test-cases'],
 };
+
+/** The resource of a set-test-cases: the node's one set. */
+const TEST_CASES_REF: ResourceRef = { type: 'test-cases', id: TEST_CASES_ID };
 
 export interface DraftContext {
   readonly state: CatalogState;
@@ -42,6 +47,7 @@ export function currentRevision(state: CatalogState, ref: ResourceRef): bigint |
   switch (ref.type) {
     case 'rule': return state.rules.get(ref.id)?.revision;
     case 'context': return state.contexts.get(ref.id)?.revision;
+    case 'test-cases': return state.changeControl.testCases?.revision;
     default: return state.prompts.get(ref.id)?.revision;
   }
 }
@@ -53,6 +59,7 @@ function checkBody(op: ChangeOp, type: ResourceRef['type'], body: unknown, path:
     update: { rule: parseRulePatch, context: parseContextPatch, prompt: parsePromptPatch },
     'add-version': { prompt: (b: unknown) => parsePromptVersion(b, limits) },
     'move-label': { 'prompt-label': parseLabelMove },
+    'set-test-cases': { 'test-cases': parseTestCaseBody },
   }[op as 'create']?.[type as 'rule'];
   if (parse === undefined) {
     if (body !== undefined) throw badRequest(`${path}.body: a ${op} takes no body`);
@@ -85,6 +92,7 @@ function readChange(value: unknown, path: string, { state, templateLimits, newId
   if (!has(object, 'resource') && op === 'create') {
     throw badRequest(`${path}.resource is required: {"type": "rule" | "context" | "prompt"} (the id is given when absent)`);
   }
+  if (op === 'set-test-cases') return readSetTestCases(object, path, state, templateLimits);
   const given = isPlainObject(object.resource) && op === 'create' && object.resource.id === undefined
     ? readResourceRef({ ...object.resource, id: newId() }, `${path}.resource`)
     : readResourceRef(object.resource, `${path}.resource`);
@@ -111,6 +119,21 @@ function readChange(value: unknown, path: string, { state, templateLimits, newId
     return { op, resource };
   }
   return { op, resource, base_revision: (base ?? now).toString(), ...(body === undefined ? {} : { body }) };
+}
+
+/**
+ * A set-test-cases: the resource may be left out (there is one set, `{"type": "test-cases", "id": "default"}`), and it is
+ * pinned to the set's revision now, none before the first set.
+ */
+function readSetTestCases(object: JsonObject, path: string, state: CatalogState, limits: TemplateLimits): Change {
+  if (has(object, 'resource')) {
+    const given = readResourceRef(object.resource, `${path}.resource`, RESOURCE_TYPES);
+    if (given.type !== 'test-cases' || given.id !== TEST_CASES_ID) throw badRequest(`${path}.resource must be {"type": "test-cases", "id": "${TEST_CASES_ID}"} (or absent) for a set-test-cases`);
+  }
+  const body = object.body === undefined ? undefined : requireObject(object.body, `${path}.body`) as { readonly [key: string]: Json };
+  checkBody('set-test-cases', 'test-cases', body, path, limits);
+  const pinned = optional(object, 'base_revision', (v, p) => readRevision(v, `${path}.${p}`)) ?? currentRevision(state, TEST_CASES_REF);
+  return { op: 'set-test-cases', resource: TEST_CASES_REF, ...(pinned === undefined ? {} : { base_revision: pinned.toString() }), ...(body === undefined ? {} : { body }) };
 }
 
 function readRevision(value: unknown, path: string): bigint {

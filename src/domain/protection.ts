@@ -8,7 +8,7 @@
  */
 import { AppError, badRequest } from '../base/errors';
 import { resourceKey, type ChangeControlState } from '../../projections/change-control';
-import { PROTECTABLE_TYPES, type ProtectionEvent, type ResourceRef } from '../events';
+import { PROTECTABLE_TYPES, type ProtectionEvent, type ResourceRef, type ResourceType } from '../events';
 import { readEnum, readMembers, readString } from './input';
 import { readLabel } from './prompts';
 
@@ -17,6 +17,7 @@ export const BREAK_GLASS_HEADER = 'rulevault-break-glass';
 
 /** `rule 1f0c...`, `label production of prompt 1f0c...`. */
 export function describeResource(ref: ResourceRef): string {
+  if (ref.type === 'test-cases') return 'the test cases';
   return ref.type === 'prompt-label' ? `label ${ref.label} of prompt ${ref.id}` : `${ref.type} ${ref.id}`;
 }
 
@@ -59,10 +60,10 @@ export function readBreakGlassReason(header: string | undefined): string {
   return reason;
 }
 
-/** `{type, id, label?}` of a change or a protection; a label only, and always, on a prompt-label. */
-export function readResourceRef(value: unknown, path: string): ResourceRef {
+/** `{type, id, label?}` of a change or a protection (`types`: those it may name); a label only, and always, on a prompt-label. */
+export function readResourceRef(value: unknown, path: string, types: readonly ResourceType[] = PROTECTABLE_TYPES): ResourceRef {
   const object = readMembers(value, path, ['type', 'id', 'label']);
-  const type = readEnum(object.type, `${path}.type`, PROTECTABLE_TYPES);
+  const type = readEnum(object.type, `${path}.type`, types);
   const id = readString(object.id, `${path}.id`, { maxLength: 256 });
   if (type !== 'prompt-label') {
     if (object.label !== undefined) throw badRequest(`${path}.label is only for a prompt-label`);

@@ -1,19 +1,28 @@
 /**
  * Events of the `change-request-<id>` streams and of the `protections`
  * stream (docs/decisions/0062-change-requests.md): four eyes on protected
- * rules, contexts, prompts and prompt labels.
+ * rules, contexts, prompts and prompt labels; and of the `test-cases`
+ * stream, the test-case set a request runs (ADR 0067).
  */
 import type { Json } from '../store/port';
 
-export const CHANGE_OPS = ['create', 'update', 'delete', 'add-version', 'move-label', 'remove-label', 'protect', 'unprotect'] as const;
+export const CHANGE_OPS = ['create', 'update', 'delete', 'add-version', 'move-label', 'remove-label', 'protect', 'unprotect', 'set-test-cases'] as const;
 export type ChangeOp = (typeof CHANGE_OPS)[number];
 
 export const PROTECTABLE_TYPES = ['rule', 'context', 'prompt', 'prompt-label'] as const;
 export type ProtectableType = (typeof PROTECTABLE_TYPES)[number];
 
+/** What a change may name: the protectable resources, and the test-case set, which is always under change control (ADR 0067). */
+export const RESOURCE_TYPES = [...PROTECTABLE_TYPES, 'test-cases'] as const;
+export type ResourceType = (typeof RESOURCE_TYPES)[number];
+
+/** The one test-case set of a node: its change's resource, and its stream (ADR 0067). */
+export const TEST_CASES_ID = 'default';
+export const TEST_CASES_STREAM = 'test-cases';
+
 /** What a change or a protection names; `label` only (and always) on a prompt-label. */
 export interface ResourceRef {
-  readonly type: ProtectableType;
+  readonly type: ResourceType;
   readonly id: string;
   readonly label?: string;
 }
@@ -70,3 +79,8 @@ export type ProtectionEvent =
   | { readonly type: 'ResourceUnprotected'; readonly data: { readonly resource: ResourceRef; readonly change_request: string } }
   /** A direct write to a protected resource by a key with the break-glass scope; `operation` names the command. */
   | { readonly type: 'BreakGlassUsed'; readonly data: { readonly resource: ResourceRef; readonly reason: string; readonly operation: string } };
+
+/** The `test-cases` stream: written only by an applied change request (metadata.change_request names it). */
+export type TestCaseEvent =
+  /** `text`: the set as NDJSON, one case a line (ADR 0066), empty for none; `count`: its cases. */
+  | { readonly type: 'TestCasesSet'; readonly data: { readonly text: string; readonly count: number } };

@@ -6,7 +6,7 @@
 import { STREAM_PREFIXES } from '../store/owned-streams';
 import type { EventMetadata, Json, RecordedEvent } from '../store/port';
 import type { ApiKeyEvent } from './api-key-events';
-import type { ChangeRequestEvent, ProtectionEvent } from './change-request-events';
+import type { ChangeRequestEvent, ProtectionEvent, TestCaseEvent } from './change-request-events';
 import type { ContextEvent } from './context-events';
 import type { PromptEvent } from './prompt-events';
 import type { RuleEvent } from './rule-events';
@@ -19,7 +19,7 @@ export * from './prompt-events';
 export * from './rule-events';
 export * from './secret-events';
 
-export type DomainEvent = RuleEvent | ContextEvent | PromptEvent | SecretEvent | KeyringEvent | ApiKeyEvent | ChangeRequestEvent | ProtectionEvent;
+export type DomainEvent = RuleEvent | ContextEvent | PromptEvent | SecretEvent | KeyringEvent | ApiKeyEvent | ChangeRequestEvent | ProtectionEvent | TestCaseEvent;
 export type DomainEventType = DomainEvent['type'];
 
 /** A domain event as read back from the log. */
@@ -57,6 +57,7 @@ const KNOWN_TYPES: ReadonlySet<string> = new Set<DomainEventType>([
   'ChangeRequestOpened', 'ChangeRequestRevised', 'ChangeRequestSubmitted', 'ChangeRequestApproved', 'ChangeRequestRejected',
   'ChangeRequestWithdrawn', 'ChangeRequestCommented', 'ChangeRequestApplying', 'ChangeRequestApplied', 'ChangeRequestStale',
   'ResourceProtected', 'ResourceUnprotected', 'BreakGlassUsed',
+  'TestCasesSet',
 ]);
 
 /** True for streams RuleVault owns (a shared EventStoreDB may hold others). */

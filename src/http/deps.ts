@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import { authenticate, authorize, type Principal } from '../service/auth';
 import { AppError } from '../base/errors';
 import type { ChainAudit } from '../audit/chain-audit';
+import type { RequestChecks } from '../audit/change-request-checks';
 import type { DecisionLog } from '../audit/decision-log';
 import type { ReadAudit } from '../audit/read-audit';
 import type { AuditService } from '../audit/service';
@@ -39,6 +40,8 @@ export interface HttpDeps {
   /** Change requests and protections (docs/change-requests.md). */
   readonly changeRequests: ChangeRequestCommands;
   readonly changeRequestQueries: ChangeRequestQueries;
+  /** A request's impact report and test results (src/audit/change-request-checks.ts). */
+  readonly changeRequestChecks: RequestChecks;
   readonly queries: Queries;
   readonly sealer: Sealer;
   readonly logger: Logger;

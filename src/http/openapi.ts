@@ -8,7 +8,7 @@ import { MAX_DRAFTS } from '../audit/dry-run';
 import { EXPLAIN_ANSWER_BYTES, MAX_NAMED_RULES } from '../audit/explain';
 import { ERROR_CODES } from '../base/errors';
 import { LIST_LIMIT_MAX } from '../service/listing';
-import { CHANGE_OPS, PROTECTABLE_TYPES, SCOPES } from '../events';
+import { CHANGE_OPS, PROTECTABLE_TYPES, RESOURCE_TYPES, SCOPES } from '../events';
 import { REQUEST_STATES } from '../../projections/change-control';
 
 /** The subset of JSON Schema 2020-12 this document uses. */
@@ -478,10 +478,12 @@ const schemas: { [name: string]: SchemaObject } = {
   },
 
   ResourceRef: {
-    ...record({ type: { type: 'string', enum: PROTECTABLE_TYPES }, id: str, label: LABEL }, ['label']),
-    description: 'a rule, context or prompt (a prompt also by name when given), or one label of a prompt (`prompt-label`, with `label`)',
+    ...record({ type: { type: 'string', enum: RESOURCE_TYPES }, id: str, label: LABEL }, ['label']),
+    description: 'a rule, context or prompt (a prompt also by name when given), or one label of a prompt (`prompt-label`, with `label`); ' +
+      'a change may also name the test-case set, `{"type": "test-cases", "id": "default"}` (never protected: it is always under change control)',
   },
   ResourceRefInput: adminInput({ type: { type: 'string', enum: PROTECTABLE_TYPES }, id: str, label: LABEL }, ['type']),
+  ChangeResourceInput: adminInput({ type: { type: 'string', enum: RESOURCE_TYPES }, id: str, label: LABEL }, ['type']),
   Change: record({
     op: { type: 'string', enum: CHANGE_OPS },
     resource: ref('ResourceRef'),
@@ -490,10 +492,11 @@ const schemas: { [name: string]: SchemaObject } = {
   }, ['base_revision', 'body']),
   ChangeInput: adminInput({
     op: { type: 'string', enum: CHANGE_OPS },
-    resource: ref('ResourceRefInput'),
+    resource: { ...ref('ChangeResourceInput'), description: 'required but for a set-test-cases, whose resource is the one set' },
     base_revision: { ...ref('Position'), description: 'the revision drafted against; absent: the resource\'s revision now (none for a create, protect, unprotect)' },
-    body: { type: 'object', description: 'what the matching direct route takes: a create or update body, a version, `{version}` for a label move' },
-  }, ['op', 'resource']),
+    body: { type: 'object', description: 'what the matching direct route takes: a create or update body, a version, `{version}` for a label move; ' +
+      '`{cases}` for set-test-cases (NDJSON text, one case a line, or a JSON array of cases; empty: no cases)' },
+  }, ['op']),
   ChangeRequestInput: adminInput({
     title: { type: 'string', maxLength: 256 },
     description: { type: 'string', maxLength: 16384 },
@@ -531,7 +534,61 @@ const schemas: { [name: string]: SchemaObject } = {
   ProtectionInput: adminInput({ resource: ref('ResourceRefInput') }, ['resource']),
   ReasonInput: adminInput({ reason: { type: 'string', maxLength: 16384 } }),
   CommentInput: adminInput({ text: { type: 'string', maxLength: 16384 } }, ['text']),
-  ApprovalInput: adminInput({ override: { type: 'string', maxLength: 16384, description: 'recorded with the approval' } }),
+  ApprovalInput: adminInput({ override: { type: 'string', minLength: 1, maxLength: 16384, description: 'why the approval stands although test cases fail; recorded with the approval' } }),
+  ImpactReport: record({
+    window: record({ from: ref('Timestamp'), to: ref('Timestamp') }),
+    max_decisions: { type: 'integer', minimum: 1 },
+    truncated: { type: 'boolean', description: 'reading stopped at max_decisions: older records of the window were not replayed' },
+    read: { type: 'integer', minimum: 0 },
+    replayed: { type: 'integer', minimum: 0 },
+    changed: { type: 'integer', minimum: 0 },
+    unchanged: { type: 'integer', minimum: 0 },
+    unreproducible: record({ count: { type: 'integer', minimum: 0 }, decisions: { type: 'array', items: record({ decision_id: str, masked_fields: strings }) } }),
+    incomplete: record({ count: { type: 'integer', minimum: 0 }, decisions: { type: 'array', items: record({ decision_id: str, why: str }) } }),
+    changes: {
+      type: 'array',
+      items: record({
+        decision_id: str,
+        at: ref('Timestamp'),
+        rule_ids: record({ added: strings, removed: strings }),
+        entities: record({ added: { type: 'array', items: evaluateAnswerMembers.entities.items }, removed: { type: 'array', items: evaluateAnswerMembers.entities.items } }),
+        variants: { type: 'array', items: record({ rule_id: str, before: nullable(str), after: nullable(str) }) },
+      }),
+    },
+    explain: { type: 'array', items: record({ decision_id: str, rules: { type: 'array', items: ref('RuleExplanation') }, omitted_rule_ids: omittedRuleIds }) },
+    not_replayed: {
+      type: 'array',
+      items: record({ index: { type: 'integer', minimum: 0 }, op: { type: 'string', enum: CHANGE_OPS }, resource: { type: 'object' }, why: str }),
+    },
+    touched_rule_ids: strings,
+  }),
+  TestResults: record({
+    source: { type: 'string', enum: ['request', 'current'], description: 'request: the cases its set-test-cases proposes; current: the node\'s set' },
+    test_cases_revision: nullable(ref('Position')),
+    passed: { type: 'integer', minimum: 0 },
+    failed: { type: 'integer', minimum: 0 },
+    cases: {
+      type: 'array',
+      items: record({
+        name: str, line: { type: 'integer', minimum: 1 }, pass: { type: 'boolean' },
+        diff: record({
+          rules: record({ missing: strings, unexpected: strings }),
+          entities: record({ missing: strings, unexpected: strings }),
+          variants: { type: 'array', items: record({ rule_id: str, expected: nullable(str), actual: nullable(str) }) },
+        }, ['rules', 'entities', 'variants']),
+        error: str,
+      }, ['diff', 'error']),
+    },
+  }),
+  TestCaseSet: record({
+    revision: nullable(ref('Position')),
+    count: { type: 'integer', minimum: 0 },
+    text: { type: 'string', description: 'NDJSON, one case a line (docs/decisions/0066-test-case-files.md); empty: no cases' },
+    cases: { type: 'array', items: { type: 'object', description: '{name, line, entity_type, fields, expect}' } },
+    set_by: nullable(ref('Actor')),
+    set_at: nullable(ref('Timestamp')),
+    change_request: { ...nullable(str), description: 'the applied change request that set it' },
+  }),
 
   Health: record({ status: { const: 'ok' } }),
   Ready: record({
@@ -1405,8 +1462,37 @@ const paths: { [path: string]: PathItem } = {
       responses: { 200: answer('its events', ref('ChangeRequestHistory')), ...errors(400, ...ADMIN_READ_ERRORS, 404) },
     },
   },
+  '/api/change-requests/{id}/impact': {
+    get: {
+      operationId: 'changeRequestImpact',
+      summary: 'Replay the recorded decisions of a window against the catalog the request would produce: which answers change (scope admin or approve)',
+      description: 'docs/change-requests.md#impact-and-test-cases; a change pinned to a revision its resource has left is a 409 (applied, the request would be stale).',
+      tags: ['change-requests'],
+      parameters: [idParameter('change request'),
+        { name: 'since', in: 'query', description: 'start of the window, an ISO 8601 time with a zone (default: 7 days before until)', schema: str },
+        { name: 'until', in: 'query', description: 'end of the window, an ISO 8601 time with a zone (default: now)', schema: str }],
+      responses: { 200: answer('the impact report', ref('ImpactReport')), ...errors(400, ...ADMIN_READ_ERRORS, 404, 409) },
+    },
+  },
+  '/api/change-requests/{id}/test-results': {
+    get: {
+      operationId: 'changeRequestTestResults',
+      summary: 'Run the test cases against the catalog the request would produce (its own, when it sets them); a failing case blocks approval (scope admin or approve)',
+      tags: ['change-requests'],
+      parameters: [idParameter('change request')],
+      responses: { 200: answer('each case, passed or failed with its diff', ref('TestResults')), ...errors(...ADMIN_READ_ERRORS, 404, 409) },
+    },
+  },
+  '/api/test-cases': {
+    get: {
+      operationId: 'getTestCases',
+      summary: 'The test-case set change requests run; set only by an applied request\'s set-test-cases (scope admin or approve)',
+      tags: ['change-requests'],
+      responses: { 200: answer('the set (empty before the first)', ref('TestCaseSet')), ...errors(...ADMIN_READ_ERRORS) },
+    },
+  },
   ...changeRequestStep('submit', 'submitChangeRequest', 'Submit a draft for review', undefined, 200),
-  ...changeRequestStep('approve', 'approveChangeRequest', 'Approve the revision read (If-Match required; scope approve; never the author\'s key)', 'ApprovalInput', 200, true),
+  ...changeRequestStep('approve', 'approveChangeRequest', 'Approve the revision read (If-Match required; scope approve; never the author\'s key); 409 while a test case fails, unless the body overrides with a reason', 'ApprovalInput', 200, true),
   ...changeRequestStep('reject', 'rejectChangeRequest', 'Reject a request with a reason (scope approve)', 'ReasonInput', 200),
   ...changeRequestStep('withdraw', 'withdrawChangeRequest', 'Withdraw a request', 'ReasonInput', 200),
   ...changeRequestStep('comments', 'commentChangeRequest', 'Comment on a request (scope admin or approve)', 'CommentInput', 201),

@@ -33,6 +33,11 @@ export interface ChangeRequestDeps {
   readonly maxRegexLength: number;
   readonly templateLimits: TemplateLimits;
   readonly approvalsRequired: number;
+  /**
+   * The test cases a request fails against the catalog it would produce (src/audit/change-request-checks.ts, given by
+   * main.ts: the audit layer sits above this one). An approval is refused while one fails, unless it overrides.
+   */
+  readonly failingCases?: (record: ChangeRequestRecord) => Promise<readonly { readonly name: string; readonly line: number }[]>;
 }
 
 /** A change request as the API answers it. */
@@ -61,7 +66,7 @@ export type ChangeRequestView = ReturnType<typeof changeRequestView>;
 
 const expectedOf = (text: string): ExpectedRevision => (text === 'no_stream' ? 'no_stream' : BigInt(text));
 
-export function createChangeRequestCommands({ bus, store, readModel, runtime, maxRegexLength, templateLimits, approvalsRequired }: ChangeRequestDeps) {
+export function createChangeRequestCommands({ bus, store, readModel, runtime, maxRegexLength, templateLimits, approvalsRequired, failingCases }: ChangeRequestDeps) {
   const state = readModel.state;
   const control = state.changeControl;
   const draft: DraftContext = { state, templateLimits, newId: runtime.newId };
@@ -166,9 +171,18 @@ export function createChangeRequestCommands({ bus, store, readModel, runtime, ma
     submitChangeRequest(id: string, actor: Actor) {
       return step(id, undefined, actor, () => decideSubmit(control, id, approvalsRequired));
     },
-    approveChangeRequest(id: string, body: unknown, ifMatch: IfMatch | undefined, actor: Actor) {
+    /** A failing test case blocks it (409 naming the cases) unless the approver overrides with a reason, kept in the event. */
+    async approveChangeRequest(id: string, body: unknown, ifMatch: IfMatch | undefined, actor: Actor) {
       const override = readText(body, 'override', false);
-      return step(id, ifMatch, actor, () => decideApprove(control, id, actor.id, ifMatch, approvalsRequired, override));
+      return bus.withRetry(ifMatch, async () => {
+        const record = changeRequestOf(control, id);
+        const events = decideApprove(control, id, actor.id, ifMatch, approvalsRequired, override);
+        const failing = override === undefined && failingCases !== undefined ? await failingCases(record) : [];
+        if (failing.length > 0) throw casesFail(id, failing);
+        // In the section no other write of this node lands while the cases run; the expected revision catches any other.
+        await bus.append(stream(id), record.revision, events, actor);
+        return view(id);
+      });
     },
     rejectChangeRequest(id: string, body: unknown, actor: Actor) {
       const reason = readText(body, 'reason', true)!;
@@ -215,6 +229,12 @@ export function createChangeRequestCommands({ bus, store, readModel, runtime, ma
       return pending.length;
     },
   };
+}
+
+function casesFail(id: string, failing: readonly { readonly name: string; readonly line: number }[]): AppError {
+  const names = failing.slice(0, 20).map((c) => `${JSON.stringify(c.name)} (line ${c.line})`).join(', ');
+  return conflict(`change request ${id} fails ${failing.length} test case${failing.length === 1 ? '' : 's'}: ${names}${failing.length > 20 ? ', …' : ''}; ` +
+    `see ${CHANGE_REQUESTS_ROUTE}/${id}/test-results, or approve with {"override": "<reason>"} to approve it anyway (the reason is recorded)`);
 }
 
 function applyStopped(id: string, stream: string, error: unknown): AppError {

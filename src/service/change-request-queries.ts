@@ -4,6 +4,7 @@ import { AppError, notFound } from '../base/errors';
 import { readEnum } from '../domain/input';
 import { REQUEST_STATES } from '../../projections/change-control';
 import { requestState } from '../domain/change-requests';
+import { parseCases } from '../domain/test-cases';
 import { streams } from '../events';
 import type { ReadModel } from '../read-model/read-model';
 import type { EventStore } from '../store/port';
@@ -47,6 +48,19 @@ export function createChangeRequestQueries(store: EventStore, readModel: ReadMod
       if (events.length === 0) throw notFound('change request', id);
       const page = pageOf('change_request_history', events.map(eventView), (e) => e.revision, () => true, parsePageQuery('change_request_history', query), compareDecimal);
       return { events: page.items, next_cursor: page.next_cursor };
+    },
+    /** The node's test-case set (ADR 0067): its NDJSON text and its cases; none yet is an empty set. */
+    getTestCases() {
+      const set = control.testCases;
+      return {
+        revision: set?.revision.toString() ?? null,
+        count: set?.count ?? 0,
+        text: set?.text ?? '',
+        cases: set === undefined || set.text === '' ? [] : parseCases(set.text),
+        set_by: set?.set_by ?? null,
+        set_at: set?.set_at ?? null,
+        change_request: set?.change_request ?? null,
+      };
     },
     listProtections() {
       const sorted = [...control.protections.entries()].sort(([a], [b]) => compareText(a, b));

@@ -10,7 +10,9 @@ import { evolveContexts } from '../../projections/contexts';
 import { evolvePrompts, initialPrompts } from '../../projections/prompts';
 import type { ContextRecord, PromptRecord, RuleRecord } from '../../projections/records';
 import { evolveRules } from '../../projections/rules';
-import { decodeEvent, streams, type Change, type ChangeResult, type ContextEvent, type PromptEvent, type RuleEvent, type StoredEvent } from '../events';
+import {
+  decodeEvent, streams, TEST_CASES_STREAM, type Change, type ChangeResult, type ContextEvent, type PromptEvent, type RuleEvent, type StoredEvent, type TestCaseEvent,
+} from '../events';
 import type { EventStore, Json } from '../store/port';
 
 type Body = { [key: string]: Json };
@@ -29,6 +31,14 @@ async function recordAt(store: EventStore, type: 'rule' | 'context' | 'prompt', 
     else evolvePrompts(prompts, event as StoredEvent<PromptEvent>);
   }
   return type === 'rule' ? rules.get(id) : type === 'context' ? contexts.get(id) : prompts.get(id);
+}
+
+/** The test cases' text at `revision` of their stream: none (empty) when the apply set the first. */
+async function testCasesAt(store: EventStore, revision: string | undefined): Promise<string> {
+  if (revision === undefined) return '';
+  const events = (await store.readStream(TEST_CASES_STREAM)).filter((e) => e.revision <= BigInt(revision));
+  const last = events.map(decodeEvent).filter((e): e is StoredEvent<TestCaseEvent> => e?.type === 'TestCasesSet').at(-1);
+  return last?.data.text ?? '';
 }
 
 /** The members `body` set, as `before` had them (a rule without splits: `splits: []`). */
@@ -67,9 +77,10 @@ async function inverseOf(store: EventStore, result: ChangeResult, change: Change
     case 'delete': throw conflict(`a revert cannot bring back ${resource.type} ${resource.id}, which the request deleted: open a request that creates it again`);
     // A version is never removed: the labels the request moved are moved back by their own changes.
     case 'add-version': return undefined;
+    case 'set-test-cases': return { op: 'set-test-cases', resource, ...base, body: { cases: await testCasesAt(store, result.before_revision) } };
     default: break;
   }
-  const type = resource.type === 'prompt-label' ? 'prompt' : resource.type;
+  const type = resource.type === 'prompt-label' ? 'prompt' : resource.type as 'rule' | 'context' | 'prompt';
   const before = await recordAt(store, type, resource.id, BigInt(result.before_revision!));
   if (before === undefined) return undefined;
   if (result.op === 'update') return { op: 'update', resource, ...base, body: restored(before, change.body) };

@@ -4,4 +4,4 @@
  * only (what the events in them mean is src/events' business, which builds its
  * stream names on them), so they live at the store's layer.
  */
-export const STREAM_PREFIXES = ['rule-', 'context-', 'prompt-', 'secret-', 'apikey-', 'vault-keyring', 'chain-checkpoints', 'change-request-', 'protections'] as const;
+export const STREAM_PREFIXES = ['rule-', 'context-', 'prompt-', 'secret-', 'apikey-', 'vault-keyring', 'chain-checkpoints', 'change-request-', 'protections', 'test-cases'] as const;

@@ -7,7 +7,9 @@
  * that moved is refused and the page reloads, then approves; the author
  * applies, and the API answers the new rule and the applied request. A
  * comment shows, a stale apply names the rule, unprotecting opens a draft,
- * and the list shows the states.
+ * and the list shows the states. Over recorded decisions, a request's page
+ * shows its impact (the decisions that flip, a sample explained) and its
+ * test cases, and a failing case asks the approver for an override reason.
  */
 import t from 'tap';
 import type { Page } from 'playwright-core';
@@ -35,7 +37,7 @@ async function signIn(key: string): Promise<Page> {
 }
 
 t.before(async () => {
-  node = await startTestNode(testEnv(dataDir));
+  node = await startTestNode(testEnv(dataDir, { RULEVAULT_DECISION_LOG: '1' }));
   const admin = client(node.url, node.adminKey);
   keys.author = (await admin.post('/api/api-keys', { name: 'ann-author', scopes: ['admin'] })).json.key;
   keys.approver = (await admin.post('/api/api-keys', { name: 'bob-approver', scopes: ['approve'] })).json.key;
@@ -172,5 +174,54 @@ t.test('unprotecting opens a draft; the list shows each state', async (t) => {
   await rows.filter({ hasText: 'Edit rule' }).waitFor();
   t.equal(await rows.filter({ hasText: 'Edit rule' }).count(), 1, 'filtered by state on the server');
   t.equal(await rows.filter({ hasText: 'Describe' }).count(), 1, 'the first describe request, applied');
+  t.same(browser.problems, [], 'no request to another origin, no CSP violation, no page error');
+});
+
+t.test('the page shows the impact and the test cases; a failing case asks for an override reason', async (t) => {
+  const asAuthor = client(node.url, keys.author);
+  const asApprover = client(node.url, keys.approver);
+  /** Opens, submits and approves a request through the API; answers its id. */
+  const approved = async (title: string, changes: unknown[]) => {
+    const id = (await asAuthor.post('/api/change-requests', { title, changes })).json.id as string;
+    await asAuthor.post(`/api/change-requests/${id}/submit`);
+    const read = await asApprover.get(`/api/change-requests/${id}`);
+    t.equal((await asApprover.post(`/api/change-requests/${id}/approve`, {}, { headers: { 'if-match': read.headers.get('etag')! } })).status, 200);
+    return id;
+  };
+  const cases = [{ name: 'uk gold matches', entity_type: 'context', fields: { country: 'uk', tier: 'gold' }, expect: { rules: [ruleId] } }];
+  const setCases = await approved('Set test cases', [{ op: 'set-test-cases', body: { cases } }]);
+  t.equal((await asAuthor.post(`/api/change-requests/${setCases}/apply`)).status, 200);
+
+  const app = client(node.url, (await asAuthor.post('/api/api-keys', { name: 'app', scopes: ['evaluate'] })).json.key);
+  for (const tier of ['gold', 'gold', 'bronze']) {
+    t.equal((await app.post('/api/rule-engine/evaluate', { entity_type: 'context', fields: { country: 'uk', tier } })).status, 200);
+  }
+  const groups = [{ conditions: [{ field: 'country', operator: 'equals', value: 'uk' }, { field: 'tier', operator: 'in', value: 'silver' }] }];
+  const opened = (await asAuthor.post('/api/change-requests', { title: 'Silver only', changes: [{ op: 'update', resource: { type: 'rule', id: ruleId }, body: { condition_groups: groups } }] })).json;
+  await asAuthor.post(`/api/change-requests/${opened.id}/submit`);
+
+  await approver.goto(`${node.url}/console/#/changes/${opened.id}`);
+  await approver.getByRole('status', { name: 'impact summary' }).filter({ hasText: '2 of 3 recorded decisions would change' }).waitFor();
+  const changed = approver.getByRole('table', { name: 'changed decisions' }).getByRole('row');
+  t.equal(await changed.count(), 3, 'a header and the two gold decisions');
+  t.match(await changed.nth(1).textContent(), new RegExp(`− ${ruleId}`), 'the rule each loses');
+  const sample = approver.locator('details.explain-sample').first();
+  t.notOk(await sample.locator('.explain').isVisible(), 'the sample\'s explain is collapsed');
+  await sample.locator('summary').click();
+  await sample.locator('.explain').waitFor();
+
+  await approver.getByRole('status', { name: 'test summary' }).filter({ hasText: '0 passed, 1 failed' }).waitFor();
+  const row = approver.getByRole('table', { name: 'test cases' }).getByRole('row').filter({ hasText: 'uk gold matches' });
+  t.match(await row.textContent(), /fail/);
+  t.match(await row.textContent(), new RegExp(`− rule ${ruleId} expected, not answered`), 'the case\'s diff');
+
+  const approve = approver.getByRole('button', { name: /^Approve with override revision/ });
+  t.ok(await approve.isDisabled(), 'no approval without a reason while a case fails');
+  await approver.getByLabel('Override reason').fill('gold moves to its own rule next week');
+  await approve.click();
+  await approver.locator('.digest .status', { hasText: 'approved' }).waitFor();
+  await approver.locator('.digest').getByText('override: gold moves to its own rule next week').waitFor();
+  const request = (await asApprover.get(`/api/change-requests/${opened.id}`)).json;
+  t.equal(request.approvals[0].override, 'gold moves to its own rule next week', 'the override is recorded');
   t.same(browser.problems, [], 'no request to another origin, no CSP violation, no page error');
 });

@@ -435,6 +435,14 @@ t.test('real answers match the documented schemas', async (t) => {
   await hit('post', '/api/change-requests/{id}/withdraw', 200, { ...admin, params: { id: revert.json.id }, body: { reason: 'kept as is' } });
   await hit('post', '/api/change-requests/{id}/withdraw', 409, { ...admin, params: { id: revert.json.id } });
   const other = await hit('post', '/api/change-requests', 201, { ...admin, body: { title: 'other', changes: [{ op: 'update', resource: { type: 'rule', id: guarded.json.id }, body: { name: 'other' } }] } });
+  await hit('get', '/api/change-requests/{id}/impact', 200, { ...approver, params: { id: other.json.id } });
+  await hit('get', '/api/change-requests/{id}/impact', 400, { ...approver, params: { id: other.json.id }, query: '?since=yesterday' });
+  await hit('get', '/api/change-requests/{id}/impact', 404, { ...approver, params: { id: 'nope' } });
+  await hit('get', '/api/change-requests/{id}/impact', 409, { ...approver, params: crId });
+  await hit('get', '/api/change-requests/{id}/test-results', 200, { ...approver, params: { id: other.json.id } });
+  await hit('get', '/api/change-requests/{id}/test-results', 404, { ...approver, params: { id: 'nope' } });
+  await hit('get', '/api/test-cases', 200, approver);
+  await hit('get', '/api/test-cases', 403, { key: evaluateKey });
   await hit('post', '/api/change-requests/{id}/submit', 200, { ...admin, params: { id: other.json.id } });
   await hit('post', '/api/change-requests/{id}/reject', 200, { ...approver, params: { id: other.json.id }, body: { reason: 'no' } });
   await hit('post', '/api/change-requests/{id}/reject', 400, { ...approver, params: { id: other.json.id }, body: {} });

@@ -13,7 +13,7 @@
 import type { Test } from 'tap';
 import { evolve, initialState, type CatalogState } from '../../projections';
 import { AppError } from '../../src/base/errors';
-import { KEYRING_STREAM, PROTECTIONS_STREAM, SCHEMA_VERSION, streams, type DomainEvent } from '../../src/events';
+import { KEYRING_STREAM, PROTECTIONS_STREAM, TEST_CASES_STREAM, SCHEMA_VERSION, streams, type DomainEvent } from '../../src/events';
 import type { RecordedEvent } from '../../src/store/port';
 
 export const GIVEN_ACTOR = 'k1';
@@ -27,6 +27,7 @@ export function givenAt(n: number): string {
 export function streamOf(event: DomainEvent): string {
   if (event.type === 'MasterKeyEnrolled' || event.type === 'MasterKeyRotated') return KEYRING_STREAM;
   if (event.type === 'ResourceProtected' || event.type === 'ResourceUnprotected' || event.type === 'BreakGlassUsed') return PROTECTIONS_STREAM;
+  if (event.type === 'TestCasesSet') return TEST_CASES_STREAM;
   const id = event.data.id;
   if (event.type.startsWith('ChangeRequest')) return streams.changeRequest(id);
   if (event.type.startsWith('Rule')) return streams.rule(id);

@@ -40,6 +40,8 @@ export const MATRIX = {
   'catalog-admin': [SQLITE, ESDB, SQLITE_WORKERS],
   // Protection and change requests: apply is one transaction on SQLite, a plan finished forward on EventStoreDB.
   'change-requests': [SQLITE, ESDB],
+  // A request's impact report and test cases: the test-case set is a stream of its own, applied as the rest.
+  'change-request-impact': [SQLITE, ESDB],
   console: [SQLITE],
   cors: [SQLITE, ESDB, SQLITE_WORKERS],
   'dead-links': [SQLITE, ESDB],

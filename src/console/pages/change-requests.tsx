@@ -2,12 +2,14 @@
  * Change requests (docs/change-requests.md): the list by state, and one
  * request with its diff per resource (before and after, a rule's conditions
  * readable), approvals, comments, history, and the steps its state and the
- * key's scopes allow. An approval sends If-Match of the revision shown, so a
- * request that moved since is a 409 and the page reloads it.
+ * key's scopes allow, its impact and test results (change-request-checks.tsx).
+ * An approval sends If-Match of the revision shown, so a request that moved
+ * since is a 409 and the page reloads it; while a test case fails it asks for
+ * an override reason.
  */
 import { useState } from 'preact/hooks';
 import {
-  ApiError, approveChangeRequest, changeRequestHistoryPage, changeRequestStep, changeRequestsPage, getChangeRequest, getContext, getPrompt,
+  ApiError, approveChangeRequest, changeRequestHistoryPage, changeRequestStep, changeRequestsPage, changeRequestTestResults, getChangeRequest, getContext, getPrompt,
   getRule, ruleHistory, type Api, type Change, type ChangeRequest, type ChangeRequestEvent, type ChangeRequestState,
 } from '../api';
 import { resourceWords } from '../protection';
@@ -16,6 +18,7 @@ import { go, href } from '../router';
 import { can, type Session } from '../session';
 import { DiffView, ErrorBox, Field, MoreButton, Named, Show, useAction, useLoad, usePages, when } from '../ui';
 import { loadAuditNames } from './audit';
+import { ImpactView, TestResultsView } from './change-request-checks';
 
 const STATES: readonly ChangeRequestState[] = ['draft', 'in_review', 'approved', 'applied', 'rejected', 'withdrawn', 'stale'];
 
@@ -96,6 +99,10 @@ function RequestView({ api, session, request, names, onStep }: {
   api: Api; session: Session; request: ChangeRequest; names: ReadonlyMap<string, string>; onStep: (notice: Error | undefined) => void;
 }) {
   const [reason, setReason] = useState('');
+  const [override, setOverride] = useState('');
+  const [tests] = useLoad(() => changeRequestTestResults(api, request.id), [api, request.id, request.revision]);
+  // A failing case blocks the approval unless the approver says why it stands (the reason is recorded).
+  const failing = tests.state === 'ready' && tests.value.failed > 0;
   const action = useAction();
   const admin = can(session, 'admin');
   const approver = can(session, 'approve');
@@ -113,7 +120,7 @@ function RequestView({ api, session, request, names, onStep }: {
       onStep(moved?.(error) ?? error);
     }
   });
-  const approve = () => step(() => approveChangeRequest(api, request.id, request.revision), (error) => error.code === 'stale' ? error
+  const approve = () => step(() => approveChangeRequest(api, request.id, request.revision, failing ? override.trim() : undefined), (error) => error.code === 'stale' || /test case/.test(error.message) ? error
     : new ApiError(409, `This request moved since you read revision ${request.revision} (an edit, a comment or another approval): ` +
       `it is shown again as it is now; read it before you approve. (${error.message})`, error.code));
 
@@ -138,7 +145,16 @@ function RequestView({ api, session, request, names, onStep }: {
       <div class="actions" aria-label="Steps">
         {state === 'draft' && admin && <button type="button" disabled={action.busy} onClick={() => void step(() => changeRequestStep(api, request.id, 'submit'))}>Submit for review</button>}
         {state === 'in_review' && approver && !author && !request.approvals.some((a) => a.by === session.who.id) && (
-          <button type="button" disabled={action.busy} onClick={() => void approve()}>Approve revision {request.revision}</button>
+          <>
+            {failing && (
+              <Field label="Override reason" hint="Test cases fail: approving anyway needs a reason, recorded with the approval">{(fieldId, hint) => (
+                <input id={fieldId} aria-describedby={hint} value={override} onInput={(e) => setOverride(e.currentTarget.value)} />
+              )}</Field>
+            )}
+            <button type="button" disabled={action.busy || tests.state === 'loading' || (failing && override.trim() === '')} onClick={() => void approve()}>
+              {failing ? 'Approve with override' : 'Approve'} revision {request.revision}
+            </button>
+          </>
         )}
         {state === 'approved' && admin && <button type="button" disabled={action.busy} onClick={() => void step(() => changeRequestStep(api, request.id, 'apply'))}>Apply</button>}
         {state === 'applied' && admin && <button type="button" disabled={action.busy} onClick={() => void step(async () => go('changes', (await changeRequestStep(api, request.id, 'revert')).id))}>Open a revert</button>}
@@ -165,6 +181,9 @@ function RequestView({ api, session, request, names, onStep }: {
       <ol class="changes">
         {request.changes.map((change, i) => <li key={i}><ChangeView api={api} session={session} request={request} change={change} index={i} names={names} /></li>)}
       </ol>
+      {/* Computed over the catalog as it is: for an open request only (a closed one's pins have moved on). */}
+      {open && <ImpactView api={api} request={request} names={names} />}
+      {open && <TestResultsView loaded={tests} />}
       <Comments api={api} session={session} request={request} names={names} onComment={() => onStep(undefined)} />
       <History api={api} request={request} names={names} />
     </div>
@@ -195,7 +214,7 @@ async function currentOf(api: Api, session: Session, request: ChangeRequest, cha
 }
 
 /** Ops whose before and after the change itself says. */
-const SELF_DESCRIBED: readonly Change['op'][] = ['create', 'protect', 'unprotect'];
+const SELF_DESCRIBED: readonly Change['op'][] = ['create', 'protect', 'unprotect', 'set-test-cases'];
 
 function ChangeView({ api, session, request, change, index, names }: {
   api: Api; session: Session; request: ChangeRequest; change: Change; index: number; names: ReadonlyMap<string, string>;

@@ -2,11 +2,13 @@
  * Change requests and protections (docs/change-requests.md). Opening,
  * revising, submitting, withdrawing and applying take the admin scope;
  * approving and rejecting the approve scope; reading and commenting either.
- * A request's ETag is its revision: an approval names it in If-Match.
+ * A request's ETag is its revision: an approval names it in If-Match. Its
+ * impact report and test results, and the test-case set, are read by either.
  */
 import { Router, type Request, type Response } from 'express';
 import { AppError } from '../../base/errors';
 import { parseIfMatch, readQuery } from '../../domain/input';
+import { changeRequestOf } from '../../domain/change-requests';
 import { CHANGE_REQUESTS_ROUTE } from '../../domain/protection';
 import type { Scope } from '../../events';
 import { CHANGE_REQUEST_FILTERS } from '../../service/change-request-queries';
@@ -46,6 +48,15 @@ export function changeRequestsRouter(deps: HttpDeps): Router {
     const { query } = caller(req, res, READERS, PAGE_PARAMS);
     res.json(await queries.changeRequestHistory(id(req), query));
   });
+  // What the request would do (docs/change-requests.md#impact-and-test-cases): read by its approvers before they approve.
+  router.get(`${base}/:id/impact`, async (req, res) => {
+    const { query } = caller(req, res, READERS, ['since', 'until']);
+    res.json(await deps.changeRequestChecks.impact(changeRequestOf(deps.readModel.state.changeControl, id(req)), query));
+  });
+  router.get(`${base}/:id/test-results`, async (req, res) => {
+    caller(req, res, READERS);
+    res.json(await deps.changeRequestChecks.testResults(changeRequestOf(deps.readModel.state.changeControl, id(req))));
+  });
   router.patch(`${base}/:id`, async (req, res) => {
     const { actor, ifMatch } = caller(req, res, 'admin');
     sendVersioned(res, 200, await commands.reviseChangeRequest(id(req), req.body, ifMatch, actor));
@@ -79,6 +90,11 @@ export function changeRequestsRouter(deps: HttpDeps): Router {
     sendVersioned(res, 201, await commands.revertChangeRequest(id(req), actor));
   });
 
+  // Set only by an applied request's set-test-cases: there is no direct write (ADR 0067).
+  router.get('/api/test-cases', (req, res) => {
+    caller(req, res, READERS);
+    res.json(queries.getTestCases());
+  });
   router.get('/api/protections', (req, res) => {
     caller(req, res, READERS);
     res.json(queries.listProtections());
