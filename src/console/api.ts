@@ -72,7 +72,8 @@ interface CallOptions {
   readonly ifMatch?: string;
 }
 
-async function call<T>(api: Api, method: string, path: string, options: CallOptions = {}): Promise<T> {
+/** The answer's text; an error answer throws its ApiError (the body's `err` and `code`). */
+async function send(api: Api, method: string, path: string, options: CallOptions = {}): Promise<{ status: number; text: string }> {
   const headers: Record<string, string> = { Authorization: `Bearer ${api.key}` };
   if (options.body !== undefined) headers['Content-Type'] = 'application/json';
   if (options.ifMatch !== undefined) headers['If-Match'] = options.ifMatch;
@@ -88,20 +89,26 @@ async function call<T>(api: Api, method: string, path: string, options: CallOpti
   } catch {
     throw new ApiError(0, 'the service could not be reached');
   }
-  if (response.status === 204) return undefined as T;
-  const text = await response.text();
-  let parsed: unknown;
-  try {
-    parsed = text === '' ? undefined : JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
+  const text = response.status === 204 ? '' : await response.text();
   if (!response.ok) {
-    const body = (parsed ?? {}) as { err?: unknown; code?: unknown };
+    const body = (parseOrUndefined(text) ?? {}) as { err?: unknown; code?: unknown };
     const message = typeof body.err === 'string' ? body.err : `HTTP ${response.status}`;
     throw new ApiError(response.status, message, typeof body.code === 'string' ? body.code : undefined);
   }
-  return parsed as T;
+  return { status: response.status, text };
+}
+
+function parseOrUndefined(text: string): unknown {
+  try {
+    return text === '' ? undefined : JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+async function call<T>(api: Api, method: string, path: string, options: CallOptions = {}): Promise<T> {
+  const { status, text } = await send(api, method, path, options);
+  return (status === 204 ? undefined : parseOrUndefined(text)) as T;
 }
 
 /** One page of a list and the cursor of the next (null: the end). */
@@ -268,6 +275,8 @@ export const signCheckpoint = (api: Api) => call<SignedCheckpoint>(api, 'POST', 
 
 export const decisionRecord = (api: Api, id: string) => call<DecisionRecord | DecisionStandIn>(api, 'GET', `/api/audit/decisions/${enc(id)}`);
 /** The record replayed at its own position, or at `asOf` (`head`: the log now). */
+/** The decision's evidence file as the service answers it, byte for byte: what `rulevault audit verify-evidence` checks. */
+export const decisionEvidenceText = async (api: Api, id: string) => (await send(api, 'GET', `/api/audit/decisions/${enc(id)}/evidence`)).text;
 export const decisionReplay = (api: Api, id: string, asOf?: string) => call<DecisionReplay>(api, 'GET', `/api/audit/decisions/${enc(id)}/replay${queryString({ as_of: asOf })}`);
 
 /** The secret-read audit's filters, as the OpenAPI document gives them. */

@@ -131,7 +131,7 @@ const ERROR_MEANING = {
   401: 'No API key, or the key is unknown or revoked',
   403: 'The key lacks the scope, or the browser Origin is not allowed',
   404: 'No such resource (or it is deleted)',
-  409: 'The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request\'s resource moved',
+  409: 'The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision\'s evidence yet, or (code protected) the resource is protected, or (code stale) a change request\'s resource moved',
   413: 'The request body is larger than RULEVAULT_MAX_BODY_BYTES (an import: RULEVAULT_IMPORT_MAX_BYTES, or more items than RULEVAULT_IMPORT_MAX_ITEMS)',
   503: 'The read models are still catching up with the log',
 } as const;
@@ -775,6 +775,17 @@ const schemas: { [name: string]: SchemaObject } = {
     entities: RECORDED_ENTITIES,
     entity_data_sha256: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'SHA-256 of the JSON of entity_data, when the request asked for it and nothing was masked (a digest of what a masked value rendered into would let a guess of it be checked)' },
   }, ['entity_data_sha256']),
+  EvidenceFile: record({
+    format: { const: 'rulevault-evidence' },
+    version: { type: 'integer', minimum: 1, maximum: 1 },
+    created_at: ref('Timestamp'),
+    decision: record({ record: ref('DecisionRecord'), sha256: str }),
+    limits: { type: 'object', description: 'the exporting node\'s limits, which the offline replay reads the request under' },
+    events: { type: 'array', items: { type: 'object' }, description: 'the events of the rules, entities and change requests the decision used, as `audit export` writes them' },
+    chain: record({ first_seq: { type: 'integer', minimum: 0 }, prev: str, links: { type: 'array', items: { type: 'object' } } }),
+    checkpoint: { type: 'object', description: 'the signed checkpoint event the chain ends at' },
+    endorsements: { type: 'array', items: { type: 'object' }, description: 'earlier checkpoints that endorse a next key' },
+  }),
   DecisionReplay: record({
     decision_id: str,
     recorded_position: nullable(ref('Position')),
@@ -1521,6 +1532,22 @@ const paths: { [path: string]: PathItem } = {
         { name: 'as_of', in: 'query', description: 'replay here instead: a log position, an ISO 8601 time with a zone, or `head` (the log now)', schema: str },
       ],
       responses: { 200: answer('the replay and the differences', ref('DecisionReplay')), ...errors(400, ...ADMIN_READ_ERRORS, 404, 409) },
+    },
+  },
+  '/api/audit/decisions/{id}/evidence': {
+    get: {
+      operationId: 'auditDecisionEvidence',
+      summary: 'The evidence file of a decision (scope admin), as `rulevault audit evidence` writes it: verify it offline with `rulevault audit verify-evidence`',
+      tags: ['audit'],
+      parameters: [idParameter('decision')],
+      responses: {
+        200: {
+          description: 'the file, as a download (`Content-Disposition: attachment; filename=evidence-<id>.json`); the same bytes the CLI writes but `created_at`',
+          headers: { 'Content-Disposition': { description: '`attachment; filename=evidence-<id>.json`', schema: str } },
+          content: json(ref('EvidenceFile')),
+        },
+        ...errors(400, ...ADMIN_READ_ERRORS, 404, 409),
+      },
     },
   },
   '/api/audit/secret-reads': {
