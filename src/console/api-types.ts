@@ -108,6 +108,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/audit/decisions/{id}/evidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The evidence file of a decision (scope admin), as `rulevault audit evidence` writes it: verify it offline with `rulevault audit verify-evidence` */
+        get: operations["auditDecisionEvidence"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/audit/decisions/{id}/replay": {
         parameters: {
             query?: never;
@@ -221,7 +238,7 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Read a change request: its state, changes, approvals and comments (scope admin or approve) */
+        /** Read a change request: its state, changes, approvals and comments (scope admin or approve); with `as_of`, as it was then (scope admin, no ETag) */
         get: operations["getChangeRequest"];
         put?: never;
         post?: never;
@@ -1177,6 +1194,49 @@ export interface components {
             title: string;
             updated_at: components["schemas"]["Timestamp"];
         };
+        ChangeRequestAsOf: {
+            /** @description EventStoreDB: the plan is written and not yet finished (the next apply or start finishes it) */
+            applying: boolean;
+            approvals: {
+                at: components["schemas"]["Timestamp"];
+                by: components["schemas"]["Actor"];
+                override?: string;
+                revision: components["schemas"]["Position"];
+            }[];
+            approvals_required: number;
+            as_of: {
+                at: string | null;
+                position: components["schemas"]["Position"] | null;
+            };
+            author: components["schemas"]["Actor"];
+            changes: components["schemas"]["Change"][];
+            closed: {
+                at: components["schemas"]["Timestamp"];
+                by: components["schemas"]["Actor"];
+                reason: string;
+                resource?: components["schemas"]["ResourceRef"];
+            } | null;
+            comments: {
+                at: components["schemas"]["Timestamp"];
+                by: components["schemas"]["Actor"];
+                text: string;
+            }[];
+            created_at: components["schemas"]["Timestamp"];
+            description: string;
+            id: string;
+            results: {
+                before_revision?: components["schemas"]["Position"];
+                /** @enum {string} */
+                op: "create" | "update" | "delete" | "add-version" | "move-label" | "remove-label" | "protect" | "unprotect";
+                resource: components["schemas"]["ResourceRef"];
+                revision?: components["schemas"]["Position"];
+            }[] | null;
+            revision: components["schemas"]["Position"];
+            /** @enum {string} */
+            state: "draft" | "in_review" | "approved" | "applied" | "rejected" | "withdrawn" | "stale";
+            title: string;
+            updated_at: components["schemas"]["Timestamp"];
+        };
         ChangeRequestHistory: {
             events: {
                 actor: components["schemas"]["Actor"];
@@ -1205,6 +1265,53 @@ export interface components {
             changes?: components["schemas"]["ChangeInput"][];
             description?: string;
             title?: string;
+        };
+        ChangeRequestRead: {
+            /** @description EventStoreDB: the plan is written and not yet finished (the next apply or start finishes it) */
+            applying: boolean;
+            approvals: {
+                at: components["schemas"]["Timestamp"];
+                by: components["schemas"]["Actor"];
+                override?: string;
+                revision: components["schemas"]["Position"];
+            }[];
+            approvals_required: number;
+            author: components["schemas"]["Actor"];
+            changes: components["schemas"]["ChangeWithBefore"][];
+            closed: {
+                at: components["schemas"]["Timestamp"];
+                by: components["schemas"]["Actor"];
+                reason: string;
+                resource?: components["schemas"]["ResourceRef"];
+            } | null;
+            comments: {
+                at: components["schemas"]["Timestamp"];
+                by: components["schemas"]["Actor"];
+                text: string;
+            }[];
+            created_at: components["schemas"]["Timestamp"];
+            description: string;
+            id: string;
+            results: {
+                before_revision?: components["schemas"]["Position"];
+                /** @enum {string} */
+                op: "create" | "update" | "delete" | "add-version" | "move-label" | "remove-label" | "protect" | "unprotect";
+                resource: components["schemas"]["ResourceRef"];
+                revision?: components["schemas"]["Position"];
+            }[] | null;
+            revision: components["schemas"]["Position"];
+            /** @enum {string} */
+            state: "draft" | "in_review" | "approved" | "applied" | "rejected" | "withdrawn" | "stale";
+            title: string;
+            updated_at: components["schemas"]["Timestamp"];
+        };
+        ChangeWithBefore: {
+            base_revision?: components["schemas"]["Position"];
+            before: (components["schemas"]["Rule"] | components["schemas"]["Context"] | components["schemas"]["Prompt"]) | null;
+            body?: Record<string, never>;
+            /** @enum {string} */
+            op: "create" | "update" | "delete" | "add-version" | "move-label" | "remove-label" | "protect" | "unprotect";
+            resource: components["schemas"]["ResourceRef"];
         };
         CommentInput: {
             text: string;
@@ -1620,6 +1727,29 @@ export interface components {
             change_request?: string;
             request_id: string;
             schema?: number;
+        };
+        EvidenceFile: {
+            chain: {
+                first_seq: number;
+                links: Record<string, never>[];
+                prev: string;
+            };
+            /** @description the signed checkpoint event the chain ends at */
+            checkpoint: Record<string, never>;
+            created_at: components["schemas"]["Timestamp"];
+            decision: {
+                record: components["schemas"]["DecisionRecord"];
+                sha256: string;
+            };
+            /** @description earlier checkpoints that endorse a next key */
+            endorsements: Record<string, never>[];
+            /** @description the events of the rules, entities and change requests the decision used, as `audit export` writes them */
+            events: Record<string, never>[];
+            /** @constant */
+            format: "rulevault-evidence";
+            /** @description the exporting node's limits, which the offline replay reads the request under */
+            limits: Record<string, never>;
+            version: number;
         };
         ExplainRequest: {
             entity_inputs?: {
@@ -2575,7 +2705,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2700,7 +2830,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2866,6 +2996,85 @@ export interface operations {
             };
         };
     };
+    auditDecisionEvidence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the decision id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the file, as a download (`Content-Disposition: attachment; filename=evidence-<id>.json`); the same bytes the CLI writes but `created_at` */
+            200: {
+                headers: {
+                    /** @description `attachment; filename=evidence-<id>.json` */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvidenceFile"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource (or it is deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     auditDecisionReplay: {
         parameters: {
             query?: {
@@ -2926,7 +3135,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3329,7 +3538,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3360,7 +3569,10 @@ export interface operations {
     };
     getChangeRequest: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description the request as it was at this log position or ISO 8601 time with a zone (as audit evaluate takes it); the answer adds `as_of: {position, at}` */
+                as_of?: string;
+            };
             header?: never;
             path: {
                 /** @description the change request id */
@@ -3370,7 +3582,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the request; its ETag is what an approval names in If-Match */
+            /** @description the request with each change's `before`; its ETag is what an approval names in If-Match. With `as_of`: as it was then, without `before` and without an ETag */
             200: {
                 headers: {
                     /** @description the resource's revision as a strong entity tag, `"<revision>"`; If-Match takes it back */
@@ -3378,7 +3590,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ChangeRequest"];
+                    "application/json": components["schemas"]["ChangeRequestRead"] | components["schemas"]["ChangeRequestAsOf"];
                 };
             };
             /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
@@ -3494,7 +3706,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3582,7 +3794,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3677,7 +3889,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3769,7 +3981,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3934,7 +4146,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4022,7 +4234,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4110,7 +4322,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4202,7 +4414,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4499,7 +4711,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4587,7 +4799,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4666,7 +4878,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4846,7 +5058,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5008,7 +5220,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5096,7 +5308,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5268,7 +5480,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5363,7 +5575,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5451,7 +5663,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5632,7 +5844,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5985,7 +6197,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6144,7 +6356,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6232,7 +6444,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6545,7 +6757,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6632,7 +6844,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6718,7 +6930,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;

@@ -47,7 +47,10 @@ export type DryRunExplanation = Schemas['DryRunExplanation'];
 export type PromptRecord = Schemas['PromptRecord'];
 export type PromptHistory = Schemas['PromptHistory'];
 export type ChangeRequest = Schemas['ChangeRequest'];
+/** One request as GET of it answers: each change with its `before`. */
+export type ChangeRequestRead = Schemas['ChangeRequestRead'];
 export type Change = Schemas['Change'];
+export type ChangeWithBefore = Schemas['ChangeWithBefore'];
 export type ChangeInput = Schemas['ChangeInput'];
 export type ChangeRequestState = ChangeRequest['state'];
 export type ChangeRequestEvent = Schemas['ChangeRequestHistory']['events'][number];
@@ -290,7 +293,7 @@ export const secretReadsPage = (api: Api, filter: SecretReadFilter, cursor?: str
 const REQUESTS_PAGE = 50;
 export const changeRequestsPage = (api: Api, state: ChangeRequestState | undefined, cursor?: string) =>
   listPage<'change_requests', ChangeRequest>(api, '/api/change-requests', 'change_requests', { state, limit: REQUESTS_PAGE, cursor });
-export const getChangeRequest = (api: Api, id: string) => call<ChangeRequest>(api, 'GET', `/api/change-requests/${enc(id)}`);
+export const getChangeRequest = (api: Api, id: string) => call<ChangeRequestRead>(api, 'GET', `/api/change-requests/${enc(id)}`);
 export const openChangeRequest = (api: Api, input: Schemas['ChangeRequestInput']) => call<ChangeRequest>(api, 'POST', '/api/change-requests', { body: input });
 export const changeRequestHistoryPage = (api: Api, id: string, cursor?: string) =>
   listPage<'events', ChangeRequestEvent>(api, `/api/change-requests/${enc(id)}/history`, 'events', { limit: HISTORY_PAGE, cursor });

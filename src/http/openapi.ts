@@ -119,6 +119,36 @@ function adminInput(properties: { [name: string]: SchemaObject }, required: read
   return { type: 'object', properties, required, additionalProperties: false };
 }
 
+/** A change of a change request as the API answers it. */
+const changeMembers: { [name: string]: SchemaObject } = {
+  op: { type: 'string', enum: CHANGE_OPS },
+  resource: ref('ResourceRef'),
+  base_revision: ref('Position'),
+  body: { type: 'object' },
+};
+
+/** A change request as every answer has it; GET of one adds each change's `before` (ChangeRequestRead). */
+const changeRequestMembers: { [name: string]: SchemaObject } = {
+  id: str,
+  title: str,
+  description: str,
+  state: { type: 'string', enum: REQUEST_STATES },
+  author: ref('Actor'),
+  created_at: ref('Timestamp'),
+  updated_at: ref('Timestamp'),
+  revision: ref('Position'),
+  changes: { type: 'array', items: ref('Change') },
+  approvals: { type: 'array', items: record({ by: ref('Actor'), at: ref('Timestamp'), revision: ref('Position'), override: str }, ['override']) },
+  approvals_required: { type: 'integer', minimum: 1 },
+  comments: { type: 'array', items: record({ by: ref('Actor'), at: ref('Timestamp'), text: str }) },
+  applying: { type: 'boolean', description: 'EventStoreDB: the plan is written and not yet finished (the next apply or start finishes it)' },
+  results: nullable({
+    type: 'array',
+    items: record({ op: { type: 'string', enum: CHANGE_OPS }, resource: ref('ResourceRef'), before_revision: ref('Position'), revision: ref('Position') }, ['before_revision', 'revision']),
+  }),
+  closed: nullable(record({ by: ref('Actor'), at: ref('Timestamp'), reason: str, resource: ref('ResourceRef') }, ['resource'])),
+};
+
 const json = (schema: SchemaObject) => ({ 'application/json': { schema } });
 const answer = (description: string, schema: SchemaObject): ResponseObject => ({ description, content: json(schema) });
 const ETAG: HeaderObject = { description: 'the resource\'s revision as a strong entity tag, `"<revision>"`; If-Match takes it back', schema: { type: 'string', pattern: '^"(0|[1-9][0-9]*)"$' } };
@@ -482,12 +512,7 @@ const schemas: { [name: string]: SchemaObject } = {
     description: 'a rule, context or prompt (a prompt also by name when given), or one label of a prompt (`prompt-label`, with `label`)',
   },
   ResourceRefInput: adminInput({ type: { type: 'string', enum: PROTECTABLE_TYPES }, id: str, label: LABEL }, ['type']),
-  Change: record({
-    op: { type: 'string', enum: CHANGE_OPS },
-    resource: ref('ResourceRef'),
-    base_revision: ref('Position'),
-    body: { type: 'object' },
-  }, ['base_revision', 'body']),
+  Change: record(changeMembers, ['base_revision', 'body']),
   ChangeInput: adminInput({
     op: { type: 'string', enum: CHANGE_OPS },
     resource: ref('ResourceRefInput'),
@@ -504,26 +529,16 @@ const schemas: { [name: string]: SchemaObject } = {
     description: { type: 'string', maxLength: 16384 },
     changes: { type: 'array', minItems: 1, maxItems: 100, items: ref('ChangeInput') },
   }),
-  ChangeRequest: record({
-    id: str,
-    title: str,
-    description: str,
-    state: { type: 'string', enum: REQUEST_STATES },
-    author: ref('Actor'),
-    created_at: ref('Timestamp'),
-    updated_at: ref('Timestamp'),
-    revision: ref('Position'),
-    changes: { type: 'array', items: ref('Change') },
-    approvals: { type: 'array', items: record({ by: ref('Actor'), at: ref('Timestamp'), revision: ref('Position'), override: str }, ['override']) },
-    approvals_required: { type: 'integer', minimum: 1 },
-    comments: { type: 'array', items: record({ by: ref('Actor'), at: ref('Timestamp'), text: str }) },
-    applying: { type: 'boolean', description: 'EventStoreDB: the plan is written and not yet finished (the next apply or start finishes it)' },
-    results: nullable({
-      type: 'array',
-      items: record({ op: { type: 'string', enum: CHANGE_OPS }, resource: ref('ResourceRef'), before_revision: ref('Position'), revision: ref('Position') }, ['before_revision', 'revision']),
+  ChangeRequest: record(changeRequestMembers),
+  ChangeWithBefore: record({
+    ...changeMembers,
+    before: nullable({
+      anyOf: [ref('Rule'), ref('Context'), ref('Prompt')],
+      description: 'the resource as GET of it answers, at the revision the change replaces: for an applied request the one its apply found, else its base_revision (the live record while it still is at it, else folded from its history); a prompt at the version the change\'s label names, else its newest. null for a create, a protect, an unprotect, and a resource whose stream is gone',
     }),
-    closed: nullable(record({ by: ref('Actor'), at: ref('Timestamp'), reason: str, resource: ref('ResourceRef') }, ['resource'])),
-  }),
+  }, ['base_revision', 'body']),
+  ChangeRequestRead: record({ ...changeRequestMembers, changes: { type: 'array', items: ref('ChangeWithBefore') } }),
+  ChangeRequestAsOf: record({ ...changeRequestMembers, as_of: record({ position: nullable(ref('Position')), at: nullable(str) }) }),
   ChangeRequestList: record({ change_requests: { type: 'array', items: ref('ChangeRequest') }, next_cursor: nextCursor }),
   ChangeRequestHistory: record({ events: { type: 'array', items: record(eventMembers) }, next_cursor: nextCursor }),
   Protection: record({ resource: ref('ResourceRef'), protected_by: ref('Actor'), protected_at: ref('Timestamp') }),
@@ -1396,7 +1411,11 @@ const paths: { [path: string]: PathItem } = {
       tags: ['change-requests'],
       parameters: [idParameter('change request'),
         { name: 'as_of', in: 'query', description: 'the request as it was at this log position or ISO 8601 time with a zone (as audit evaluate takes it); the answer adds `as_of: {position, at}`', schema: str }],
-      responses: { 200: versioned('the request; its ETag is what an approval names in If-Match', ref('ChangeRequest')), ...errors(400, ...ADMIN_READ_ERRORS, 404) },
+      responses: {
+        200: versioned('the request with each change\'s `before`; its ETag is what an approval names in If-Match. With `as_of`: as it was then, without `before` and without an ETag',
+          { anyOf: [ref('ChangeRequestRead'), ref('ChangeRequestAsOf')] }),
+        ...errors(400, ...ADMIN_READ_ERRORS, 404),
+      },
     },
     patch: {
       operationId: 'reviseChangeRequest',
