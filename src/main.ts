@@ -108,7 +108,7 @@ export function createServices(parts: ServiceParts): HttpDeps {
     logger,
     ...(parts.commands ?? createWriteCommands(parts)),
     queries: createQueries(store, readModel, config.limits),
-    changeRequestQueries: createChangeRequestQueries(store, readModel, config.approvalsRequired),
+    changeRequestQueries: createChangeRequestQueries(store, readModel, config.approvalsRequired, config.limits),
     metrics,
     clock: clockOf(runtime),
     decisions,

@@ -22,7 +22,8 @@ import type { EntityType } from '../events';
 import { splitMetadata, type ChainLink } from '../store/chain';
 import { LOG_PAGE_BYTES, StreamDeletedError, toJsonPosition, type EventMetadata, type EventStore, type Json, type RecordedEvent } from '../store/port';
 import { CHECKPOINT_STREAM, asCheckpoint } from './chain-checkpoint';
-import type { DecisionRecord } from './decision-log';
+import { AppError } from '../base/errors';
+import { decisionNotFound, readDecision, replayable, type DecisionRecord } from './decision-log';
 import { exportedEvent } from './log-transfer';
 
 export const EVIDENCE_FORMAT = 'rulevault-evidence';
@@ -164,6 +165,20 @@ export async function buildEvidence(store: EventStore, record: DecisionRecord, o
     checkpoint: toEvidenceEvent(checkpoint),
     endorsements: endorsements.map(toEvidenceEvent),
   };
+}
+
+/**
+ * The evidence file of decision `id` from the records in `auditDir` and
+ * `store`, as its text: what `rulevault audit evidence` writes and
+ * GET /api/audit/decisions/{id}/evidence answers, byte for byte but
+ * `created_at`. 404 for an unknown id, 409 for a record kept without its
+ * request; EvidenceError when the file cannot be built.
+ */
+export async function decisionEvidence(store: EventStore, auditDir: string, id: string, options: BuildOptions): Promise<{ file: EvidenceFile; text: string }> {
+  const stored = readDecision(auditDir, id);
+  if (stored === undefined) throw new AppError('not_found', decisionNotFound(id));
+  const file = await buildEvidence(store, replayable(stored), options);
+  return { file, text: JSON.stringify(file) + '\n' };
 }
 
 const byPosition = (a: RecordedEvent, b: RecordedEvent) => (a.position < b.position ? -1 : a.position > b.position ? 1 : 0);

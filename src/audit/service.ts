@@ -15,6 +15,7 @@ import type { DecisionRecord } from './decision-log';
 import { maskedFieldNames, recordedPoint, replayBody, replayReport } from './decision-replay';
 import { digestStateInSlices } from './digest';
 import { dryRun } from './dry-run';
+import { decisionEvidence, type BuildOptions } from './evidence';
 import { eventCursor, parseEventQuery, type EventQueryText } from './event-filter';
 import { checkNamedRules, explainRules, readExplainOptions, type ExplainOptions } from './explain';
 import { fieldsReadInSlices, scanInSlices } from './rule-check';
@@ -95,6 +96,8 @@ export function createAuditService({ store, readModel, limits, clock, timeTravel
       return { state: point.state, as_of: { position: point.position === undefined ? null : toJsonPosition(point.position), at: point.at ?? null } };
     },
 
+    /** The evidence file of decision `id` (evidence.ts), as `rulevault audit evidence` writes it. */
+    evidence: (auditDir: string, id: string, options: BuildOptions) => decisionEvidence(store, auditDir, id, options),
     explain: (body: unknown) => explainLive(readModel, limits, body, clock()),
     /** Evaluate over the live rules with draft rules beside or in place of them, explained; writes nothing (dry-run.ts). */
     dryRun: (body: unknown) => dryRun(readModel.state, readModel.engine, body, limits, clock()),

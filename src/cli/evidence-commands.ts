@@ -6,8 +6,8 @@
  * (docs/decisions/0064-verify-evidence.md).
  */
 import { readFile, writeFile } from 'node:fs/promises';
-import { decisionNotFound, readDecision, replayable } from '../audit/decision-log';
-import { buildEvidence, DEFAULT_MAX_LINKS, evidenceLimits, EvidenceError } from '../audit/evidence';
+import { decisionEvidence, DEFAULT_MAX_LINKS, evidenceLimits, EvidenceError } from '../audit/evidence';
+import { AppError } from '../base/errors';
 import { EvidenceFormatError, verifyEvidence, type EvidencePart, type EvidenceReport } from '../audit/evidence-verify';
 import { createSignatureCheck } from '../vault/signing-key';
 import { publicKeysFrom } from './chain-commands';
@@ -47,20 +47,14 @@ const evidence: Command = {
     const maxLinks = options['max-links'] === undefined ? DEFAULT_MAX_LINKS : Number(options['max-links']);
     if (!Number.isSafeInteger(maxLinks) || maxLinks < 1) throw new CliError('--max-links must be a whole number of at least 1', {}, 2);
     const config = storeConfig(out);
-    const stored = readDecision(config.auditSink.dir, id!);
-    if (stored === undefined) throw new CliError(decisionNotFound(id!));
-    let record;
-    try {
-      record = replayable(stored);
-    } catch (error) {
-      throw new CliError((error as Error).message);
-    }
-    const built = await onStore(config, (store) => buildEvidence(store, record, { limits: evidenceLimits(config.limits), maxLinks, now: () => new Date() })).catch((error: Error) => {
-      throw error instanceof EvidenceError ? new CliError(error.message) : error;
+    const { file: built, text } = await onStore(config, (store) =>
+      decisionEvidence(store, config.auditSink.dir, id!, { limits: evidenceLimits(config.limits), maxLinks, now: () => new Date() })).catch((error: Error) => {
+      throw error instanceof EvidenceError || error instanceof AppError ? new CliError(error.message) : error;
     });
-    await writeFile(file, JSON.stringify(built) + '\n', { flag: 'w' }).catch((error: Error) => {
+    await writeFile(file, text, { flag: 'w' }).catch((error: Error) => {
       throw new CliError(`cannot write ${file}: ${error.message}`);
     });
+    const record = built.decision.record;
     const checkpoint = built.checkpoint.data as { seq: number; key_id: string };
     const summary = {
       file,

@@ -111,6 +111,94 @@ export interface ChangeRequest {
   } | null;
 }
 
+export interface ChangeWithBefore {
+  op: "create" | "update" | "delete" | "add-version" | "move-label" | "remove-label" | "protect" | "unprotect" | "set-test-cases";
+  resource: ResourceRef;
+  base_revision?: Position;
+  body?: Record<string, unknown>;
+  before: (Rule | Context | Prompt) | null;
+}
+
+export interface ChangeRequestRead {
+  id: string;
+  title: string;
+  description: string;
+  state: "draft" | "in_review" | "approved" | "applied" | "rejected" | "withdrawn" | "stale";
+  author: Actor;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  revision: Position;
+  changes: ChangeWithBefore[];
+  approvals: {
+    by: Actor;
+    at: Timestamp;
+    revision: Position;
+    override?: string;
+  }[];
+  approvals_required: number;
+  comments: {
+    by: Actor;
+    at: Timestamp;
+    text: string;
+  }[];
+  /** EventStoreDB: the plan is written and not yet finished (the next apply or start finishes it) */
+  applying: boolean;
+  results: (({
+    op: "create" | "update" | "delete" | "add-version" | "move-label" | "remove-label" | "protect" | "unprotect" | "set-test-cases";
+    resource: ResourceRef;
+    before_revision?: Position;
+    revision?: Position;
+  })[]) | null;
+  closed: {
+    by: Actor;
+    at: Timestamp;
+    reason: string;
+    resource?: ResourceRef;
+  } | null;
+}
+
+export interface ChangeRequestAsOf {
+  id: string;
+  title: string;
+  description: string;
+  state: "draft" | "in_review" | "approved" | "applied" | "rejected" | "withdrawn" | "stale";
+  author: Actor;
+  created_at: Timestamp;
+  updated_at: Timestamp;
+  revision: Position;
+  changes: Change[];
+  approvals: {
+    by: Actor;
+    at: Timestamp;
+    revision: Position;
+    override?: string;
+  }[];
+  approvals_required: number;
+  comments: {
+    by: Actor;
+    at: Timestamp;
+    text: string;
+  }[];
+  /** EventStoreDB: the plan is written and not yet finished (the next apply or start finishes it) */
+  applying: boolean;
+  results: (({
+    op: "create" | "update" | "delete" | "add-version" | "move-label" | "remove-label" | "protect" | "unprotect" | "set-test-cases";
+    resource: ResourceRef;
+    before_revision?: Position;
+    revision?: Position;
+  })[]) | null;
+  closed: {
+    by: Actor;
+    at: Timestamp;
+    reason: string;
+    resource?: ResourceRef;
+  } | null;
+  as_of: {
+    position: Position | null;
+    at: string | null;
+  };
+}
+
 export interface ChangeRequestList {
   change_requests: ChangeRequest[];
   /** pass as `cursor` for the next page; null when this page is the last (always null without `limit`) */
@@ -1010,6 +1098,29 @@ export interface DecisionAnswer {
   })[];
   /** SHA-256 of the JSON of entity_data, when the request asked for it and nothing was masked (a digest of what a masked value rendered into would let a guess of it be checked) */
   entity_data_sha256?: string;
+}
+
+export interface EvidenceFile {
+  format: "rulevault-evidence";
+  version: number;
+  created_at: Timestamp;
+  decision: {
+    record: DecisionRecord;
+    sha256: string;
+  };
+  /** the exporting node's limits, which the offline replay reads the request under */
+  limits: Record<string, unknown>;
+  /** the events of the rules, entities and change requests the decision used, as `audit export` writes them */
+  events: Record<string, unknown>[];
+  chain: {
+    first_seq: number;
+    prev: string;
+    links: Record<string, unknown>[];
+  };
+  /** the signed checkpoint event the chain ends at */
+  checkpoint: Record<string, unknown>;
+  /** earlier checkpoints that endorse a next key */
+  endorsements: Record<string, unknown>[];
 }
 
 export interface DecisionReplay {

@@ -108,6 +108,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/audit/decisions/{id}/evidence": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The evidence file of a decision (scope admin), as `rulevault audit evidence` writes it: verify it offline with `rulevault audit verify-evidence` */
+        get: operations["auditDecisionEvidence"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/api/audit/decisions/{id}/replay": {
         parameters: {
             query?: never;
@@ -1232,6 +1249,49 @@ export interface components {
             title: string;
             updated_at: components["schemas"]["Timestamp"];
         };
+        ChangeRequestAsOf: {
+            /** @description EventStoreDB: the plan is written and not yet finished (the next apply or start finishes it) */
+            applying: boolean;
+            approvals: {
+                at: components["schemas"]["Timestamp"];
+                by: components["schemas"]["Actor"];
+                override?: string;
+                revision: components["schemas"]["Position"];
+            }[];
+            approvals_required: number;
+            as_of: {
+                at: string | null;
+                position: components["schemas"]["Position"] | null;
+            };
+            author: components["schemas"]["Actor"];
+            changes: components["schemas"]["Change"][];
+            closed: {
+                at: components["schemas"]["Timestamp"];
+                by: components["schemas"]["Actor"];
+                reason: string;
+                resource?: components["schemas"]["ResourceRef"];
+            } | null;
+            comments: {
+                at: components["schemas"]["Timestamp"];
+                by: components["schemas"]["Actor"];
+                text: string;
+            }[];
+            created_at: components["schemas"]["Timestamp"];
+            description: string;
+            id: string;
+            results: {
+                before_revision?: components["schemas"]["Position"];
+                /** @enum {string} */
+                op: "create" | "update" | "delete" | "add-version" | "move-label" | "remove-label" | "protect" | "unprotect" | "set-test-cases";
+                resource: components["schemas"]["ResourceRef"];
+                revision?: components["schemas"]["Position"];
+            }[] | null;
+            revision: components["schemas"]["Position"];
+            /** @enum {string} */
+            state: "draft" | "in_review" | "approved" | "applied" | "rejected" | "withdrawn" | "stale";
+            title: string;
+            updated_at: components["schemas"]["Timestamp"];
+        };
         ChangeRequestHistory: {
             events: {
                 actor: components["schemas"]["Actor"];
@@ -1261,11 +1321,58 @@ export interface components {
             description?: string;
             title?: string;
         };
+        ChangeRequestRead: {
+            /** @description EventStoreDB: the plan is written and not yet finished (the next apply or start finishes it) */
+            applying: boolean;
+            approvals: {
+                at: components["schemas"]["Timestamp"];
+                by: components["schemas"]["Actor"];
+                override?: string;
+                revision: components["schemas"]["Position"];
+            }[];
+            approvals_required: number;
+            author: components["schemas"]["Actor"];
+            changes: components["schemas"]["ChangeWithBefore"][];
+            closed: {
+                at: components["schemas"]["Timestamp"];
+                by: components["schemas"]["Actor"];
+                reason: string;
+                resource?: components["schemas"]["ResourceRef"];
+            } | null;
+            comments: {
+                at: components["schemas"]["Timestamp"];
+                by: components["schemas"]["Actor"];
+                text: string;
+            }[];
+            created_at: components["schemas"]["Timestamp"];
+            description: string;
+            id: string;
+            results: {
+                before_revision?: components["schemas"]["Position"];
+                /** @enum {string} */
+                op: "create" | "update" | "delete" | "add-version" | "move-label" | "remove-label" | "protect" | "unprotect" | "set-test-cases";
+                resource: components["schemas"]["ResourceRef"];
+                revision?: components["schemas"]["Position"];
+            }[] | null;
+            revision: components["schemas"]["Position"];
+            /** @enum {string} */
+            state: "draft" | "in_review" | "approved" | "applied" | "rejected" | "withdrawn" | "stale";
+            title: string;
+            updated_at: components["schemas"]["Timestamp"];
+        };
         ChangeResourceInput: {
             id?: string;
             label?: string;
             /** @enum {string} */
             type: "rule" | "context" | "prompt" | "prompt-label" | "test-cases";
+        };
+        ChangeWithBefore: {
+            base_revision?: components["schemas"]["Position"];
+            before: (components["schemas"]["Rule"] | components["schemas"]["Context"] | components["schemas"]["Prompt"]) | null;
+            body?: Record<string, never>;
+            /** @enum {string} */
+            op: "create" | "update" | "delete" | "add-version" | "move-label" | "remove-label" | "protect" | "unprotect" | "set-test-cases";
+            resource: components["schemas"]["ResourceRef"];
         };
         CommentInput: {
             text: string;
@@ -1681,6 +1788,29 @@ export interface components {
             change_request?: string;
             request_id: string;
             schema?: number;
+        };
+        EvidenceFile: {
+            chain: {
+                first_seq: number;
+                links: Record<string, never>[];
+                prev: string;
+            };
+            /** @description the signed checkpoint event the chain ends at */
+            checkpoint: Record<string, never>;
+            created_at: components["schemas"]["Timestamp"];
+            decision: {
+                record: components["schemas"]["DecisionRecord"];
+                sha256: string;
+            };
+            /** @description earlier checkpoints that endorse a next key */
+            endorsements: Record<string, never>[];
+            /** @description the events of the rules, entities and change requests the decision used, as `audit export` writes them */
+            events: Record<string, never>[];
+            /** @constant */
+            format: "rulevault-evidence";
+            /** @description the exporting node's limits, which the offline replay reads the request under */
+            limits: Record<string, never>;
+            version: number;
         };
         ExplainRequest: {
             entity_inputs?: {
@@ -2760,7 +2890,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -2885,7 +3015,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3051,6 +3181,85 @@ export interface operations {
             };
         };
     };
+    auditDecisionEvidence: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description the decision id */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description the file, as a download (`Content-Disposition: attachment; filename=evidence-<id>.json`); the same bytes the CLI writes but `created_at` */
+            200: {
+                headers: {
+                    /** @description `attachment; filename=evidence-<id>.json` */
+                    "Content-Disposition"?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["EvidenceFile"];
+                };
+            };
+            /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No API key, or the key is unknown or revoked */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The key lacks the scope, or the browser Origin is not allowed */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such resource (or it is deleted) */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The read models are still catching up with the log */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     auditDecisionReplay: {
         parameters: {
             query?: {
@@ -3111,7 +3320,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3514,7 +3723,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3558,7 +3767,7 @@ export interface operations {
         };
         requestBody?: never;
         responses: {
-            /** @description the request; its ETag is what an approval names in If-Match */
+            /** @description the request with each change's `before`; its ETag is what an approval names in If-Match. With `as_of`: as it was then, without `before` and without an ETag */
             200: {
                 headers: {
                     /** @description the resource's revision as a strong entity tag, `"<revision>"`; If-Match takes it back */
@@ -3566,7 +3775,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["ChangeRequest"];
+                    "application/json": components["schemas"]["ChangeRequestRead"] | components["schemas"]["ChangeRequestAsOf"];
                 };
             };
             /** @description The request is malformed or breaks a limit, or (admin routes) has a member or query parameter the route does not take; `err` names it */
@@ -3682,7 +3891,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3770,7 +3979,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3865,7 +4074,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -3957,7 +4166,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4121,7 +4330,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4204,7 +4413,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4292,7 +4501,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4380,7 +4589,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4457,7 +4666,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4540,7 +4749,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4837,7 +5046,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -4925,7 +5134,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5004,7 +5213,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5184,7 +5393,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5346,7 +5555,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5434,7 +5643,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5606,7 +5815,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5701,7 +5910,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5789,7 +5998,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -5970,7 +6179,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6323,7 +6532,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6482,7 +6691,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6570,7 +6779,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -6930,7 +7139,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7017,7 +7226,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;
@@ -7103,7 +7312,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
+            /** @description The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision's evidence yet, or (code protected) the resource is protected, or (code stale) a change request's resource moved */
             409: {
                 headers: {
                     [name: string]: unknown;

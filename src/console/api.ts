@@ -47,7 +47,10 @@ export type DryRunExplanation = Schemas['DryRunExplanation'];
 export type PromptRecord = Schemas['PromptRecord'];
 export type PromptHistory = Schemas['PromptHistory'];
 export type ChangeRequest = Schemas['ChangeRequest'];
+/** One request as GET of it answers: each change with its `before`. */
+export type ChangeRequestRead = Schemas['ChangeRequestRead'];
 export type Change = Schemas['Change'];
+export type ChangeWithBefore = Schemas['ChangeWithBefore'];
 export type ChangeInput = Schemas['ChangeInput'];
 export type ChangeRequestState = ChangeRequest['state'];
 export type ImpactReport = Schemas['ImpactReport'];
@@ -74,7 +77,8 @@ interface CallOptions {
   readonly ifMatch?: string;
 }
 
-async function call<T>(api: Api, method: string, path: string, options: CallOptions = {}): Promise<T> {
+/** The answer's text; an error answer throws its ApiError (the body's `err` and `code`). */
+async function send(api: Api, method: string, path: string, options: CallOptions = {}): Promise<{ status: number; text: string }> {
   const headers: Record<string, string> = { Authorization: `Bearer ${api.key}` };
   if (options.body !== undefined) headers['Content-Type'] = 'application/json';
   if (options.ifMatch !== undefined) headers['If-Match'] = options.ifMatch;
@@ -90,20 +94,26 @@ async function call<T>(api: Api, method: string, path: string, options: CallOpti
   } catch {
     throw new ApiError(0, 'the service could not be reached');
   }
-  if (response.status === 204) return undefined as T;
-  const text = await response.text();
-  let parsed: unknown;
-  try {
-    parsed = text === '' ? undefined : JSON.parse(text);
-  } catch {
-    parsed = undefined;
-  }
+  const text = response.status === 204 ? '' : await response.text();
   if (!response.ok) {
-    const body = (parsed ?? {}) as { err?: unknown; code?: unknown };
+    const body = (parseOrUndefined(text) ?? {}) as { err?: unknown; code?: unknown };
     const message = typeof body.err === 'string' ? body.err : `HTTP ${response.status}`;
     throw new ApiError(response.status, message, typeof body.code === 'string' ? body.code : undefined);
   }
-  return parsed as T;
+  return { status: response.status, text };
+}
+
+function parseOrUndefined(text: string): unknown {
+  try {
+    return text === '' ? undefined : JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+async function call<T>(api: Api, method: string, path: string, options: CallOptions = {}): Promise<T> {
+  const { status, text } = await send(api, method, path, options);
+  return (status === 204 ? undefined : parseOrUndefined(text)) as T;
 }
 
 /** One page of a list and the cursor of the next (null: the end). */
@@ -270,6 +280,8 @@ export const signCheckpoint = (api: Api) => call<SignedCheckpoint>(api, 'POST', 
 
 export const decisionRecord = (api: Api, id: string) => call<DecisionRecord | DecisionStandIn>(api, 'GET', `/api/audit/decisions/${enc(id)}`);
 /** The record replayed at its own position, or at `asOf` (`head`: the log now). */
+/** The decision's evidence file as the service answers it, byte for byte: what `rulevault audit verify-evidence` checks. */
+export const decisionEvidenceText = async (api: Api, id: string) => (await send(api, 'GET', `/api/audit/decisions/${enc(id)}/evidence`)).text;
 export const decisionReplay = (api: Api, id: string, asOf?: string) => call<DecisionReplay>(api, 'GET', `/api/audit/decisions/${enc(id)}/replay${queryString({ as_of: asOf })}`);
 
 /** The secret-read audit's filters, as the OpenAPI document gives them. */
@@ -283,7 +295,7 @@ export const secretReadsPage = (api: Api, filter: SecretReadFilter, cursor?: str
 const REQUESTS_PAGE = 50;
 export const changeRequestsPage = (api: Api, state: ChangeRequestState | undefined, cursor?: string) =>
   listPage<'change_requests', ChangeRequest>(api, '/api/change-requests', 'change_requests', { state, limit: REQUESTS_PAGE, cursor });
-export const getChangeRequest = (api: Api, id: string) => call<ChangeRequest>(api, 'GET', `/api/change-requests/${enc(id)}`);
+export const getChangeRequest = (api: Api, id: string) => call<ChangeRequestRead>(api, 'GET', `/api/change-requests/${enc(id)}`);
 export const openChangeRequest = (api: Api, input: Schemas['ChangeRequestInput']) => call<ChangeRequest>(api, 'POST', '/api/change-requests', { body: input });
 export const changeRequestHistoryPage = (api: Api, id: string, cursor?: string) =>
   listPage<'events', ChangeRequestEvent>(api, `/api/change-requests/${enc(id)}/history`, 'events', { limit: HISTORY_PAGE, cursor });

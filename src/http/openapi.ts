@@ -119,6 +119,36 @@ function adminInput(properties: { [name: string]: SchemaObject }, required: read
   return { type: 'object', properties, required, additionalProperties: false };
 }
 
+/** A change of a change request as the API answers it. */
+const changeMembers: { [name: string]: SchemaObject } = {
+  op: { type: 'string', enum: CHANGE_OPS },
+  resource: ref('ResourceRef'),
+  base_revision: ref('Position'),
+  body: { type: 'object' },
+};
+
+/** A change request as every answer has it; GET of one adds each change's `before` (ChangeRequestRead). */
+const changeRequestMembers: { [name: string]: SchemaObject } = {
+  id: str,
+  title: str,
+  description: str,
+  state: { type: 'string', enum: REQUEST_STATES },
+  author: ref('Actor'),
+  created_at: ref('Timestamp'),
+  updated_at: ref('Timestamp'),
+  revision: ref('Position'),
+  changes: { type: 'array', items: ref('Change') },
+  approvals: { type: 'array', items: record({ by: ref('Actor'), at: ref('Timestamp'), revision: ref('Position'), override: str }, ['override']) },
+  approvals_required: { type: 'integer', minimum: 1 },
+  comments: { type: 'array', items: record({ by: ref('Actor'), at: ref('Timestamp'), text: str }) },
+  applying: { type: 'boolean', description: 'EventStoreDB: the plan is written and not yet finished (the next apply or start finishes it)' },
+  results: nullable({
+    type: 'array',
+    items: record({ op: { type: 'string', enum: CHANGE_OPS }, resource: ref('ResourceRef'), before_revision: ref('Position'), revision: ref('Position') }, ['before_revision', 'revision']),
+  }),
+  closed: nullable(record({ by: ref('Actor'), at: ref('Timestamp'), reason: str, resource: ref('ResourceRef') }, ['resource'])),
+};
+
 const json = (schema: SchemaObject) => ({ 'application/json': { schema } });
 const answer = (description: string, schema: SchemaObject): ResponseObject => ({ description, content: json(schema) });
 const ETAG: HeaderObject = { description: 'the resource\'s revision as a strong entity tag, `"<revision>"`; If-Match takes it back', schema: { type: 'string', pattern: '^"(0|[1-9][0-9]*)"$' } };
@@ -131,7 +161,7 @@ const ERROR_MEANING = {
   401: 'No API key, or the key is unknown or revoked',
   403: 'The key lacks the scope, or the browser Origin is not allowed',
   404: 'No such resource (or it is deleted)',
-  409: 'The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or (code protected) the resource is protected, or (code stale) a change request\'s resource moved',
+  409: 'The If-Match revision is stale, or the write conflicts (duplicate key, version not greater, the last admin key), or the hash chain breaks (no checkpoint is signed), or a decision record is a stand-in with no request to replay, or no signed checkpoint covers a decision\'s evidence yet, or (code protected) the resource is protected, or (code stale) a change request\'s resource moved',
   413: 'The request body is larger than RULEVAULT_MAX_BODY_BYTES (an import: RULEVAULT_IMPORT_MAX_BYTES, or more items than RULEVAULT_IMPORT_MAX_ITEMS)',
   503: 'The read models are still catching up with the log',
 } as const;
@@ -484,12 +514,7 @@ const schemas: { [name: string]: SchemaObject } = {
   },
   ResourceRefInput: adminInput({ type: { type: 'string', enum: PROTECTABLE_TYPES }, id: str, label: LABEL }, ['type']),
   ChangeResourceInput: adminInput({ type: { type: 'string', enum: RESOURCE_TYPES }, id: str, label: LABEL }, ['type']),
-  Change: record({
-    op: { type: 'string', enum: CHANGE_OPS },
-    resource: ref('ResourceRef'),
-    base_revision: ref('Position'),
-    body: { type: 'object' },
-  }, ['base_revision', 'body']),
+  Change: record(changeMembers, ['base_revision', 'body']),
   ChangeInput: adminInput({
     op: { type: 'string', enum: CHANGE_OPS },
     resource: { ...ref('ChangeResourceInput'), description: 'required but for a set-test-cases, whose resource is the one set' },
@@ -507,26 +532,16 @@ const schemas: { [name: string]: SchemaObject } = {
     description: { type: 'string', maxLength: 16384 },
     changes: { type: 'array', minItems: 1, maxItems: 100, items: ref('ChangeInput') },
   }),
-  ChangeRequest: record({
-    id: str,
-    title: str,
-    description: str,
-    state: { type: 'string', enum: REQUEST_STATES },
-    author: ref('Actor'),
-    created_at: ref('Timestamp'),
-    updated_at: ref('Timestamp'),
-    revision: ref('Position'),
-    changes: { type: 'array', items: ref('Change') },
-    approvals: { type: 'array', items: record({ by: ref('Actor'), at: ref('Timestamp'), revision: ref('Position'), override: str }, ['override']) },
-    approvals_required: { type: 'integer', minimum: 1 },
-    comments: { type: 'array', items: record({ by: ref('Actor'), at: ref('Timestamp'), text: str }) },
-    applying: { type: 'boolean', description: 'EventStoreDB: the plan is written and not yet finished (the next apply or start finishes it)' },
-    results: nullable({
-      type: 'array',
-      items: record({ op: { type: 'string', enum: CHANGE_OPS }, resource: ref('ResourceRef'), before_revision: ref('Position'), revision: ref('Position') }, ['before_revision', 'revision']),
+  ChangeRequest: record(changeRequestMembers),
+  ChangeWithBefore: record({
+    ...changeMembers,
+    before: nullable({
+      anyOf: [ref('Rule'), ref('Context'), ref('Prompt')],
+      description: 'the resource as GET of it answers, at the revision the change replaces: for an applied request the one its apply found, else its base_revision (the live record while it still is at it, else folded from its history); a prompt at the version the change\'s label names, else its newest. null for a create, a protect, an unprotect, and a resource whose stream is gone',
     }),
-    closed: nullable(record({ by: ref('Actor'), at: ref('Timestamp'), reason: str, resource: ref('ResourceRef') }, ['resource'])),
-  }),
+  }, ['base_revision', 'body']),
+  ChangeRequestRead: record({ ...changeRequestMembers, changes: { type: 'array', items: ref('ChangeWithBefore') } }),
+  ChangeRequestAsOf: record({ ...changeRequestMembers, as_of: record({ position: nullable(ref('Position')), at: nullable(str) }) }),
   ChangeRequestList: record({ change_requests: { type: 'array', items: ref('ChangeRequest') }, next_cursor: nextCursor }),
   ChangeRequestHistory: record({ events: { type: 'array', items: record(eventMembers) }, next_cursor: nextCursor }),
   Protection: record({ resource: ref('ResourceRef'), protected_by: ref('Actor'), protected_at: ref('Timestamp') }),
@@ -832,6 +847,17 @@ const schemas: { [name: string]: SchemaObject } = {
     entities: RECORDED_ENTITIES,
     entity_data_sha256: { type: 'string', pattern: '^[0-9a-f]{64}$', description: 'SHA-256 of the JSON of entity_data, when the request asked for it and nothing was masked (a digest of what a masked value rendered into would let a guess of it be checked)' },
   }, ['entity_data_sha256']),
+  EvidenceFile: record({
+    format: { const: 'rulevault-evidence' },
+    version: { type: 'integer', minimum: 1, maximum: 1 },
+    created_at: ref('Timestamp'),
+    decision: record({ record: ref('DecisionRecord'), sha256: str }),
+    limits: { type: 'object', description: 'the exporting node\'s limits, which the offline replay reads the request under' },
+    events: { type: 'array', items: { type: 'object' }, description: 'the events of the rules, entities and change requests the decision used, as `audit export` writes them' },
+    chain: record({ first_seq: { type: 'integer', minimum: 0 }, prev: str, links: { type: 'array', items: { type: 'object' } } }),
+    checkpoint: { type: 'object', description: 'the signed checkpoint event the chain ends at' },
+    endorsements: { type: 'array', items: { type: 'object' }, description: 'earlier checkpoints that endorse a next key' },
+  }),
   DecisionReplay: record({
     decision_id: str,
     recorded_position: nullable(ref('Position')),
@@ -1442,7 +1468,11 @@ const paths: { [path: string]: PathItem } = {
       tags: ['change-requests'],
       parameters: [idParameter('change request'),
         { name: 'as_of', in: 'query', description: 'the request as it was at this log position or ISO 8601 time with a zone (as audit evaluate takes it); the answer adds `as_of: {position, at}`', schema: str }],
-      responses: { 200: versioned('the request; its ETag is what an approval names in If-Match', ref('ChangeRequest')), ...errors(400, ...ADMIN_READ_ERRORS, 404) },
+      responses: {
+        200: versioned('the request with each change\'s `before`; its ETag is what an approval names in If-Match. With `as_of`: as it was then, without `before` and without an ETag',
+          { anyOf: [ref('ChangeRequestRead'), ref('ChangeRequestAsOf')] }),
+        ...errors(400, ...ADMIN_READ_ERRORS, 404),
+      },
     },
     patch: {
       operationId: 'reviseChangeRequest',
@@ -1607,6 +1637,22 @@ const paths: { [path: string]: PathItem } = {
         { name: 'as_of', in: 'query', description: 'replay here instead: a log position, an ISO 8601 time with a zone, or `head` (the log now)', schema: str },
       ],
       responses: { 200: answer('the replay and the differences', ref('DecisionReplay')), ...errors(400, ...ADMIN_READ_ERRORS, 404, 409) },
+    },
+  },
+  '/api/audit/decisions/{id}/evidence': {
+    get: {
+      operationId: 'auditDecisionEvidence',
+      summary: 'The evidence file of a decision (scope admin), as `rulevault audit evidence` writes it: verify it offline with `rulevault audit verify-evidence`',
+      tags: ['audit'],
+      parameters: [idParameter('decision')],
+      responses: {
+        200: {
+          description: 'the file, as a download (`Content-Disposition: attachment; filename=evidence-<id>.json`); the same bytes the CLI writes but `created_at`',
+          headers: { 'Content-Disposition': { description: '`attachment; filename=evidence-<id>.json`', schema: str } },
+          content: json(ref('EvidenceFile')),
+        },
+        ...errors(400, ...ADMIN_READ_ERRORS, 404, 409),
+      },
     },
   },
   '/api/audit/secret-reads': {

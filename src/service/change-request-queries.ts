@@ -7,7 +7,9 @@ import { requestState } from '../domain/change-requests';
 import { parseCases } from '../domain/test-cases';
 import { streams } from '../events';
 import type { ReadModel } from '../read-model/read-model';
+import type { TemplateLimits } from '../prompts/template';
 import type { EventStore } from '../store/port';
+import { changesBefore } from './change-before';
 import { changeRequestView } from './change-request-commands';
 import { eventView } from './event-view';
 import { compareDecimal, compareText, pageOf, parsePageQuery } from './listing';
@@ -16,13 +18,18 @@ type Query = { readonly [name: string]: string | undefined };
 
 export const CHANGE_REQUEST_FILTERS = ['state'] as const;
 
-export function createChangeRequestQueries(store: EventStore, readModel: ReadModel, approvalsRequired: number) {
+/** `templateLimits`: a prompt's `before` shows its template's variables, parsed under these. */
+export function createChangeRequestQueries(store: EventStore, readModel: ReadModel, approvalsRequired: number, templateLimits: TemplateLimits) {
   const control = readModel.state.changeControl;
   return {
-    getChangeRequest(id: string) {
+    /** The request with each change's `before` (change-before.ts): what an approver compares the proposal with. */
+    async getChangeRequest(id: string) {
       const record = control.requests.get(id);
       if (record === undefined) throw notFound('change request', id);
-      return changeRequestView(record, approvalsRequired);
+      const view = changeRequestView(record, approvalsRequired);
+      const before = await changesBefore(store, readModel.state, record, templateLimits);
+      // The view read before the await: a step landing meanwhile shows in the next read, and the ETag stays this view's.
+      return { ...view, changes: view.changes.map((change, i) => ({ ...change, before: before[i] ?? null })) };
     },
     /**
      * The request as it was at a past point (`then`: the audit's as-of

@@ -17,8 +17,8 @@ import type { EventStore, Json } from '../store/port';
 
 type Body = { [key: string]: Json };
 
-/** The record `ref` was at `revision`, folded from its stream. */
-async function recordAt(store: EventStore, type: 'rule' | 'context' | 'prompt', id: string, revision: bigint): Promise<RuleRecord | ContextRecord | PromptRecord | undefined> {
+/** The record `ref` was at `revision`, folded from its stream (also a change request's `before`: change-before.ts). */
+export async function recordAt(store: EventStore, type: 'rule' | 'context' | 'prompt', id: string, revision: bigint): Promise<RuleRecord | ContextRecord | PromptRecord | undefined> {
   const events = (await store.readStream(streams[type](id))).filter((e) => e.revision <= revision);
   const rules = new Map<string, RuleRecord>();
   const contexts = new Map<string, ContextRecord>();

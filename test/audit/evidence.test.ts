@@ -10,39 +10,19 @@
  * (issue 67: the record, a rule event, an approval, a chain link; and the
  * signature) is named by its message and its exit code.
  */
-import { spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import t from 'tap';
-import { silentLogger } from '../../src/base/log';
-import { call, client, type Answer, type Client } from '../support/http';
+import { call, client, type Client } from '../support/http';
 import type { Store } from '../support/matrix';
-import { removeDir, startTestNode, tempDir, testEnv, type TestNode } from '../support/node';
-import { childEnv, CLI_SCRIPT, type ScriptRun } from '../support/process';
-import { runAudit } from './support/run-audit';
+import { removeDir, tempDir } from '../support/node';
+import type { ScriptRun } from '../support/process';
+import { ok, startEvidenceNode } from './support/evidence-node';
+import { runAudit, runOffline } from './support/run-audit';
 
 const CR = '/api/change-requests';
 const tierIs = (value: string) => [{ conditions: [{ field: 'tier', operator: 'equals', value }] }];
-
-/** The CLI in `cwd` with no RULEVAULT_* variable at all: nothing points it to a data folder. */
-function runOffline(args: string[], cwd: string): Promise<ScriptRun> {
-  const env = Object.fromEntries(Object.entries(childEnv()).filter(([name]) => !name.startsWith('RULEVAULT_')));
-  return new Promise((resolve) => {
-    const child = spawn(process.execPath, [CLI_SCRIPT, 'audit', ...args], { cwd, env, stdio: ['ignore', 'pipe', 'pipe'] });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on('close', (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-async function ok(answer: Promise<Answer>, status = 200): Promise<Answer> {
-  const done = await answer;
-  if (done.status !== status) throw new Error(`expected ${status}, got ${done.status}: ${done.text}`);
-  return done;
-}
 
 /** Opens a change request of `changes` as `author`, submits it, approves it as `approver` (naming the revision read), applies it as `author`. */
 async function changeThrough(author: Client, approver: Client, title: string, changes: unknown[]): Promise<{ id: string; applied: any }> {
@@ -56,12 +36,7 @@ async function changeThrough(author: Client, approver: Client, title: string, ch
 
 for (const store of ['sqlite', 'esdb'] as const satisfies readonly Store[]) {
   t.test(`[${store}] evidence of a decision a change request made verifies offline; each altered part is named`, async (t) => {
-    const dir = tempDir();
-    t.teardown(() => removeDir(dir));
-    const env = testEnv(dir, { RULEVAULT_DECISION_LOG: '1', RULEVAULT_CHAIN_CHECKPOINT_EVERY: '0' });
-    let node: TestNode | undefined = await startTestNode(env, silentLogger, store);
-    t.teardown(() => node?.stop());
-    const admin = client(node.url, node.adminKey);
+    const { dir, env, node, admin, stop } = await startEvidenceNode(t, store);
     const context = (await ok(admin.post('/api/contexts', { name: 'gold tone', content: 'Answer in depth.' }), 201)).json;
     const rule = (await ok(admin.post('/api/rule-engine/rules', { name: 'gold', condition_groups: tierIs('silver'), entities: [{ entity_type: 'context', entity_id: context.id }] }), 201)).json;
     await ok(admin.patch(`/api/rule-engine/rules/${rule.id}`, { condition_groups: tierIs('bronze') }));
@@ -91,8 +66,7 @@ for (const store of ['sqlite', 'esdb'] as const satisfies readonly Store[]) {
       { op: 'update', resource: { type: 'rule', id: rule.id }, body: { condition_groups: tierIs('iron') } },
     ]);
     await ok(admin.patch(`/api/rule-engine/rules/${other.id}`, { name: 'other, renamed' }));
-    await node.stop();
-    node = undefined;
+    await stop();
 
     const file = path.join(dir, 'decision.evidence.json');
     const early = await runAudit(['evidence', decisionId, '--out', file], env);

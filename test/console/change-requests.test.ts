@@ -3,7 +3,7 @@
  * console, one headless Chromium, two keys. The author (admin) protects a
  * rule, a direct edit is refused with the 409 `protected` and opened as a
  * change request instead, and submitted; the approver (approve only) reads
- * the diff with the rule's conditions readable, an approval of a revision
+ * the diff, before and after, with the rule's conditions readable, an approval of a revision
  * that moved is refused and the page reloads, then approves; the author
  * applies, and the API answers the new rule and the applied request. A
  * comment shows, a stale apply names the rule, unprotecting opens a draft,
@@ -96,7 +96,9 @@ t.test('the approver reads the diff, a moved request reloads, then approves', as
   const diff = approver.getByLabel(/^update rule .*: before and after$/);
   await diff.locator('.diff-add', { hasText: 'group 1: country equals uk AND tier in gold,silver' }).waitFor();
   t.pass('the proposed conditions read as conditions');
-  t.ok(await approver.getByText('Reading a resource needs a key with the admin scope').isVisible(), 'says why the current values are not shown');
+  // The request's answer carries each change's `before`: an approve key reads no rule route, yet sees the current value.
+  t.ok(await diff.locator('.diff-del', { hasText: 'group 1: country equals eu AND tier in gold,silver' }).isVisible(), 'the approver sees the value before, too');
+  t.equal(await approver.getByRole('heading', { name: 'update rule "eu-limit"', exact: true }).count(), 1, 'the rule by its name now');
   t.equal(await approver.getByRole('button', { name: 'Apply' }).count(), 0, 'a key without admin is not offered apply');
 
   // The author comments meanwhile: the revision the approver reads is no longer the request's.

@@ -7,7 +7,7 @@
  * Screenshots go to docs/console when CONSOLE_SCREENSHOTS=1 (committed, shown
  * in docs/console.md), else to a temp folder, removed when every test passed.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
 import t from 'tap';
@@ -509,6 +509,17 @@ t.test('a decision record: looked up by its id from the keyboard, masked input, 
   t.ok(await page.getByText((decider.json as { id: string }).id).isVisible(), 'the key id');
   t.ok(await page.locator('.digest').getByText('decider', { exact: true }).isVisible(), 'and its name');
   await shot('decision');
+  // The evidence file as a download: refused (409, how to get one) until a checkpoint signs the decision's position.
+  await page.getByRole('button', { name: 'Download evidence' }).click();
+  await page.getByRole('alert').filter({ hasText: 'rulevault audit checkpoint' }).waitFor();
+  t.pass('no checkpoint yet: the page says how to get one');
+  t.equal((await admin().post('/api/audit/chain/checkpoints')).status, 201);
+  const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download evidence' }).click()]);
+  t.equal(download.suggestedFilename(), `evidence-${decisionId}.json`, 'saved under the name the CLI gives it');
+  const evidence = JSON.parse(readFileSync((await download.path())!, 'utf8'));
+  t.equal(evidence.format, 'rulevault-evidence', 'the file parses as evidence');
+  t.equal(evidence.decision.record.decision_id, decisionId, 'of this decision');
+  t.equal(evidence.checkpoint.type, 'ChainCheckpointSigned', 'ending at the signed checkpoint');
   await page.getByLabel('Replay at').selectOption('head');
   await page.getByText('Same answer').waitFor();
   await open('audit/decisions/00000000-0000-7000-8000-000000000000');

@@ -393,6 +393,10 @@ t.test('real answers match the documented schemas', async (t) => {
   while ((await hit('get', '/api/audit/chain', 200, admin)).json.running) await new Promise((resolve) => setTimeout(resolve, 20));
   await hit('post', '/api/audit/chain/checkpoints', 201, admin);
   await hit('post', '/api/audit/chain/checkpoints', 400, { ...admin, body: { seq: 1 } });
+  // A checkpoint signs the decision's position now: its evidence file (409 before one: test/http/evidence-download.test.ts).
+  await hit('get', '/api/audit/decisions/{id}/evidence', 200, { ...admin, params: { id: decisionId } });
+  await hit('get', '/api/audit/decisions/{id}/evidence', 404, { ...admin, params: { id: '00000000-0000-7000-8000-000000000000' } });
+  await hit('get', '/api/audit/decisions/{id}/evidence', 403, { key: evaluateKey, params: { id: decisionId } });
   await hit('get', '/api/audit/chain', 400, { ...admin, query: '?full=1' });
   await hit('get', '/api/audit/chain', 200, admin);
 

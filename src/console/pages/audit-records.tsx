@@ -1,16 +1,16 @@
 /**
  * The audit records beside the log: a decision record looked up by its id
- * (the RuleVault-Decision-Id header of an evaluate answer) with its replay,
- * and the secret-read audit, filtered and paged by the server. Neither holds
+ * (the RuleVault-Decision-Id header of an evaluate answer) with its replay
+ * and its evidence file as a download, and the secret-read audit, filtered and paged by the server. Neither holds
  * a secret value, so none can be shown.
  */
 import { useState } from 'preact/hooks';
 import {
-  decisionRecord, decisionReplay, secretReadsPage,
+  decisionEvidenceText, decisionRecord, decisionReplay, secretReadsPage,
   type Api, type DecisionRecord, type DecisionReplay, type DecisionStandIn, type SecretReadFilter,
 } from '../api';
 import { go } from '../router';
-import { Field, MoreButton, Named, Show, useLoad, usePages, when } from '../ui';
+import { ErrorBox, Field, MoreButton, Named, Show, useAction, useLoad, usePages, when } from '../ui';
 import { AuditNav, useAuditNames } from './audit';
 
 type ReplayPoint = 'recorded' | 'head';
@@ -38,7 +38,7 @@ export function DecisionPage({ api, id }: { api: Api; id: string | undefined }) 
       </form>
       {id === undefined ? <p>A record exists when decision logging is on (<code>RULEVAULT_DECISION_LOG=1</code>) and the answer was sampled.</p> : (
         <Show loaded={found} what="the decision record">{(pair) => pair !== undefined && (
-          pair.length === 1 ? <StandInView record={pair[0]} names={names} /> : <DecisionView record={pair[0]} replay={pair[1]} names={names} />
+          pair.length === 1 ? <StandInView record={pair[0]} names={names} /> : <DecisionView api={api} record={pair[0]} replay={pair[1]} names={names} />
         )}</Show>
       )}
     </section>
@@ -75,12 +75,37 @@ function DecisionFacts({ record, names }: { record: DecisionRecord | DecisionSta
   );
 }
 
-function DecisionView({ record, replay, names }: { record: DecisionRecord; replay: DecisionReplay; names: ReadonlyMap<string, string> }) {
+/**
+ * The file `rulevault audit evidence` writes, fetched with the key (a plain
+ * link would carry none) and saved as evidence-<id>.json; a 409 says how to
+ * get the checkpoint it needs.
+ */
+function EvidenceDownload({ api, id }: { api: Api; id: string }) {
+  const action = useAction();
+  const download = () => action.run(async () => {
+    const url = URL.createObjectURL(new Blob([await decisionEvidenceText(api, id)], { type: 'application/json' }));
+    const link = document.createElement('a');
+    link.href = url;
+    link.download = `evidence-${id}.json`;
+    link.click();
+    setTimeout(() => URL.revokeObjectURL(url), 0);
+  });
+  return (
+    <div class="actions">
+      <button type="button" class="secondary" disabled={action.busy} onClick={() => void download()}>Download evidence</button>
+      <p class="hint">One file with this record, the rule and entity events it used, their change requests and approvals, and the hash chain to a signed checkpoint. Check it anywhere: <code>rulevault audit verify-evidence evidence-{id}.json --public-key …</code></p>
+      <ErrorBox error={action.error} />
+    </div>
+  );
+}
+
+function DecisionView({ api, record, replay, names }: { api: Api; record: DecisionRecord; replay: DecisionReplay; names: ReadonlyMap<string, string> }) {
   const masked = new Set(record.masked);
   const fields = Object.entries(record.request.fields as Record<string, unknown>);
   return (
     <div class="panel">
       <DecisionFacts record={record} names={names} />
+      <EvidenceDownload api={api} id={record.decision_id} />
       <h3>Input fields</h3>
       {fields.length === 0 ? <p>None.</p> : (
         <table class="list">

@@ -9,8 +9,8 @@
  */
 import { useState } from 'preact/hooks';
 import {
-  ApiError, approveChangeRequest, changeRequestHistoryPage, changeRequestStep, changeRequestsPage, changeRequestTestResults, getChangeRequest, getContext, getPrompt,
-  getRule, ruleHistory, type Api, type Change, type ChangeRequest, type ChangeRequestEvent, type ChangeRequestState,
+  ApiError, approveChangeRequest, changeRequestHistoryPage, changeRequestStep, changeRequestsPage, changeRequestTestResults, getChangeRequest, getContext,
+  getPrompt, getRule, type Api, type Change, type ChangeRequest, type ChangeRequestEvent, type ChangeRequestRead, type ChangeRequestState, type ChangeWithBefore,
 } from '../api';
 import { resourceWords } from '../protection';
 import { changeTexts, type Current } from '../resource-text';
@@ -96,7 +96,7 @@ function isMoved(error: unknown): error is ApiError {
 }
 
 function RequestView({ api, session, request, names, onStep }: {
-  api: Api; session: Session; request: ChangeRequest; names: ReadonlyMap<string, string>; onStep: (notice: Error | undefined) => void;
+  api: Api; session: Session; request: ChangeRequestRead; names: ReadonlyMap<string, string>; onStep: (notice: Error | undefined) => void;
 }) {
   const [reason, setReason] = useState('');
   const [override, setOverride] = useState('');
@@ -179,7 +179,7 @@ function RequestView({ api, session, request, names, onStep }: {
 
       <h3>Changes</h3>
       <ol class="changes">
-        {request.changes.map((change, i) => <li key={i}><ChangeView api={api} session={session} request={request} change={change} index={i} names={names} /></li>)}
+        {request.changes.map((change, i) => <li key={i}><ChangeView api={api} session={session} request={request} change={change} names={names} /></li>)}
       </ol>
       {/* Computed over the catalog as it is: for an open request only (a closed one's pins have moved on). */}
       {open && <ImpactView api={api} request={request} names={names} />}
@@ -190,58 +190,50 @@ function RequestView({ api, session, request, names, onStep }: {
   );
 }
 
-/** The resource as it is now (or, applied, as the apply found it), as far as this key may read it. */
-async function currentOf(api: Api, session: Session, request: ChangeRequest, change: Change, index: number): Promise<Current> {
-  if (!can(session, 'admin')) return { kind: 'unreadable', why: 'Reading a resource needs a key with the admin scope: shown are the proposed values.' };
+/** Ops whose before and after the change itself says. */
+const SELF_DESCRIBED: readonly Change['op'][] = ['create', 'protect', 'unprotect', 'set-test-cases'];
+
+/** Where a pending change's resource is now, against the revision it is pinned to. */
+type Live = { readonly kind: 'pinned' } | { readonly kind: 'moved'; readonly revision: string } | { readonly kind: 'gone' };
+
+/**
+ * An admin key reads the resource now, to warn that an apply will be stale;
+ * undefined where there is nothing to check or the key cannot read it (an
+ * approve key sees `before` only: the apply names what moved).
+ */
+async function liveOf(api: Api, session: Session, request: ChangeRequest, change: Change): Promise<Live | undefined> {
+  if (!can(session, 'admin') || request.state === 'applied' || SELF_DESCRIBED.includes(change.op) || change.base_revision === undefined) return undefined;
   const { type, id } = change.resource;
   try {
-    if (request.state === 'applied') {
-      const revision = request.results?.[index]?.revision;
-      if (type !== 'rule' || change.op !== 'update' || revision === undefined) {
-        return { kind: 'unreadable', why: 'Applied: what the resource was before is in its history.' };
-      }
-      const event = (await ruleHistory(api, id)).events.find((e) => e.revision === revision);
-      if (event === undefined) return { kind: 'unreadable', why: 'Applied: the rule\'s history has no event of this apply.' };
-      return { kind: 'read', value: Object.fromEntries(Object.entries(event.changes).map(([member, c]) => [member, c.before])) };
-    }
-    if (type === 'rule') return { kind: 'read', value: await getRule(api, id) };
-    if (type === 'context') return { kind: 'read', value: await getContext(api, id) };
-    return { kind: 'read', value: await getPrompt(api, id) };
+    const now = type === 'rule' ? await getRule(api, id) : type === 'context' ? await getContext(api, id) : await getPrompt(api, id);
+    return now.revision === change.base_revision ? { kind: 'pinned' } : { kind: 'moved', revision: now.revision };
   } catch (error) {
     if (error instanceof ApiError && error.status === 404) return { kind: 'gone' };
     throw error;
   }
 }
 
-/** Ops whose before and after the change itself says. */
-const SELF_DESCRIBED: readonly Change['op'][] = ['create', 'protect', 'unprotect', 'set-test-cases'];
+/** The change's `before` from the request's answer: any key that reads the request sees it (docs/change-requests.md#before). */
+const beforeOf = (change: ChangeWithBefore): Current => (change.before === null ? { kind: 'gone' } : { kind: 'read', value: change.before });
 
-function ChangeView({ api, session, request, change, index, names }: {
-  api: Api; session: Session; request: ChangeRequest; change: Change; index: number; names: ReadonlyMap<string, string>;
+function ChangeView({ api, session, request, change, names }: {
+  api: Api; session: Session; request: ChangeRequest; change: ChangeWithBefore; names: ReadonlyMap<string, string>;
 }) {
-  const [current] = useLoad<Current>(
-    () => (SELF_DESCRIBED.includes(change.op) ? Promise.resolve({ kind: 'gone' }) : currentOf(api, session, request, change, index)),
-    [api, request.revision, request.state, index],
-  );
-  // The name it has now, else the one it is given (a create, or a key that cannot read it).
-  const read = current.state === 'ready' && current.value.kind === 'read' ? current.value.value.name as string | undefined : undefined;
-  const words = resourceWords(change.resource, read ?? names.get(change.resource.id) ?? (change.body as { name?: string } | undefined)?.name);
+  const [live] = useLoad(() => liveOf(api, session, request, change), [api, request.revision, request.state, change.resource.id, change.base_revision]);
+  const before = beforeOf(change);
+  // The name it had, else the one it is given (a create).
+  const words = resourceWords(change.resource, change.before?.name ?? names.get(change.resource.id) ?? (change.body as { name?: string } | undefined)?.name);
+  const texts = changeTexts(change, before, names);
+  const now = live.state === 'ready' ? live.value : undefined;
   return (
     <div class="change">
       <h4>{change.op} {words}</h4>
       <p class="meta">id <code>{change.resource.id}</code>{change.base_revision !== undefined && <> · pinned to revision {change.base_revision}</>}</p>
-      <Show loaded={current} what="the resource">{(now) => {
-        const moved = now.kind === 'read' && request.state !== 'applied' && change.base_revision !== undefined && now.value.revision !== undefined && now.value.revision !== change.base_revision;
-        const { before, after } = changeTexts(change, now, names);
-        return (
-          <>
-            {now.kind === 'unreadable' && <p class="hint">{now.why}</p>}
-            {now.kind === 'gone' && !SELF_DESCRIBED.includes(change.op) && <p class="error">The resource is gone: applying will be stale.</p>}
-            {moved && <p class="error">It moved since it was drafted (revision {String(now.value.revision)} now): applying will be stale.</p>}
-            <DiffView label={`${change.op} ${words}: before and after`} before={before} after={after} />
-          </>
-        );
-      }}</Show>
+      {live.state === 'error' && <ErrorBox error={live.error} />}
+      {before.kind === 'gone' && !SELF_DESCRIBED.includes(change.op) && <p class="hint">Its revision {change.base_revision} is no longer in the log: shown are the proposed values.</p>}
+      {now?.kind === 'gone' && <p class="error">The resource is gone: applying will be stale.</p>}
+      {now?.kind === 'moved' && <p class="error">It moved since it was drafted (revision {now.revision} now): applying will be stale.</p>}
+      <DiffView label={`${change.op} ${words}: before and after`} before={texts.before} after={texts.after} />
     </div>
   );
 }

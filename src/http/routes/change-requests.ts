@@ -41,7 +41,7 @@ export function changeRequestsRouter(deps: HttpDeps): Router {
   router.get(`${base}/:id`, async (req, res) => {
     // As of a past point it folds the log as audit evaluate does: the auditor's scope, and no ETag (nothing approves a past revision).
     const { query } = caller(req, res, req.query.as_of === undefined ? READERS : 'admin', ['as_of']);
-    if (query.as_of === undefined) return sendVersioned(res, 200, queries.getChangeRequest(id(req)));
+    if (query.as_of === undefined) return sendVersioned(res, 200, await queries.getChangeRequest(id(req)));
     res.json(queries.changeRequestAsOf(id(req), await deps.audit.stateAsOf(query.as_of)));
   });
   router.get(`${base}/:id/history`, async (req, res) => {
