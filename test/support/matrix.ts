@@ -39,7 +39,7 @@ export const MATRIX = {
   'body-parsing': [SQLITE, ESDB],
   'catalog-admin': [SQLITE, ESDB, SQLITE_WORKERS],
   // Protection and change requests: apply is one transaction on SQLite, a plan finished forward on EventStoreDB.
-  'change-requests': [SQLITE, ESDB],
+  'change-requests': [SQLITE, ESDB, SQLITE_WORKERS],
   // A request's impact report and test cases: the test-case set is a stream of its own, applied as the rest.
   'change-request-impact': [SQLITE, ESDB],
   console: [SQLITE],
