@@ -22,7 +22,7 @@ export { resourceKey, REQUEST_STATES, type Approval, type ChangeControlState, ty
 export type { VaultState } from './secrets';
 export { copySize, copyState, copyStateSteps, DigestList, digestMembers, LINES_MEMBERS, restoreState, snapshotMembers, type DigestCounts, type SnapshotMembers } from './read-models';
 export { RawJson, type JsonLines, type LineKeeper } from './json-lines';
-export { copyRules, foldedMention, LazyRuleRecords, mayHold, readRulesAhead, rulesWhere, runRepacksWith, unreadRuleChars, unreadRules, unreadRuleTexts, type RepackStep } from './lazy-rules';
+export { copyRules, foldedMention, LazyRuleRecords, linksEntity, mayHold, readRulesAhead, rulesLinking, rulesWhere, runRepacksWith, unreadRuleChars, unreadRules, unreadRuleTexts, type RepackStep } from './lazy-rules';
 export type { RulesState } from './rules';
 
 /** The read models, each with its entry in the registry (read-models.ts). */

@@ -25,6 +25,7 @@
  * the records; the old lines serve until the new ones are whole.
  */
 import { IdTable } from '../src/base/id-table';
+import type { EntityLink } from '../src/events';
 import type { Steps } from '../src/base/steps';
 import { copyMap } from './copy-steps';
 import { RawJson, type JsonLines, type LineKeeper } from './json-lines';
@@ -98,6 +99,19 @@ export function unreadRuleChars(rules: RulesState, sample = 256): number {
 /** A copy of `rules` the caller may change without touching them, in steps (copy-steps.ts); records still unread stay so (no decoding). */
 export function copyRules(rules: RulesState): Steps<RulesState> {
   return rules instanceof LazyRuleRecords ? rules.copySteps() : copyMap(rules);
+}
+
+/** True when `rule` links `link` (its type and id). */
+export function linksEntity(rule: RuleRecord, link: EntityLink): boolean {
+  return rule.entities.some((l) => l.entity_type === link.entity_type && l.entity_id === link.entity_id);
+}
+
+/**
+ * The records of `rules` that link `link`, in order. A rule linking it holds its id as a JSON string: records still
+ * unread since a snapshot are searched as text first (rulesWhere).
+ */
+export function rulesLinking(rules: RulesState, link: EntityLink): RuleRecord[] {
+  return rulesWhere(rules, JSON.stringify(link.entity_id), (r) => linksEntity(r, link));
 }
 
 /** The records of `rules` that `keep` accepts, in order; `mention`: a text every record it accepts holds (mayHold). */

@@ -28,7 +28,7 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import type { CatalogState, RuleRecord } from '../../projections';
-import { rulesWhere } from '../../projections';
+import { rulesLinking } from '../../projections';
 import { AppError } from '../base/errors';
 import type { Engine } from '../engine';
 import { evaluate, parseEvaluateRequest, type AnsweredLink, type EvaluateRequest, type EvaluateResponse, type EvaluationReads } from '../service/evaluate';
@@ -207,7 +207,7 @@ function movedFields(state: CatalogState, proposal: ProposedState): Set<string> 
   for (const key of proposal.touchedEntities) {
     const [type, id] = [key.slice(0, key.indexOf(':')), key.slice(key.indexOf(':') + 1)] as ['context' | 'prompt', string];
     if (isLive(state, type, id) === isLive(proposal.reads, type, id)) continue;
-    rules.push(...rulesWhere(state.rules, JSON.stringify(id), (r) => r.entities.some((l) => l.entity_type === type && l.entity_id === id)));
+    rules.push(...rulesLinking(state.rules, { entity_type: type, entity_id: id }));
   }
   const fields = new Set<string>();
   for (const rule of rules) {

@@ -20,7 +20,7 @@
  * answer changes).
  */
 import type { CatalogState, ContextRecord, PromptRecord, RuleRecord } from '../../projections';
-import { rulesWhere } from '../../projections';
+import { linksEntity, rulesLinking } from '../../projections';
 import { evolveContexts } from '../../projections/contexts';
 import { findPrompt, initialPrompts, evolvePrompts } from '../../projections/prompts';
 import { evolveRules } from '../../projections/rules';
@@ -156,13 +156,11 @@ export function proposedState(
   };
   /** Unlinks a context or prompt the changes delete from every rule linking it, as the delete route does first. */
   const unlink = (link: EntityLink) => {
-    const mention = JSON.stringify(link.entity_id);
-    const holds = (r: RuleRecord) => r.entities.some((l) => l.entity_type === link.entity_type && l.entity_id === link.entity_id);
-    const ids = new Set(rulesWhere(state.rules as CatalogState['rules'], mention, holds).map((r) => r.id));
-    for (const [id, record] of rules) if (record !== null && holds(record)) ids.add(id);
+    const ids = new Set(rulesLinking(state.rules, link).map((r) => r.id));
+    for (const [id, record] of rules) if (record !== null && linksEntity(record, link)) ids.add(id);
     for (const id of ids) {
       const current = reads.rules.get(id);
-      if (current !== undefined && holds(current)) putRule(id, decideUnlinkEntity(id, current, link, context));
+      if (current !== undefined && linksEntity(current, link)) putRule(id, decideUnlinkEntity(id, current, link, context));
     }
   };
 

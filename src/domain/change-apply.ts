@@ -9,7 +9,7 @@
  */
 import { AppError } from '../base/errors';
 import { resourceKey, type ChangeRequestRecord } from '../../projections/change-control';
-import { rulesWhere, type CatalogState } from '../../projections';
+import { linksEntity, rulesLinking, type CatalogState } from '../../projections';
 import { evolveContexts } from '../../projections/contexts';
 import { evolvePrompts, findPrompt, initialPrompts } from '../../projections/prompts';
 import type { ContextRecord, PromptRecord, RuleRecord } from '../../projections/records';
@@ -162,12 +162,11 @@ class Working {
 
   /** Every rule that links `link` now: unlinked first, as the direct delete does. */
   private unlink(link: EntityLink, context: ApplyContext): void {
-    const links = (r: RuleRecord) => r.entities.some((l) => l.entity_type === link.entity_type && l.entity_id === link.entity_id);
-    const ids = new Set(rulesWhere(this.state.rules, JSON.stringify(link.entity_id), links).map((r) => r.id));
-    for (const [id, rule] of this.rules) if (rule !== null && links(rule)) ids.add(id);
+    const ids = new Set(rulesLinking(this.state.rules, link).map((r) => r.id));
+    for (const [id, rule] of this.rules) if (rule !== null && linksEntity(rule, link)) ids.add(id);
     for (const id of ids) {
       const current = this.rule(id);
-      if (current !== undefined && links(current)) this.add(streams.rule(id), current, decideUnlinkEntity(id, current, link, this.ruleContext(context)));
+      if (current !== undefined && linksEntity(current, link)) this.add(streams.rule(id), current, decideUnlinkEntity(id, current, link, this.ruleContext(context)));
     }
   }
 

@@ -11,7 +11,7 @@ import {
   decideAddPromptVersion, decideCreatePrompt, decideDeletePrompt, decideMoveLabel, decideRemoveLabel, decideUpdatePrompt,
   parseLabelMove, parsePromptCreate, parsePromptPatch, parsePromptVersion, readLabel,
 } from '../domain/prompts';
-import { rulesWhere } from '../../projections';
+import { rulesLinking } from '../../projections';
 import { findPrompt } from '../../projections/prompts';
 import {
   decideCreateRule, decideDeleteRule, decideUnlinkEntity, decideUpdateRule, parseRuleCreate, parseRulePatch, type RuleContext,
@@ -53,9 +53,7 @@ export function createCatalogCommands({ bus, readModel, runtime, maxRegexLength,
   const promptRefs = (id: string, labels: readonly string[] = []): ResourceRef[] =>
     [{ type: 'prompt', id }, ...labels.map((label): ResourceRef => ({ type: 'prompt-label', id, label }))];
   /** Rules that link `link`: a delete of it changes each of them. */
-  const linkingRules = (link: EntityLink) =>
-    // A rule linking it holds its id as a JSON string: records still unread since a snapshot are searched as text first.
-    rulesWhere(state.rules, JSON.stringify(link.entity_id), (r) => r.entities.some((l) => l.entity_type === link.entity_type && l.entity_id === link.entity_id));
+  const linkingRules = (link: EntityLink) => rulesLinking(state.rules, link);
   /** A delete that unlinks rules checks them all before anything is written; break-glass records its uses first. */
   async function guardDelete(refs: readonly ResourceRef[], link: EntityLink, actor: Actor, operation: string): Promise<void> {
     const all = [...refs, ...linkingRules(link).map(({ id }) => ruleRef(id))];
