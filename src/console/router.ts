@@ -8,8 +8,13 @@ export function currentRoute(): string[] {
 export function useRoute(): string[] {
   const [route, setRoute] = useState(currentRoute);
   useEffect(() => {
-    const onChange = () => setRoute(currentRoute());
+    const onChange = () => {
+      const next = currentRoute();
+      setRoute((shown) => (shown.join('/') === next.join('/') ? shown : next));
+    };
     addEventListener('hashchange', onChange);
+    // The listener is added after the first paint: a hash that changed in between fired an event nobody heard.
+    onChange();
     return () => removeEventListener('hashchange', onChange);
   }, []);
   return route;
